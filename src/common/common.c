@@ -1,0 +1,67 @@
+/*
+ * common.c - allocation with failure injection, status names, version,
+ * growable buffers.
+ */
+#include "common/common.h"
+
+static unsigned long fail_countdown; /* 0 = never fail */
+
+void rs_alloc_fail_after(unsigned long n) { fail_countdown = n; }
+
+static int should_fail(void)
+{
+    if (fail_countdown == 0) return 0;
+    return --fail_countdown == 0;
+}
+
+void *rs_malloc(size_t size) { return should_fail() ? NULL : malloc(size ? size : 1); }
+void *rs_calloc(size_t n, size_t size) { return should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1); }
+void *rs_realloc(void *p, size_t size) { return should_fail() ? NULL : realloc(p, size ? size : 1); }
+void  rs_free(void *p) { free(p); }
+
+unsigned rs_version_number(void) { return RS_VERSION_NUMBER; }
+const char *rs_version_string(void) { return RS_VERSION_STRING; }
+
+const char *rs_status_str(rs_status st)
+{
+    switch (st) {
+    case RS_OK:          return "ok";
+    case RS_ERR_NOMEM:   return "out of memory";
+    case RS_ERR_IO:      return "I/O error";
+    case RS_ERR_CORRUPT: return "corrupt input";
+    case RS_ERR_USAGE:   return "misuse of the API";
+    case RS_ERR_LIMIT:   return "input exceeds a limit";
+    case RS_ERR_EOF:     return "end of input";
+    }
+    return "unknown status";
+}
+
+rs_status rs_buf_reserve(rs_buf *b, size_t extra)
+{
+    if (b->cap - b->len >= extra) return RS_OK;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len < extra) {
+        RS_RETURN_IF(cap > ((size_t)-1) / 2, RS_ERR_NOMEM);
+        cap *= 2;
+    }
+    char *p = rs_realloc(b->ptr, cap);
+    RS_RETURN_IF(p == NULL, RS_ERR_NOMEM);
+    b->ptr = p;
+    b->cap = cap;
+    return RS_OK;
+}
+
+rs_status rs_buf_append(rs_buf *b, const void *src, size_t size)
+{
+    RS_FORWARD(rs_buf_reserve(b, size));
+    if (size) memcpy(b->ptr + b->len, src, size);
+    b->len += size;
+    return RS_OK;
+}
+
+void rs_buf_free(rs_buf *b)
+{
+    rs_free(b->ptr);
+    b->ptr = NULL;
+    b->len = b->cap = 0;
+}

@@ -1,0 +1,69 @@
+/*
+ * common.h - internal helpers shared by every module: allocation, error
+ * propagation, debug logging. Not part of the public interface.
+ */
+#ifndef RS_COMMON_H
+#define RS_COMMON_H
+
+#include "robotscan.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Readable bytes guaranteed past the end of input buffers (vector over-reads). */
+#define RS_PADDING 64
+
+/* All allocation goes through these so failure can be injected in tests. */
+void *rs_malloc(size_t size);
+void *rs_calloc(size_t n, size_t size);
+void *rs_realloc(void *p, size_t size);
+void  rs_free(void *p);
+/* Tests: make the n-th allocation from now fail (0 disables). */
+void  rs_alloc_fail_after(unsigned long n);
+
+#define RS_RETURN_IF(cond, code) do { if (cond) return (code); } while (0)
+#define RS_FORWARD(expr) do { rs_status rs_fwd_ = (expr); if (rs_fwd_ != RS_OK) return rs_fwd_; } while (0)
+
+#ifdef RS_DEBUG
+#  include <stdio.h>
+#  define RS_DEBUGLOG(level, ...) do { if ((level) <= RS_DEBUG) { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#else
+#  define RS_DEBUGLOG(level, ...) do { } while (0)
+#endif
+
+#define RS_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define RS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define RS_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define RS_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+static inline int rs_ascii_lower(int c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
+
+/* ASCII case-insensitive equality of two slices. */
+static inline int rs_ieq(const char *a, size_t alen, const char *b, size_t blen)
+{
+    if (alen != blen) return 0;
+    for (size_t i = 0; i < alen; i++)
+        if (rs_ascii_lower((unsigned char)a[i]) != rs_ascii_lower((unsigned char)b[i])) return 0;
+    return 1;
+}
+
+/* ASCII case-insensitive "does s start with prefix". */
+static inline int rs_istarts(const char *s, size_t len, const char *prefix)
+{
+    size_t plen = strlen(prefix);
+    return len >= plen && rs_ieq(s, plen, prefix, plen);
+}
+
+/* A growable byte buffer for cold paths (compilation, reports). */
+typedef struct {
+    char  *ptr;
+    size_t len;
+    size_t cap;
+} rs_buf;
+
+rs_status rs_buf_reserve(rs_buf *b, size_t extra);
+rs_status rs_buf_append(rs_buf *b, const void *src, size_t size);
+void      rs_buf_free(rs_buf *b);
+
+#endif /* RS_COMMON_H */
