@@ -25,10 +25,16 @@ BIN      := robotscan
 
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# Test helpers (tests/common/*.c) are linked into every test and fuzz binary.
+TCOMMON_SRC := $(sort $(wildcard tests/common/*.c))
+TCOMMON_HDR := $(sort $(wildcard tests/common/*.h))
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
+REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
 .PHONY: all lib cli test check test-unit test-cli test-conformance test-scalar demo \
-        bench fuzz asan ubsan sanitize install clean help deps
+        bench fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install clean help deps
 
 all: lib cli ## build librobotscan.a and ./robotscan (default)
 
@@ -59,10 +65,10 @@ $(LIB): $(LIB_OBJ)
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(PKG_LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB) | $(DEPS_OK)
+$(BUILD)/tests/%: tests/unit/%.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(LIB) | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) -Wno-missing-prototypes $(PKG_CFLAGS) \
-	    -DRS_SHARED_DIR='"$(SHARED)"' -o $@ $< $(LIB) $(PKG_LIBS) -lcriterion
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) \
+	    -DRS_SHARED_DIR='"$(SHARED)"' -o $@ $< $(TCOMMON_SRC) $(LDFLAGS) $(LIB) $(PKG_LIBS) -lcriterion
 
 test-unit: $(TEST_BIN) ## run the Criterion unit tests
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t --jobs 2 --short-filename; done
@@ -76,8 +82,65 @@ test-conformance: $(BIN) ## run every conformance folder through ./robotscan che
 	@set -e; for d in $(CONFORMANCE); do printf '%-32s ' $$d; \
 	    python3 $(SHARED)/tools/conformance_check.py $(SHARED)/conformance/$$d --bin ./$(BIN) | tail -1; done
 
+# ===== Fuzzing (tests/fuzz, docs/hardening.md) =====
+# Each tests/fuzz/fuzz_X.c has one LLVMFuzzerTestOneInput. Without libFuzzer it
+# links with replay_main.c into $(BUILD)/fuzz/replay_X, which `make test` runs
+# over the committed regressions and a small seed corpus made from ../shared.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SEEDS_SMALL = $(BUILD)/fuzz-seeds
+
+$(BUILD)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(LIB) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) \
+	    -o $@ $< tests/fuzz/replay_main.c $(TCOMMON_SRC) $(LDFLAGS) $(LIB) $(PKG_LIBS)
+
+test-fuzz-replay: $(REPLAY_BIN) ## replay fuzz regressions + a small seed corpus (no libFuzzer needed)
+	@rm -rf $(FUZZ_SEEDS_SMALL) && python3 tests/fuzz/make_seeds.py $(SHARED) $(FUZZ_SEEDS_SMALL) --small
+	@set -e; for t in $(FUZZ_NAMES); do printf '%-22s ' $$t; \
+	    $(BUILD)/fuzz/replay_$$t tests/fuzz/regressions/$$t $(FUZZ_SEEDS_SMALL)/$$t; done
+
+fuzz-build: ## build the libFuzzer targets into $(FUZZ_BUILD)/ (clang)
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) MOREFLAGS= \
+	    CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" lib
+	@set -e; for t in $(FUZZ_NAMES); do \
+	    echo "$(FUZZ_CC) -> $(FUZZ_BUILD)/fuzz/$$t"; mkdir -p $(FUZZ_BUILD)/fuzz; \
+	    $(FUZZ_CC) -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	        $(RS_CFLAGS) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) -o $(FUZZ_BUILD)/fuzz/$$t \
+	        tests/fuzz/$$t.c $(TCOMMON_SRC) $(FUZZ_BUILD)/librobotscan.a $(PKG_LIBS); done
+
+fuzz: fuzz-build ## run each fuzz target for FUZZ_SECONDS (default 60) on corpora in tests/fuzz/corpus-*
+	@rm -rf $(FUZZ_BUILD)/fuzz-seeds && python3 tests/fuzz/make_seeds.py $(SHARED) $(FUZZ_BUILD)/fuzz-seeds
+	@set -e; for t in $(FUZZ_NAMES); do echo "== $$t: $(FUZZ_SECONDS) s"; mkdir -p tests/fuzz/corpus-$$t; \
+	    dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+	    $(FUZZ_BUILD)/fuzz/$$t $$dict -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	        -artifact_prefix=tests/fuzz/corpus-$$t/ -print_final_stats=1 \
+	        tests/fuzz/corpus-$$t $(FUZZ_BUILD)/fuzz-seeds/$$t tests/fuzz/regressions/$$t; done
+
+# ===== Sanitizers =====
+SAN_CC    ?= clang
+SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZERS) -fno-sanitize-recover=all
+SANITIZERS ?= address,undefined
+
+sanitize: ## ASan+UBSan build in build-san/, then unit + CLI + conformance + fuzz replays
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	$(MAKE) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS=-Werror \
+	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=$(SANITIZERS)" \
+	    build-san/robotscan test-unit test-cli test-conformance test-fuzz-replay
+
+asan: ## like sanitize, AddressSanitizer only (build-asan/)
+	$(MAKE) BUILD=build-asan BIN=build-asan/robotscan SANITIZERS=address CC=$(SAN_CC) MOREFLAGS=-Werror \
+	    CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address" LDFLAGS="-fsanitize=address" \
+	    build-asan/robotscan test-unit test-cli test-conformance test-fuzz-replay
+
+ubsan: ## like sanitize, UndefinedBehaviorSanitizer only (build-ubsan/)
+	$(MAKE) BUILD=build-ubsan BIN=build-ubsan/robotscan CC=$(SAN_CC) MOREFLAGS=-Werror \
+	    CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=all" LDFLAGS="-fsanitize=undefined" \
+	    build-ubsan/robotscan test-unit test-cli test-conformance test-fuzz-replay
+
 test: MOREFLAGS += -Werror
-test: all test-unit test-cli test-conformance ## build everything and run every test
+test: all test-unit test-cli test-conformance test-fuzz-replay ## build everything and run every test
 
 check: all test-unit ## the fast subset: unit tests only
 
