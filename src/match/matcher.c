@@ -307,6 +307,10 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
     m->constant = -1;
     m->semantics = semantics;
 
+    /* Never NULL texts: empty patterns are offsets into them (NULL + 0 is UB). */
+    if ((st = rs_buf_reserve(&text, 1)) != RS_OK) goto out;
+    if ((st = rs_buf_reserve(&trie_text, 1)) != RS_OK) goto out;
+
     if (rs->n_groups) {
         selected = rs_malloc(rs->n_groups);
         if (selected == NULL) { st = RS_ERR_NOMEM; goto out; }
@@ -419,8 +423,8 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
             consider(&best[0], (int32_t)depth + 1, &node->lit[SLOT_ANCH_ALLOW]);
             consider(&best[1], (int32_t)depth + 1, &node->lit[SLOT_ANCH_DISALLOW]);
         }
-        const wild_rule *w = m->wild + node->wild_first;
-        for (uint32_t k = 0; k < node->n_wild; k++, w++) {
+        for (uint32_t k = 0; k < node->n_wild; k++) {
+            const wild_rule *w = &m->wild[node->wild_first + k]; /* m->wild may be NULL */
             best_match *b = &best[w->type == RS_RULE_DISALLOW];
             if (!beats((int32_t)w->prio, w->line, b)) continue;
             if (match_after_star(path, plen, depth, m->trie_text + w->tail_off, w->tail_len,

@@ -155,7 +155,11 @@ static void handle_user_agent(state *s, const char *ua)
     }
     size_t tok = 0;
     while (isalpha((unsigned char)ua[tok]) || ua[tok] == '-' || ua[tok] == '_') tok++;
-    if (ascii_ieq(ua, tok, s->agent, s->agent_len)) s->ever_seen_specific = s->seen_specific = 1;
+    /* SPEC 2.2.11: an empty token names nobody. (The reference would let it
+     * name an empty queried agent; robotscan follows the SPEC there, and the
+     * CLI refuses an empty --agent.) */
+    if (tok > 0 && ascii_ieq(ua, tok, s->agent, s->agent_len))
+        s->ever_seen_specific = s->seen_specific = 1;
 }
 
 static void record(state *s, match *specific, match *global, int priority, uint32_t line)

@@ -1,0 +1,105 @@
+/*
+ * fuzz_robots_match.c - robots.txt parse + compile + match, differential.
+ *
+ * Input: "AGENT\nURL\nURL...\n\nBODY" (at most 32 URLs; without a "\n\n" the
+ * whole input is the body, queried as FooBot for a few fixed URLs). For each
+ * URL the library (rs_ruleset_parse, rs_matcher_create, rs_url_path,
+ * rs_matcher_match) must give the verdict and line of the naive oracle
+ * (tests/common/naive_robots.c); any disagreement aborts. The first-match
+ * matcher, rule lookups and group values run too, for crashes only.
+ */
+#include "fuzz.h"
+
+#include <string.h>
+
+#include "common/naive_robots.h"
+#include "robotscan.h"
+
+#define MAX_URLS 32
+
+static void check_url(const rs_matcher *m, const rs_matcher *fm, const uint8_t *body,
+                      size_t body_len, const char *agent, size_t agent_len, const char *url,
+                      size_t url_len)
+{
+    char *scratch = malloc(url_len + 1);
+    FUZZ_CHECK(scratch != NULL);
+    const rs_str path = rs_url_path(url, url_len, scratch, url_len + 1);
+    FUZZ_CHECK(path.len >= 1 && path.ptr[0] == '/');
+    rs_verdict v;
+    rs_matcher_match(m, path.ptr, path.len, &v);
+    if (v.rule >= 0) {
+        rs_rule_info info;
+        FUZZ_CHECK(rs_matcher_rule(m, v.rule, &info) == RS_OK);
+        FUZZ_CHECK(info.line == v.line);
+    }
+    naive_verdict nv;
+    naive_robots_check_url(body, body_len, agent, agent_len, url, url_len, &nv);
+    if (nv.disallowed != v.disallowed || nv.line != v.line) {
+        fprintf(stderr, "library %s/%u, naive %s/%u\n", v.disallowed ? "disallow" : "allow", v.line,
+                nv.disallowed ? "disallow" : "allow", nv.line);
+        fuzz_fail("library and naive oracle disagree", __FILE__, __LINE__);
+    }
+    rs_verdict fv;
+    rs_matcher_match(fm, path.ptr, path.len, &fv);
+    FUZZ_CHECK(fv.rule < 0 || (size_t)fv.rule < rs_matcher_rule_count(fm));
+    free(scratch);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const FIXED[] = { "/", "/a", "/index.html", "http://x.com/a/b?c#d" };
+    const char *agent = "FooBot";
+    size_t agent_len = 6;
+    const char *urls[MAX_URLS];
+    size_t url_lens[MAX_URLS];
+    size_t n_urls = 0;
+    const uint8_t *body = data;
+    size_t body_len = size;
+
+    const uint8_t *sep = memmem(data, size, "\n\n", 2);
+    if (sep != NULL) {
+        const char *p = (const char *)data;
+        const char *end = (const char *)sep;
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        agent = p;
+        agent_len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        p = nl ? nl + 1 : end;
+        while (p < end && n_urls < MAX_URLS) {
+            nl = memchr(p, '\n', (size_t)(end - p));
+            const char *e = nl ? nl : end;
+            urls[n_urls] = p;
+            url_lens[n_urls++] = (size_t)(e - p);
+            p = nl ? nl + 1 : end;
+        }
+        body = sep + 2;
+        body_len = size - (size_t)(body - data);
+    }
+    if (n_urls == 0) {
+        for (; n_urls < sizeof FIXED / sizeof FIXED[0]; n_urls++) {
+            urls[n_urls] = FIXED[n_urls];
+            url_lens[n_urls] = strlen(FIXED[n_urls]);
+        }
+    }
+
+    rs_ruleset *rs = NULL;
+    rs_matcher *m = NULL, *fm = NULL;
+    FUZZ_CHECK(rs_ruleset_parse(body, body_len, &rs) == RS_OK);
+    FUZZ_CHECK(rs_matcher_create(rs, agent, agent_len, RS_SEMANTICS_GOOGLE, &m) == RS_OK);
+    FUZZ_CHECK(rs_matcher_create(rs, agent, agent_len, RS_SEMANTICS_FIRST_MATCH, &fm) == RS_OK);
+    rs_str delay;
+    (void)rs_ruleset_group_value(rs, agent, agent_len, "crawl-delay", &delay);
+    (void)rs_ruleset_names_agent(rs, agent, agent_len);
+    rs_ruleset_free(rs); /* matchers must not reference it */
+
+    const size_t n_rules = rs_matcher_rule_count(m);
+    for (size_t i = 0; i < n_rules; i++) {
+        rs_rule_info info;
+        FUZZ_CHECK(rs_matcher_rule(m, (int32_t)i, &info) == RS_OK);
+        FUZZ_CHECK(info.line >= 1);
+    }
+    for (size_t i = 0; i < n_urls; i++)
+        check_url(m, fm, body, body_len, agent, agent_len, urls[i], url_lens[i]);
+    rs_matcher_free(m);
+    rs_matcher_free(fm);
+    return 0;
+}

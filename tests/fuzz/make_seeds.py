@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Builds seed corpora for the fuzz targets from ../shared (at run time; not committed).
+
+Usage: make_seeds.py SHARED_DIR OUT_DIR [--small]
+Writes OUT_DIR/<target>/NNNNNN for every target in tests/fuzz/fuzz_*.c.
+--small keeps `make test` quick (a sample); without it, everything usable.
+Input formats follow each target's header comment.
+"""
+import collections, glob, os, random, sys
+
+def main():
+    shared, out = sys.argv[1], sys.argv[2]
+    small = "--small" in sys.argv[3:]
+    here = os.path.dirname(os.path.abspath(__file__))
+    targets = sorted(os.path.basename(p)[:-2] for p in glob.glob(os.path.join(here, "fuzz_*.c")))
+    rnd = random.Random(1)
+    seeds = collections.defaultdict(list)
+    conf = os.path.join(shared, "conformance")
+    folders = ["google-unittests", "google-spec-test-correctness", "seed-examples",
+               "reference-differential", "google-spec-test-stress"]
+    all_urls = []
+    for folder in folders:
+        groups = collections.OrderedDict()
+        with open(os.path.join(conf, folder, "cases.tsv"), "rb") as f:
+            for row in f:
+                c, agent, url, _verdict, _line = row.rstrip(b"\n").split(b"\t")
+                groups.setdefault((c, agent), []).append(url)
+                all_urls.append(url)
+        items = list(groups.items())
+        if small and folder == "reference-differential":
+            items = items[::25]
+        if small and folder == "google-spec-test-stress":
+            items = items[::8]
+        for (c, agent), urls in items:
+            with open(os.path.join(conf, folder, c.decode() + ".txt"), "rb") as f:
+                body = f.read()
+            for k in range(0, len(urls), 32):
+                seeds["fuzz_robots_match"].append(agent + b"\n" + b"\n".join(urls[k:k + 32]) + b"\n\n" + body)
+    if not small:
+        for p in sorted(glob.glob(os.path.join(shared, "data", "robots", "*.txt"))):
+            if os.path.getsize(p) <= 65536:
+                with open(p, "rb") as f:
+                    seeds["fuzz_robots_match"].append(b"Googlebot\n/\n/index.html\n\n" + f.read())
+    urls = sorted(set(all_urls))
+    lst = os.path.join(shared, "data", "urls", "ada-url-kasztp.txt")
+    with open(lst, "rb") as f:
+        real = [l.rstrip(b"\r\n") for l in f]
+    urls += rnd.sample(real, 300 if small else 5000)
+    if small:
+        urls = rnd.sample(urls, min(len(urls), 1500))
+    seeds["fuzz_url_path"] = urls
+    seeds["fuzz_origin"] = urls
+    # Access-log lines (one per seed) and whole small log files for the reader.
+    logs = sorted(glob.glob(os.path.join(shared, "data", "logs", "*.log")))
+    for p in logs:
+        with open(p, "rb") as f:
+            lines = f.read().split(b"\n")
+        seeds["fuzz_logline"] += lines[: (100 if small else 3000)]
+        seeds["fuzz_reader"].append(b"\n".join(lines[:200]))
+    seeds["fuzz_reader"] += [b"", b"\n", b"a", b"a\r\nb\n\nc", b"x" * 200 + b"\n" + b"y" * 70]
+    for t in targets:
+        d = os.path.join(out, t)
+        os.makedirs(d, exist_ok=True)
+        got = seeds.get(t, [])
+        if not got:
+            print("make_seeds: no seeds for %s" % t, file=sys.stderr)
+        for i, s in enumerate(got):
+            with open(os.path.join(d, "%06d" % i), "wb") as f:
+                f.write(s)
+    print("seeds: " + ", ".join("%s %d" % (t, len(seeds.get(t, []))) for t in targets))
+
+if __name__ == "__main__":
+    main()
