@@ -43,11 +43,18 @@ typedef struct {
     int any_disallowed;
 } checker;
 
+/* Prints the error (the caller then exits 2); @return -1. */
+static int out_of_memory(size_t bytes)
+{
+    cli_error("out of memory (%zu bytes more)", bytes);
+    return -1;
+}
+
 static int grow(char **buf, size_t *cap, size_t need)
 {
     if (*cap >= need) return 0;
     char *p = realloc(*buf, need);
-    if (p == NULL) return -1;
+    if (p == NULL) return out_of_memory(need);
     *buf = p;
     *cap = need;
     return 0;
@@ -55,7 +62,8 @@ static int grow(char **buf, size_t *cap, size_t need)
 
 static int check_one(checker *c, const char *url, size_t len)
 {
-    if (grow(&c->scratch, &c->scratch_cap, 4 * len + 16) != 0) return -1;
+    /* The path copy (len + 1), then with --encode-urls its encoding (3 * len + 3). */
+    if (grow(&c->scratch, &c->scratch_cap, (c->encode ? 4 * len : len) + 16) != 0) return -1;
     rs_str path = rs_url_path(url, len, c->scratch, c->scratch_cap);
     if (c->encode) {
         char *enc = c->scratch + len + 1; /* past any prepended copy */
@@ -82,14 +90,14 @@ static int check_one(checker *c, const char *url, size_t len)
     if (c->format == RS_FORMAT_TEXT) {
         char head[96];
         const char *word = v.disallowed ? "DISALLOWED  " : "allowed     ";
-        if (rs_outbuf_append(out, word, strlen(word)) != RS_OK) return -1;
-        if (rs_outbuf_append(out, url, len) != RS_OK) return -1;
+        if (rs_outbuf_append(out, word, strlen(word)) != RS_OK) return out_of_memory(len);
+        if (rs_outbuf_append(out, url, len) != RS_OK) return out_of_memory(len);
         if (v.line) snprintf(head, sizeof head, "  (line %u: ", v.line);
         else snprintf(head, sizeof head, "  (no matching rule)\n");
-        if (rs_outbuf_append(out, head, strlen(head)) != RS_OK) return -1;
+        if (rs_outbuf_append(out, head, strlen(head)) != RS_OK) return out_of_memory(len);
         if (v.line && (rs_outbuf_append(out, rule.ptr, rule.len) != RS_OK
                        || rs_outbuf_append(out, ")\n", 2) != RS_OK))
-            return -1;
+            return out_of_memory(len);
     } else {
         const rs_field fields[4] = {
             { url_str, 0, 0 },
@@ -97,7 +105,7 @@ static int check_one(checker *c, const char *url, size_t len)
             { { NULL, 0 }, v.line, 1 },
             { rule, 0, 0 },
         };
-        if (rs_format_record(out, c->format, COLUMNS, fields, 4) != RS_OK) return -1;
+        if (rs_format_record(out, c->format, COLUMNS, fields, 4) != RS_OK) return out_of_memory(len);
     }
     return cli_out_flush(1 << 16);
 }
@@ -134,7 +142,7 @@ int cmd_check(int argc, char **argv)
     c.format = o.format;
     c.encode = o.encode_urls;
     rc = 0;
-    if (rs_format_header(cli_out(), o.format, COLUMNS, 4) != RS_OK) rc = -1;
+    if (rs_format_header(cli_out(), o.format, COLUMNS, 4) != RS_OK) rc = out_of_memory(64);
     if (o.n_args > 0) {
         for (int i = 0; i < o.n_args && rc == 0; i++) rc = check_one(&c, o.args[i], strlen(o.args[i]));
     } else {

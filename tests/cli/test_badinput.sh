@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# test_badinput.sh - the bad-input contract of docs/hardening.md, one case per
+# row: each runs the CLI on hostile or broken input and checks the exit code,
+# the message (naming the file where there is one) and the output.
+#
+# Usage: bash tests/cli/test_badinput.sh ./robotscan ../shared
+# Exits non-zero when any case fails. A case that cannot run here says SKIP
+# loudly with the reason (none is skipped silently).
+#
+# Commands covered: check. (urls / logs: not in this tree yet.)
+set -u
+BIN=${1:-./robotscan}
+SHARED=${2:-../shared}
+case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
+T=$(mktemp -d "${TMPDIR:-/tmp}/rs-badinput.XXXXXX")
+trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+# Big inputs are smaller under sanitizers if asked (BADINPUT_BIG_MB).
+BIG_MB=${BADINPUT_BIG_MB:-100}
+
+fails=0
+pass() { printf '  ok    %s\n' "$1"; }
+fail() { printf '  FAIL  %s\n' "$1"; [ -n "${2:-}" ] && printf '        %s\n' "$2"; fails=$((fails + 1)); }
+skip() { printf '  SKIP  %s -- %s\n' "$1" "$2"; }
+
+# run NAME STDIN_FILE ARGS... : runs the binary, leaves $rc, $T/out, $T/err
+run() {
+    local in=$1; shift
+    "$BIN" "$@" <"$in" >"$T/out" 2>"$T/err"
+    rc=$?
+}
+
+# expect NAME WANT_RC [STDERR_REGEX] [STDOUT_LINES]
+expect() {
+    local name=$1 want=$2 re=${3:-} lines=${4:-}
+    if [ "$rc" != "$want" ]; then
+        fail "$name" "exit $rc, want $want; stderr: $(head -c 300 "$T/err")"; return
+    fi
+    if [ -n "$re" ] && ! grep -Eq -- "$re" "$T/err"; then
+        fail "$name" "stderr does not match /$re/: $(head -c 300 "$T/err")"; return
+    fi
+    if [ -n "$lines" ]; then
+        local got; got=$(wc -l <"$T/out")
+        if [ "$got" != "$lines" ]; then fail "$name" "stdout has $got lines, want $lines"; return; fi
+    fi
+    pass "$name"
+}
+
+# Stderr must be empty apart from the agent warning.
+quiet_stderr() {
+    if grep -v 'warning: --agent' "$T/err" | grep -q .; then
+        fail "$1" "unexpected stderr: $(head -c 300 "$T/err")"; return 1
+    fi
+    return 0
+}
+
+# seconds elapsed since $1 (date +%s%N), with 3 decimals
+elapsed() { local now; now=$(date +%s%N); echo "$(( (now - $1) / 1000000 ))" | awk '{printf "%.3f", $1/1000}'; }
+
+printf 'user-agent: *\ndisallow: /private\n' >"$T/robots.txt"
+printf '/\n/private/x\n' >"$T/urls"
+: >"$T/empty"
+
+echo "-- files"
+run "$T/urls" check --robots "$T/nope.txt" --agent Googlebot
+expect "missing robots file: exit 2, names the file" 2 "nope\.txt"
+
+mkdir -p "$T/adir"
+run "$T/urls" check --robots "$T/adir" --agent Googlebot
+expect "directory as robots file: exit 2, names it" 2 "adir.*directory"
+
+printf 'user-agent: *\ndisallow: /\n' >"$T/locked.txt"
+chmod 000 "$T/locked.txt"
+if [ "$(id -u)" = 0 ] || cat "$T/locked.txt" >/dev/null 2>&1; then
+    skip "unreadable robots file (chmod 000)" "running as root: permissions do not block reads; the read-error case below covers it"
+else
+    run "$T/urls" check --robots "$T/locked.txt" --agent Googlebot
+    expect "unreadable robots file (chmod 000): exit 2, names it" 2 "locked\.txt.*(denied|ermission)"
+fi
+# A file that opens but fails to read (EIO at offset 0), also as root.
+if [ -r /proc/self/mem ]; then
+    run "$T/urls" check --robots /proc/self/mem --agent Googlebot
+    expect "read error on robots file (/proc/self/mem): exit 2, names it" 2 "/proc/self/mem.*(error|rror)"
+else
+    skip "read error on robots file" "no /proc/self/mem"
+fi
+
+run "$T/urls" check --robots "$T/empty" --agent Googlebot
+expect "empty robots file: everything allowed, exit 0" 0 "" 3
+
+run "$T/empty" check --robots "$T/robots.txt" --agent Googlebot
+expect "empty URL input: header only, exit 0" 0 "" 1
+
+run "$T/urls" check --robots /dev/zero --agent Googlebot
+expect "endless robots file (/dev/zero): first 500 KiB read, exit 0" 0 "" 3
+
+echo "-- hostile robots.txt"
+# Deterministic garbage: every byte value, NULs, lone CRs, huge lines.
+python3 - "$T/garbage.txt" <<'EOF'
+import random, sys
+r = random.Random(7)
+parts = [bytes(range(256)) * 4, b"\x00" * 1000, b"user-agent: *\r", b"disallow: /a\x00b\n",
+         bytes(r.randrange(256) for _ in range(200000)), b"\ndisallow: /" + b"\xff" * 40000 + b"\n",
+         b"allow: " + b"*" * 20000 + b"\n", b"\xef\xbb\xbfuser-agent: *\n", b"\r\r\r\n\n"]
+open(sys.argv[1], "wb").write(b"".join(parts))
+EOF
+printf '/\n/a\n/a\0b\n/%%FF\n\377\376\n' >"$T/urls-nul"
+run "$T/urls-nul" check --robots "$T/garbage.txt" --agent Googlebot --format tsv
+if [ "$rc" = 0 ] || [ "$rc" = 1 ]; then
+    [ "$(wc -l <"$T/out")" = 6 ] && quiet_stderr "garbage + NUL robots" && pass "binary garbage and NUL bytes in robots.txt: a verdict per URL"
+else
+    fail "binary garbage and NUL bytes in robots.txt" "exit $rc: $(head -c 300 "$T/err")"
+fi
+
+# Invalid UTF-8 in robots.txt and URLs: JSONL output must still be valid JSON.
+printf 'user-agent: *\ndisallow: /caf\351\ndisallow: /\300\257\n' >"$T/latin1.txt"
+printf '/caf\351\n/caf%%E9\n/\300\257x\n' >"$T/urls-latin1"
+run "$T/urls-latin1" check --robots "$T/latin1.txt" --agent Googlebot --format jsonl
+if [ "$rc" = 1 ] && python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1], "rb").read().decode("utf-8").splitlines()]
+assert [r["verdict"] for r in rows] == ["allow", "disallow", "allow"], rows
+' "$T/out" 2>"$T/py"; then
+    pass "invalid UTF-8 in robots.txt and URLs: valid JSONL, %XX canonical match"
+else
+    fail "invalid UTF-8 in robots.txt and URLs" "exit $rc; $(head -c 300 "$T/py")"
+fi
+
+# Over 500 KiB: a rule wholly past 512,000 bytes is ignored, one before it applies.
+python3 - "$T/big.txt" <<'EOF'
+import sys
+head = b"user-agent: *\ndisallow: /early\n"
+pad = (b"# " + b"x" * 97 + b"\n") * ((512000 - len(head)) // 100)
+body = head + pad
+body += b"#" * (512000 - len(body) - 1) + b"\n"
+assert len(body) == 512000
+body += b"disallow: /late\n" + b"# more\n" * 1000
+open(sys.argv[1], "wb").write(body)
+EOF
+printf '/early\n/late\n' >"$T/urls-big"
+run "$T/urls-big" check --robots "$T/big.txt" --agent Googlebot --format tsv
+if [ "$rc" = 1 ] && [ "$(cut -f2,3 "$T/out" | tr '\t\n' '  ')" = "verdict line disallow 2 allow 0 " ]; then
+    pass "robots.txt over 500 KiB: content past 512,000 bytes ignored"
+else
+    fail "robots.txt over 500 KiB" "exit $rc, out: $(head -c 200 "$T/out" | tr '\n' '|')"
+fi
+
+# 100,000 rules: the file is 1.9 MB, so the 500 KiB cap keeps the first ~27,000;
+# the first and the last kept rule decide, a rule past the cap does not.
+python3 - "$T/many-rules.txt" "$T/urls-rules" "$T/want-rules" <<'EOF'
+import sys
+lines = [b"user-agent: *"] + [b"disallow: /r%d/" % i for i in range(100000)]
+body = b"\n".join(lines) + b"\n"
+open(sys.argv[1], "wb").write(body)
+end, last = 0, -1
+for i, l in enumerate(lines):
+    end += len(l) + 1
+    if end > 512000: break
+    last = i - 1          # rule index of a wholly kept line
+open(sys.argv[2], "w").write("/r0/x\n/r%d/x\n/r%d/x\n/zzz\n" % (last, last + 2))
+open(sys.argv[3], "w").write("verdict line disallow 2 disallow %d allow 0 allow 0 " % (last + 2))
+EOF
+t0=$(date +%s%N)
+run "$T/urls-rules" check --robots "$T/many-rules.txt" --agent Googlebot --format tsv
+secs=$(elapsed "$t0")
+if [ "$rc" = 1 ] && [ "$(cut -f2,3 "$T/out" | tr '\t\n' '  ')" = "$(cat "$T/want-rules")" ]; then
+    pass "100,000 rules (1.9 MB): cut at 500 KiB, compiled and matched (${secs} s)"
+else
+    fail "100,000 rules" "exit $rc, out: $(cut -f2,3 "$T/out" | tr '\n' '|'), want $(cat "$T/want-rules")"
+fi
+
+# 10,000 groups: the last one names the agent.
+python3 - "$T/many-groups.txt" <<'EOF'
+import sys
+out = []
+for i in range(10000):
+    out += [b"user-agent: bot%d" % i, b"disallow: /g%d" % i]
+out += [b"user-agent: TargetBot", b"disallow: /target", b"user-agent: *", b"disallow: /star"]
+open(sys.argv[1], "wb").write(b"\n".join(out) + b"\n")
+EOF
+printf '/target\n/star\n/g5\n' >"$T/urls-groups"
+run "$T/urls-groups" check --robots "$T/many-groups.txt" --agent TargetBot --format tsv
+if [ "$rc" = 1 ] && [ "$(cut -f2,3 "$T/out" | tr '\t\n' '  ')" = "verdict line disallow 20002 allow 0 allow 0 " ]; then
+    pass "10,000 groups: only the named group applies"
+else
+    fail "10,000 groups" "exit $rc, out: $(head -c 300 "$T/out" | tr '\n' '|')"
+fi
+
+# Hostile wildcards: '/' + 300 x '*a' + 'b' against a 100 KB path, both outcomes.
+python3 - "$T/hostile.txt" "$T/urls-hostile" <<'EOF'
+import sys
+open(sys.argv[1], "wb").write(b"user-agent: *\ndisallow: /" + b"*a" * 300 + b"b\nallow: /\n")
+p = b"/" + b"a" * 100000
+open(sys.argv[2], "wb").write(p + b"\n" + p[:-1] + b"b\n" + (b"/" + b"ab" * 50000) + b"\n")
+EOF
+t0=$(date +%s%N)
+run "$T/urls-hostile" check --robots "$T/hostile.txt" --agent Googlebot --format tsv
+secs=$(elapsed "$t0")
+if [ "$rc" = 1 ] && [ "$(cut -f2,3 "$T/out" | tr '\t\n' '  ')" = "verdict line allow 3 disallow 2 disallow 2 " ] \
+   && awk -v s="$secs" 'BEGIN { exit !(s < 1.0) }'; then
+    pass "hostile wildcard /(*a)x300 b vs 100 KB paths: right answers in ${secs} s"
+else
+    fail "hostile wildcard" "exit $rc in ${secs} s, out: $(cut -f2,3 "$T/out" | tr '\n' '|')"
+fi
+
+echo "-- hostile URL input"
+# A 1 MiB URL line, then a normal line: both answered, in order.
+{ printf '/private/'; head -c 1048576 /dev/zero | tr '\0' 'u'; printf '\n/ok\n'; } >"$T/urls-1m"
+run "$T/urls-1m" check --robots "$T/robots.txt" --agent Googlebot --format tsv
+if [ "$rc" = 1 ] && [ "$(cut -f2 "$T/out" | tr '\t\n' '  ')" = "verdict disallow allow " ]; then
+    pass "1 MiB URL line: answered, next line processed"
+else
+    fail "1 MiB URL line" "exit $rc, out: $(cut -f2 "$T/out" | tr '\n' '|')"
+fi
+
+# A ${BIG_MB} MB line, then a line without a trailing newline.
+t0=$(date +%s%N)
+{ head -c $((BIG_MB * 1000000)) /dev/zero | tr '\0' 'v'; printf '\n/private/last'; } \
+    | "$BIN" check --robots "$T/robots.txt" --agent Googlebot --format tsv 2>"$T/err" \
+    | cut -f2 >"$T/out"
+rc=${PIPESTATUS[1]}
+secs=$(elapsed "$t0")
+if [ "$rc" = 1 ] && [ "$(tr "\n" " " <"$T/out")" = "verdict allow disallow " ]; then
+    pass "${BIG_MB} MB URL line: answered, last line without newline processed (${secs} s)"
+else
+    fail "${BIG_MB} MB URL line" "exit $rc, out: $(cut -f1,2 "$T/out" | tr '\n' '|'); $(head -c 200 "$T/err")"
+fi
+
+# CRLF and NUL bytes inside URL lines.
+printf '/private\r\n/pub\0/private\r\n' >"$T/urls-crlf"
+run "$T/urls-crlf" check --robots "$T/robots.txt" --agent Googlebot --format tsv
+if [ "$rc" = 1 ] && [ "$(cut -f2 "$T/out" | tr '\t\n' '  ')" = "verdict disallow allow " ]; then
+    pass "CRLF and NUL in URL lines: CR dropped, NUL ends the path"
+else
+    fail "CRLF and NUL in URL lines" "exit $rc, out: $(od -c "$T/out" | head -5 | tr '\n' '|')"
+fi
+
+echo "-- output"
+# Reader gone early: no error spam, exit 0/1 or SIGPIPE (141).
+head -c 3000000 /dev/zero | tr '\0' '\n' | sed 's|^|/private/|' >"$T/urls-many"
+"$BIN" check --robots "$T/robots.txt" --agent Googlebot --format tsv <"$T/urls-many" 2>"$T/err" | head -1 >"$T/out"
+rc=${PIPESTATUS[0]}
+if { [ "$rc" = 0 ] || [ "$rc" = 1 ] || [ "$rc" = 141 ]; } && [ ! -s "$T/err" ] && [ "$(cat "$T/out")" = "$(printf 'url\tverdict\tline\trule')" ]; then
+    pass "stdout closed early (| head -1): exit $rc, no stderr"
+else
+    fail "stdout closed early (| head -1)" "exit $rc, stderr: $(head -c 300 "$T/err")"
+fi
+
+if [ -w /dev/full ]; then
+    "$BIN" check --robots "$T/robots.txt" --agent Googlebot --format tsv <"$T/urls" >/dev/full 2>"$T/err"
+    rc=$?
+    expect "write error on stdout (> /dev/full): exit 2" 2 "error writing output"
+    "$BIN" check --robots "$T/robots.txt" --agent Googlebot --format tsv <"$T/urls-many" >/dev/full 2>"$T/err"
+    rc=$?
+    if [ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ]; then pass "write error on a large output: exit 2, one message"
+    else fail "write error on a large output" "exit $rc, $(wc -l <"$T/err") stderr lines"; fi
+else
+    skip "write error on stdout" "no writable /dev/full"
+fi
+
+"$BIN" check --robots "$T/robots.txt" --agent Googlebot <&- >"$T/out" 2>"$T/err"
+rc=$?
+expect "stdin closed: exit 2, says so" 2 "stdin"
+
+echo "-- usage"
+run "$T/urls" check --robots "$T/robots.txt" --agent Googlebot --bogus
+expect "unknown flag: exit 2 with a usage line" 2 "unknown option --bogus.*|Try 'robotscan check --help'"
+run "$T/urls" check --agent Googlebot
+expect "missing --robots: exit 2" 2 "--robots"
+run "$T/urls" check --robots "$T/robots.txt"
+expect "missing --agent: exit 2" 2 "--agent"
+run "$T/urls" check --robots "$T/robots.txt" --agent
+expect "--agent without a value: exit 2" 2 "needs a value"
+run "$T/urls" check --robots "$T/robots.txt" --agent ''
+expect "empty --agent: exit 2" 2 "--agent"
+run "$T/urls" check --robots "$T/robots.txt" --agent Googlebot --format xml
+expect "unknown --format: exit 2" 2 "format"
+run "$T/urls" frobnicate
+expect "unknown command: exit 2" 2 "unknown command"
+run "$T/urls"
+expect "no command: exit 2 with usage" 2 "Usage"
+run "$T/urls" check --help
+expect "--help: exit 0" 0
+
+if [ "$fails" -ne 0 ]; then
+    echo "test_badinput: $fails case(s) failed"
+    exit 1
+fi
+echo "test_badinput: all cases passed"
