@@ -163,12 +163,12 @@ static trie_node *node_at(trie_builder *tb, uint32_t i)
  */
 static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uint32_t depth)
 {
+    if (tb->status != RS_OK) return; /* @node may not exist */
     uint32_t i = lo;
     uint32_t n_wild = 0;
     const uint32_t wild_first = (uint32_t)(tb->wild.len / sizeof(wild_rule));
     for (; i < hi && tb->c[i].prefix_len == depth; i++) {
         const cand *c = &tb->c[i];
-        if (tb->status != RS_OK) return;
         if (c->wildcard) {
             wild_rule w;
             memset(&w, 0, sizeof w);
@@ -180,6 +180,7 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
             w.tail_off = c->off + c->prefix_len + 1;
             w.tail_len = c->len - c->prefix_len - 1 - c->anchored;
             tb->status = rs_buf_append(&tb->wild, &w, sizeof w);
+            if (tb->status != RS_OK) return;
             n_wild++;
         } else {
             const int slot = (c->type == RS_RULE_ALLOW ? SLOT_ALLOW : SLOT_DISALLOW)
