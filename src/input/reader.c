@@ -54,9 +54,12 @@ struct rs_reader {
     int in_eof;
     ZSTD_DCtx *zd;
     size_t zret;                /* last ZSTD_decompressStream hint; 0 = between frames */
+    size_t zfeed;               /* compressed bytes to offer next: about one block */
+    int zfull;                  /* the last call filled its output: flush before feeding */
     z_stream zs;
     int zs_ready;               /* inflateInit2 done */
     int gz_between;             /* a member just ended */
+    rs_status pend;             /* decoder failure held back while its last output is delivered */
 
     char *carry;                /* bytes read but not yet delivered (cap bytes) */
     size_t carry_len;
@@ -142,28 +145,45 @@ static rs_status refill(rs_reader *r)
 
 /* ===== Decompressed bytes ===== */
 
+/*
+ * libzstd does not report the output of a call that fails, so each call is
+ * offered at most the input it asks for (its return value: the rest of the
+ * current block plus the next block header), and new input only once the
+ * previous output is flushed. A call then decodes at most one block and an
+ * error loses only the damaged block: every line before it is delivered.
+ * This also keeps zstd from its single-pass path, which decodes a whole
+ * frame at once.
+ */
+#define ZSTD_FIRST_FEED 5   /* a frame header prefix; zstd asks for the rest */
+
 static rs_status zstd_read(rs_reader *r, char *dst, size_t want, size_t *got)
 {
     for (;;) {
         RS_FORWARD(refill(r));
         const int at_end = r->in_pos == r->in_len;       /* no compressed input left */
         if (at_end && r->zret == 0) return RS_OK;        /* clean end, between frames */
-        ZSTD_inBuffer ib = { r->in, r->in_len, r->in_pos };
+        const size_t feed = r->zfull ? 0 : RS_MIN(r->zfeed, r->in_len - r->in_pos);
+        ZSTD_inBuffer ib = { r->in, r->in_pos + feed, r->in_pos };
         ZSTD_outBuffer ob = { dst, want, 0 };
         const size_t ret = ZSTD_decompressStream(r->zd, &ob, &ib);
         if (ZSTD_isError(ret)) {
             if (ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation)
-                return fail(r, RS_ERR_NOMEM, "out of memory in zstd");
-            return fail(r, RS_ERR_CORRUPT, "corrupt zstd frame at offset %llu: %s",
-                        (unsigned long long)(r->in_base + ib.pos), ZSTD_getErrorName(ret));
+                r->pend = fail(r, RS_ERR_NOMEM, "out of memory in zstd");
+            else
+                r->pend = fail(r, RS_ERR_CORRUPT, "corrupt zstd frame at offset %llu: %s",
+                               (unsigned long long)(r->in_base + r->in_pos), ZSTD_getErrorName(ret));
+            return r->pend;
         }
+        const int was_flushing = r->zfull;
         r->in_pos = ib.pos;
         r->zret = ret;
+        r->zfeed = ret ? ret : ZSTD_FIRST_FEED;
+        r->zfull = ob.pos == ob.size;
         if (ob.pos > 0) {
             *got = ob.pos;
             return RS_OK;
         }
-        if (at_end)                                      /* nothing flushed: frame cut short */
+        if (at_end && !was_flushing)                     /* nothing flushed: frame cut short */
             return fail(r, RS_ERR_CORRUPT, "truncated zstd frame at offset %llu: "
                         "unexpected end of input", (unsigned long long)(r->in_base + r->in_len));
     }
@@ -186,14 +206,19 @@ static rs_status gzip_read(rs_reader *r, char *dst, size_t want, size_t *got)
         const uInt out_before = r->zs.avail_out;
         const int ret = inflate(&r->zs, Z_NO_FLUSH);
         const size_t used = (r->in_len - r->in_pos) - r->zs.avail_in;
-        if (ret == Z_MEM_ERROR) return fail(r, RS_ERR_NOMEM, "out of memory in zlib");
-        if (ret != Z_OK && ret != Z_STREAM_END && ret != Z_BUF_ERROR)
-            return fail(r, RS_ERR_CORRUPT, "corrupt gzip data at offset %llu: %s",
-                        (unsigned long long)(r->in_base + r->in_pos + used),
-                        r->zs.msg ? r->zs.msg : "inflate failed");
+        const size_t produced = out_before - r->zs.avail_out;
+        if (ret == Z_MEM_ERROR || (ret != Z_OK && ret != Z_STREAM_END && ret != Z_BUF_ERROR)) {
+            if (ret == Z_MEM_ERROR)
+                r->pend = fail(r, RS_ERR_NOMEM, "out of memory in zlib");
+            else
+                r->pend = fail(r, RS_ERR_CORRUPT, "corrupt gzip data at offset %llu: %s",
+                               (unsigned long long)(r->in_base + r->in_pos + used),
+                               r->zs.msg ? r->zs.msg : "inflate failed");
+            *got = produced;                             /* deliver what came before the damage */
+            return *got ? RS_OK : r->pend;
+        }
         r->in_pos += used;
         if (ret == Z_STREAM_END) r->gz_between = 1;
-        const size_t produced = out_before - r->zs.avail_out;
         if (produced > 0) {
             *got = produced;
             return RS_OK;
@@ -209,6 +234,7 @@ static rs_status src_read(rs_reader *r, char *dst, size_t want, size_t *got)
 {
     assert(want > 0);
     *got = 0;
+    if (r->pend) return r->pend;
     rs_status st;
     switch (r->comp) {
     case RS_COMPRESSION_ZSTD: st = zstd_read(r, dst, want, got); break;
@@ -250,6 +276,7 @@ static rs_status sniff(rs_reader *r)
     if (r->comp == RS_COMPRESSION_ZSTD) {
         r->zd = ZSTD_createDCtx();
         RS_RETURN_IF(r->zd == NULL, RS_ERR_NOMEM);
+        r->zfeed = ZSTD_FIRST_FEED;
     } else {
         memset(&r->zs, 0, sizeof r->zs);
         const int ret = inflateInit2(&r->zs, 16 + MAX_WBITS);
