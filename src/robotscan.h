@@ -351,7 +351,7 @@ typedef struct {
     uint64_t    offset;   /* offset of the first line in the decompressed stream */
     uint64_t    oversized; /* 0, or this block is ONE line longer than max_line, of this
                              many bytes (its '\n' excluded), whose bytes were skipped */
-    size_t      max_line; /* the reader's max_line, for rs_lines_init */
+    size_t      max_line; /* the reader's max_line, for rs_lines_init (0 = the default) */
 } rs_block;
 
 /**

@@ -41,7 +41,7 @@ struct rs_reader {
     int   own_fd;               /* close on free */
     char *name;                 /* for messages */
     size_t block_size, max_line;
-    size_t cap;                 /* block buffer capacity: max(block_size, max_line + 1) */
+    size_t cap;                 /* block buffer capacity: max(block_size, max_line + 1, 16) */
     rs_compression comp;
 
     unsigned char head[4];      /* magic bytes read while sniffing, served first */
@@ -299,7 +299,7 @@ static rs_status reader_new(const char *name, const rs_reader_opts *opts, rs_rea
     r->fd = -1;
     r->block_size = block;
     r->max_line = max_line;
-    r->cap = RS_MAX(block, max_line + 1);
+    r->cap = RS_MAX(RS_MAX(block, max_line + 1), 16);   /* >= 3: the BOM look-ahead */
     r->line = 1;
     const size_t name_len = strlen(name);
     r->name = rs_malloc(name_len + 1);

@@ -787,3 +787,104 @@ Test(input, allocation_failures_are_clean)
     free(plain.p);
     free(z.p);
 }
+
+/* ===== A producer thread and worker threads sharing block buffers ===== */
+
+#define RING 3
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    rs_blockbuf *bufs[RING];
+    rs_block blocks[RING];
+    int state[RING];               /* 0 free, 1 filled, 2 taken by a worker */
+    int done;
+    uint64_t lines, bytes, checksum;
+} ring_t;
+
+static void *worker(void *arg)
+{
+    ring_t *q = arg;
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        int k = -1;
+        while (k < 0) {
+            for (int i = 0; i < RING; i++) if (q->state[i] == 1) { k = i; break; }
+            if (k >= 0) break;
+            if (q->done) { pthread_mutex_unlock(&q->mu); return NULL; }
+            pthread_cond_wait(&q->cv, &q->mu);
+        }
+        q->state[k] = 2;
+        pthread_mutex_unlock(&q->mu);
+
+        rs_lines it;
+        rs_line ln;
+        uint64_t lines = 0, bytes = 0, sum = 0;
+        rs_lines_init(&it, &q->blocks[k]);
+        while (rs_line_next(&it, &ln)) {
+            lines++;
+            bytes += ln.text.len;
+            for (size_t i = 0; i < ln.text.len; i++) sum += (unsigned char)ln.text.ptr[i] * ln.number;
+        }
+        pthread_mutex_lock(&q->mu);
+        q->lines += lines;
+        q->bytes += bytes;
+        q->checksum += sum;
+        q->state[k] = 0;
+        pthread_cond_broadcast(&q->cv);
+        pthread_mutex_unlock(&q->mu);
+    }
+}
+
+Test(input, producer_and_workers)
+{
+    buf_t plain = many_lines(30000);
+    buf_t z = zstd_frame(plain.p, plain.n, 1);
+    const char *path = write_file("mt.zst", z.p, z.n);
+    recs_t want = model(plain.p, plain.n, RS_READER_DEFAULT_MAX_LINE);
+    uint64_t want_bytes = 0, want_sum = 0;
+    for (size_t i = 0; i < want.n; i++) {
+        want_bytes += want.r[i].len;
+        for (size_t j = 0; j < want.r[i].len; j++) want_sum += (unsigned char)want.r[i].text[j] * want.r[i].number;
+    }
+
+    rs_reader_opts o = { 32768, 0 };
+    rs_reader *r;
+    cr_assert_eq(rs_reader_open(path, &o, &r), RS_OK);
+    ring_t q = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+    for (int i = 0; i < RING; i++) cr_assert_eq(rs_blockbuf_create(r, &q.bufs[i]), RS_OK);
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) cr_assert_eq(pthread_create(&th[i], NULL, worker, &q), 0);
+    rs_status st;
+    for (;;) {                                   /* the producer: fill a free buffer */
+        pthread_mutex_lock(&q.mu);
+        int k = -1;
+        while (k < 0) {
+            for (int i = 0; i < RING; i++) if (q.state[i] == 0) { k = i; break; }
+            if (k < 0) pthread_cond_wait(&q.cv, &q.mu);
+        }
+        pthread_mutex_unlock(&q.mu);
+        rs_block b;
+        st = rs_reader_next_block_into(r, q.bufs[k], &b);
+        if (st != RS_OK) break;
+        pthread_mutex_lock(&q.mu);
+        q.blocks[k] = b;
+        q.state[k] = 1;
+        pthread_cond_broadcast(&q.cv);
+        pthread_mutex_unlock(&q.mu);
+    }
+    pthread_mutex_lock(&q.mu);
+    q.done = 1;
+    pthread_cond_broadcast(&q.cv);
+    pthread_mutex_unlock(&q.mu);
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    cr_assert_eq(st, RS_ERR_EOF, "%s", rs_reader_errmsg(r));
+    cr_assert_eq(q.lines, want.n);
+    cr_assert_eq(q.bytes, want_bytes);
+    cr_assert_eq(q.checksum, want_sum);
+    for (int i = 0; i < RING; i++) rs_blockbuf_free(q.bufs[i]);
+    rs_reader_free(r);
+    recs_free(&want);
+    free(plain.p);
+    free(z.p);
+}
