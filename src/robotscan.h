@@ -231,7 +231,235 @@ RS_API rs_str rs_url_path(const char *url, size_t url_len, char *scratch, size_t
  */
 #define rs_url_encode_path rs_canonicalize
 
-/* ===== Input: readers and line splitting (src/input, src/simd) ===== */
+/* ===== Input: readers and line splitting (src/input, src/simd) =====
+ *
+ * Byte-class kernels (src/simd). Each has a plain-C scalar twin and vector
+ * versions (sse2, avx2); one set is chosen per process: -DRS_SIMD_FORCE=name
+ * at compile time, else env RS_SIMD=scalar|sse2|avx2, else the best the CPU
+ * runs. Kernels read only p[0 .. n): no padding is required of callers.
+ */
+
+/** Most members a rs_byteset may have. */
+#define RS_BYTESET_MAX 16
+
+/** A small set of bytes to search for; fill it with rs_byteset_init(). */
+typedef struct {
+    uint64_t      bits[4];                 /* membership bitmap, bit c = byte c */
+    unsigned char bytes[RS_BYTESET_MAX];   /* the distinct members */
+    unsigned      count;                   /* number of distinct members */
+} rs_byteset;
+
+/**
+ * Makes @set the set of the @n bytes at @members (duplicates allowed; NUL is
+ * an ordinary member).
+ * @return RS_OK, RS_ERR_LIMIT for more than RS_BYTESET_MAX distinct bytes,
+ *         RS_ERR_USAGE for NULL arguments.
+ */
+RS_API rs_status rs_byteset_init(rs_byteset *set, const char *members, size_t n);
+
+/** One implementation of every kernel. Tables are static and immutable. */
+typedef struct {
+    const char *name;                                        /* "scalar", "sse2", "avx2" */
+    size_t (*find_newline)(const char *p, size_t n);         /* index of first '\n', or n */
+    size_t (*count_newlines)(const char *p, size_t n);       /* number of '\n' */
+    size_t (*find_any)(const char *p, size_t n, const rs_byteset *set); /* first member, or n */
+} rs_simd_kernels;
+
+/** @return the index of the first '\n' in p[0 .. n), or n if there is none. */
+RS_API size_t rs_simd_find_newline(const char *p, size_t n);
+/** @return the number of '\n' bytes in p[0 .. n). */
+RS_API size_t rs_simd_count_newlines(const char *p, size_t n);
+/** @return the index of the first byte of p[0 .. n) in @set, or n if none. */
+RS_API size_t rs_simd_find_any(const char *p, size_t n, const rs_byteset *set);
+
+/** @return the name of the kernel set in use ("scalar", "sse2", "avx2"). */
+RS_API const char *rs_simd_impl_name(void);
+/** @return the kernel set in use (never NULL). */
+RS_API const rs_simd_kernels *rs_simd_active(void);
+/**
+ * A kernel set by name, for tests and benchmarks that compare them.
+ * @param name "scalar", "sse2", "avx2", or NULL for the active set.
+ * @return the static table, or NULL if unknown or this CPU cannot run it.
+ */
+RS_API const rs_simd_kernels *rs_simd_get(const char *name);
+/** @return the name of the i-th compiled-in set (0 = "scalar"), NULL past the last. */
+RS_API const char *rs_simd_impl_at(size_t i);
+
+/*
+ * Streaming reader (src/input). Reads a file or stdin, plain or compressed
+ * (zstd and gzip, detected from the magic bytes, never from the name;
+ * concatenated frames/members and zstd skippable frames are accepted), and
+ * hands out large blocks of COMPLETE lines:
+ *
+ *  - A line ends at '\n'; the last line of the input may lack it. A leading
+ *    UTF-8 BOM (EF BB BF) of the stream is skipped (it still counts in
+ *    offsets). Line numbers are 1-based and count empty lines.
+ *  - Lines longer than max_line bytes (counting everything before the '\n',
+ *    a '\r' included) are never truncated and never merged with neighbours:
+ *    the rs_lines iterator returns each as a record flagged `oversized` (its
+ *    length, no text), in its place in line order, so a consumer can count it
+ *    as malformed with its number and length. A long line that fits in the
+ *    block buffer stays inside its block (the iterator flags it); one that
+ *    does not is skipped while streaming and delivered as an OVERSIZED block
+ *    (rs_block.oversized = its length, no text). So a 100 MB line without a
+ *    newline costs no memory: the reader holds about
+ *    2 x max(block_size, max_line + 1) bytes plus the decompressor's window.
+ *    Consumers of raw blocks should use rs_lines (or check lengths) for this.
+ *  - ptr[len .. len + 64) of a block is readable (unspecified bytes), so
+ *    vector code may over-read the end of a block by up to 64 bytes.
+ *  - Errors: a missing/unreadable file or a directory fails in
+ *    rs_reader_open (RS_ERR_IO). A read error, or truncated/corrupt
+ *    compressed data, is returned by the next_block call AFTER every complete
+ *    line before the damage was delivered (the partial line at the damage is
+ *    dropped); rs_reader_errmsg() then names the file and the compressed
+ *    offset, e.g. "urls.zst: corrupt zstd frame at offset 1234: Unknown frame
+ *    descriptor". Errors are sticky.
+ *  - A reader is used by one thread at a time. For a producer thread and
+ *    worker threads, give each block its own rs_blockbuf
+ *    (rs_reader_next_block_into): a block lives as long as its buffer is not
+ *    passed to the reader again, so workers can process block k while the
+ *    producer fills block k+1.
+ */
+
+#define RS_READER_DEFAULT_BLOCK    ((size_t)4 << 20)   /* 4 MiB */
+#define RS_READER_DEFAULT_MAX_LINE ((size_t)1 << 20)   /* 1 MiB */
+
+typedef struct rs_reader rs_reader;
+typedef struct rs_blockbuf rs_blockbuf;
+
+typedef enum {
+    RS_COMPRESSION_NONE = 0,
+    RS_COMPRESSION_GZIP,
+    RS_COMPRESSION_ZSTD
+} rs_compression;
+
+/** @return "none", "gzip" or "zstd". */
+RS_API const char *rs_compression_name(rs_compression c);
+
+typedef struct {
+    size_t block_size;   /* bytes a block aims for; 0 = RS_READER_DEFAULT_BLOCK. A block
+                            is shorter at end of input and longer by at most one line */
+    size_t max_line;     /* longest line delivered as text; 0 = RS_READER_DEFAULT_MAX_LINE */
+} rs_reader_opts;
+
+/** A block of complete lines; see rs_reader_next_block(). */
+typedef struct {
+    const char *ptr;      /* the lines; each ends in '\n' except the final line of input */
+    size_t      len;      /* bytes at ptr (0 for an oversized block) */
+    uint64_t    first_line; /* 1-based number of the first line */
+    uint64_t    lines;    /* number of lines in the block (1 for an oversized block) */
+    uint64_t    offset;   /* offset of the first line in the decompressed stream */
+    uint64_t    oversized; /* 0, or this block is ONE line longer than max_line, of this
+                             many bytes (its '\n' excluded), whose bytes were skipped */
+    size_t      max_line; /* the reader's max_line, for rs_lines_init (0 = the default) */
+} rs_block;
+
+/**
+ * Opens @path for reading.
+ * @param path a file, or "-" or NULL for stdin (not closed by rs_reader_free).
+ * @param opts may be NULL (defaults). Copied.
+ * @param out  OUT: the reader, owned by the caller (rs_reader_free). On
+ *             failure *out is still set (unless RS_ERR_NOMEM or RS_ERR_USAGE)
+ *             so the caller can read rs_reader_errmsg(), then free it.
+ * @return RS_OK; RS_ERR_IO (missing, unreadable, a directory), RS_ERR_CORRUPT
+ *         (a compressed header already fails), RS_ERR_NOMEM, RS_ERR_USAGE.
+ */
+RS_API rs_status rs_reader_open(const char *path, const rs_reader_opts *opts, rs_reader **out);
+
+/**
+ * Like rs_reader_open over an already open descriptor, which the reader does
+ * not close. @param name used in messages (e.g. "(stdin)"); copied; may be NULL.
+ */
+RS_API rs_status rs_reader_open_fd(int fd, const char *name, const rs_reader_opts *opts,
+                                   rs_reader **out);
+
+/** Frees the reader and its internal buffer (closes the file it opened). NULL is fine. */
+RS_API void rs_reader_free(rs_reader *r);
+
+/**
+ * The next block, in a buffer internal to the reader.
+ * @param out OUT: valid until the next call on @r or rs_reader_free.
+ * @return RS_OK; RS_ERR_EOF after the last block (and on every later call);
+ *         RS_ERR_IO / RS_ERR_CORRUPT (see above; sticky); RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_reader_next_block(rs_reader *r, rs_block *out);
+
+/**
+ * A block buffer owned by the caller, sized for @r's options; for several
+ * blocks in flight at once. Usable with any reader with the same or smaller
+ * block_size and max_line.
+ * @param out OUT: free with rs_blockbuf_free (NULL is fine).
+ */
+RS_API rs_status rs_blockbuf_create(const rs_reader *r, rs_blockbuf **out);
+RS_API void rs_blockbuf_free(rs_blockbuf *b);
+
+/**
+ * As rs_reader_next_block, but reads into @buf: @out points into @buf and is
+ * valid until @buf is passed to the reader again or freed, whatever else
+ * happens to @r. Not thread-safe per reader; @buf may be handed between threads.
+ * @return as rs_reader_next_block; RS_ERR_USAGE if @buf is too small.
+ */
+RS_API rs_status rs_reader_next_block_into(rs_reader *r, rs_blockbuf *buf, rs_block *out);
+
+/**
+ * @return a message about the last failure ("" when none), naming the file
+ *         and, for damaged compressed input, the compressed byte offset.
+ *         Valid until the next call on @r.
+ */
+RS_API const char *rs_reader_errmsg(const rs_reader *r);
+
+typedef struct {
+    rs_compression compression; /* detected from the magic bytes */
+    uint64_t file_size;         /* size of a regular file, else 0 (progress/ETA) */
+    uint64_t bytes_in;          /* bytes read from the file (compressed bytes) */
+    uint64_t bytes_out;         /* decompressed bytes produced so far */
+    uint64_t lines;             /* lines delivered so far, oversized ones included */
+    uint64_t oversized_lines;   /* lines delivered as oversized blocks */
+    int      bom;               /* 1 if a UTF-8 BOM was skipped */
+} rs_reader_stats;
+
+/** Fills @out with the counters so far. */
+RS_API void rs_reader_stats_get(const rs_reader *r, rs_reader_stats *out);
+
+/*
+ * Line iterator over one block: no allocation, uses the active newline kernel.
+ *
+ *   rs_lines it; rs_line ln;
+ *   rs_lines_init(&it, &block);
+ *   while (rs_line_next(&it, &ln)) {
+ *       if (ln.oversized) count_malformed(ln.number, ln.oversized);
+ *       else use(ln.text);
+ *   }
+ */
+typedef struct {
+    const char *p, *end;  /* the rest of the block */
+    uint64_t next;        /* number of the next line */
+    uint64_t oversized;   /* pending oversized length (oversized block), else 0 */
+    size_t   max_line;    /* longer lines are flagged oversized */
+    size_t (*find)(const char *p, size_t n); /* newline kernel, fixed at init */
+} rs_lines;
+
+typedef struct {
+    rs_str   text;        /* the line without its "\n" or "\r\n"; empty when oversized */
+    uint64_t number;      /* 1-based line number in the input */
+    uint64_t oversized;   /* 0, or the length of a line too long to deliver */
+} rs_line;
+
+/** Starts iterating @b (which must outlive the iteration). */
+RS_API void rs_lines_init(rs_lines *it, const rs_block *b);
+/**
+ * @param out OUT: the next line; text points into the block.
+ * @return 1 if a line was produced, 0 at the end of the block.
+ */
+RS_API int rs_line_next(rs_lines *it, rs_line *out);
+
+/**
+ * Convenience for single-threaded consumers: the next line of the input
+ * (oversized lines included, flagged as in rs_line_next).
+ * @param out OUT: valid until the next call on @r.
+ * @return RS_OK, RS_ERR_EOF at the end, or an error as rs_reader_next_block.
+ */
+RS_API rs_status rs_reader_next_line(rs_reader *r, rs_line *out);
 
 
 /* ===== Origins and robots sources (src/sites) ===== */
