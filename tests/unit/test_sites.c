@@ -478,7 +478,7 @@ Test(sites, first_source_that_knows_wins, .fini = remove_tmpdir)
     write_file("dir/b.example.txt", ALLOW_ALL);
     write_file("fallback.txt", ALLOW_ALL);
     write_file("m.tsv", "https://a.example\t503\t-\n");
-    char dir[512], fb[512], mf[512];
+    char dir[1100], fb[1100], mf[1100];
     snprintf(dir, sizeof dir, "%s", tmp_path("dir"));
     snprintf(fb, sizeof fb, "%s", tmp_path("fallback.txt"));
     snprintf(mf, sizeof mf, "%s", tmp_path("m.tsv"));
@@ -512,7 +512,7 @@ Test(sites, table_growth_many_origins, .fini = remove_tmpdir)
     make_tmpdir();
     write_file("robots.txt", ALLOW_ALL);
     write_file("dir/host17.example.txt", ALLOW_ALL);
-    char dir[512], file[512];
+    char dir[1100], file[1100];
     snprintf(dir, sizeof dir, "%s", tmp_path("dir"));
     snprintf(file, sizeof file, "%s", tmp_path("robots.txt"));
     const char *paths[2] = {dir, file};
@@ -619,7 +619,7 @@ Test(sites, e2e_paths_agents_and_reasons, .fini = remove_tmpdir)
                "Disallow: /nogoogle\n"
                "Crawl-delay: 5\n");
     write_file("dir/open.example.txt", "User-agent: *\nDisallow:\n");
-    char dir[512];
+    char dir[1100];
     snprintf(dir, sizeof dir, "%s", tmp_path("dir"));
     rs_sites *s = open_one(dir);
     rs_reason why;
@@ -675,7 +675,7 @@ Test(sites, allocation_failures, .fini = remove_tmpdir)
     make_tmpdir();
     write_file("dir/a.example.txt", "User-agent: *\nDisallow: /x\n");
     write_file("m.tsv", "https://b.example\t200\tdir/a.example.txt\nhttps://c.example\t503\n");
-    char dir[512], mf[512];
+    char dir[1100], mf[1100];
     snprintf(dir, sizeof dir, "%s", tmp_path("dir"));
     snprintf(mf, sizeof mf, "%s", tmp_path("m.tsv"));
     const char *paths[2] = {mf, dir};
