@@ -187,37 +187,50 @@ static size_t ipv6_canon(const char *h, size_t len, char *dst)
 
 /* ===== Host names ===== */
 
+/* host_class bits seen in a host; NEED_SLOW: it has '%' or bytes >= 0x80. */
+#define SEEN_INVALID (1u << 0)
+#define SEEN_SLOW    ((1u << 3) | (1u << 4))
+#define NEED_SLOW    ((rs_origin_error)100)
+
+static unsigned classify(const char *h, size_t len)
+{
+    unsigned seen = 0;
+    for (size_t i = 0; i < len; i++) seen |= 1u << host_class[(unsigned char)h[i]];
+    return seen;
+}
+
 /*
- * Copies an ASCII host lower-cased into dst, validating bytes and labels.
- * Input must not contain '%' or bytes >= 0x80 (callers dispatch those).
+ * The fast path, one pass: copies the host lower-cased into dst while
+ * classifying its bytes and measuring its labels. @return NEED_SLOW when the
+ * host has '%' or non-ASCII bytes (and no invalid one).
  */
 static rs_origin_error ascii_host(const char *h, size_t len, char *dst, size_t *out_len)
 {
     if (len > 0 && h[len - 1] == '.') len--; /* one trailing dot */
     if (len == 0) return RS_ORIGIN_BAD_HOST;
-    if (len > HOST_MAX) return RS_ORIGIN_TOO_LONG;
-    size_t label = 0;
+    if (len > HOST_MAX) {
+        const unsigned seen = classify(h, len);
+        return (seen & SEEN_INVALID) ? RS_ORIGIN_BAD_HOST : (seen & SEEN_SLOW) ? NEED_SLOW
+                                                                              : RS_ORIGIN_TOO_LONG;
+    }
+    unsigned seen = 0, labels = 0; /* labels: 1 = an empty label, 2 = a label over 63 */
+    size_t label_start = 0;
     for (size_t i = 0; i < len; i++) {
         const unsigned char c = (unsigned char)h[i];
-        switch (host_class[c]) {
-        case 1:
-            if (c == '.') {
-                if (label == 0) return RS_ORIGIN_BAD_HOST;
-                label = 0;
-            } else if (++label > LABEL_MAX) {
-                return RS_ORIGIN_TOO_LONG;
-            }
-            dst[i] = (char)c;
-            break;
-        case 2:
-            if (++label > LABEL_MAX) return RS_ORIGIN_TOO_LONG;
-            dst[i] = (char)(c + 32);
-            break;
-        default:
-            return RS_ORIGIN_BAD_HOST;
+        seen |= 1u << host_class[c];
+        dst[i] = (char)(host_class[c] == 2 ? c + 32 : c);
+        if (c == '.') {
+            const size_t l = i - label_start;
+            labels |= (l == 0) | (l > LABEL_MAX) << 1;
+            label_start = i + 1;
         }
     }
-    if (label == 0) return RS_ORIGIN_BAD_HOST; /* "a.." */
+    const size_t last = len - label_start;
+    labels |= (last == 0) | (last > LABEL_MAX) << 1;
+    if (seen & SEEN_INVALID) return RS_ORIGIN_BAD_HOST;
+    if (seen & SEEN_SLOW) return NEED_SLOW;
+    if (labels & 1) return RS_ORIGIN_BAD_HOST;
+    if (labels & 2) return RS_ORIGIN_TOO_LONG;
     if (ends_in_number(dst, len)) {
         char tmp[16];
         const size_t n = ipv4_canon(dst, len, tmp);
@@ -269,14 +282,9 @@ static rs_origin_error host_canon(const char *h, size_t len, char *dst, size_t *
         *out_len = n;
         return RS_ORIGIN_OK;
     }
-    unsigned seen = 0;
-    for (size_t i = 0; i < len; i++) {
-        const unsigned cls = host_class[(unsigned char)h[i]];
-        if (cls == 0) return RS_ORIGIN_BAD_HOST;
-        seen |= 1u << cls;
-    }
-    if (RS_LIKELY(!(seen & ((1u << 3) | (1u << 4)))))
-        return ascii_host(h, len, dst, out_len);
+    const rs_origin_error fast = ascii_host(h, len, dst, out_len);
+    if (RS_LIKELY(fast != NEED_SLOW)) return fast;
+    const unsigned seen = classify(h, len);
     if (len > RAW_HOST_MAX) return RS_ORIGIN_TOO_LONG;
     if (seen & (1u << 3)) {
         /* Decode %XX once, then classify the decoded bytes like any host. */
@@ -328,6 +336,9 @@ static uint32_t default_port(const char *scheme, size_t len)
     return 0;
 }
 
+/* 1: ends the authority ('/', '?', '#', ';'), 2: '@'. */
+static const unsigned char auth_class[256] = {['/'] = 1, ['?'] = 1, ['#'] = 1, [';'] = 1, ['@'] = 2};
+
 static int is_ws(unsigned char c) { return c <= 0x20; }
 
 static rs_origin_error parse(const char *url, size_t len, char *dst, rs_origin *out, int *nomem)
@@ -362,13 +373,17 @@ static rs_origin_error parse(const char *url, size_t len, char *dst, rs_origin *
     }
 
     /* Authority: up to the first '/', '?', '#' or ';'. */
+    const char *at = NULL;
     size_t e = a;
-    while (e < len && url[e] != '/' && url[e] != '?' && url[e] != '#' && url[e] != ';') e++;
+    for (; e < len; e++) {
+        const unsigned char c = (unsigned char)url[e];
+        if (RS_UNLIKELY(auth_class[c])) {
+            if (auth_class[c] == 1) break;
+            at = url + e; /* the last '@' ends the userinfo */
+        }
+    }
     const char *auth = url + a;
     size_t auth_len = e - a;
-    const char *at = NULL;
-    for (size_t i = auth_len; i > 0; i--)
-        if (auth[i - 1] == '@') { at = auth + i - 1; break; }
     if (at != NULL) {
         if (!explicit_scheme) return RS_ORIGIN_BAD_HOST;
         auth_len -= (size_t)(at + 1 - auth);
