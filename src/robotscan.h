@@ -244,8 +244,8 @@ RS_API rs_str rs_url_path(const char *url, size_t url_len, char *scratch, size_t
  *  - a leading UTF-8 BOM and leading/trailing ASCII whitespace and control
  *    bytes of the line are ignored;
  *  - scheme lower-cased; a URL without "scheme://" (`example.com/x`,
- *    `//example.com/x`) is taken as http; such a schemeless URL may not carry
- *    userinfo or an empty port (`mailto:a@b.c`, `http:/x` are malformed);
+ *    `//example.com/x`) is taken as http; without a leading "//" it may not
+ *    carry userinfo or an empty port (`mailto:a@b.c`, `http:/x` are malformed);
  *  - userinfo (`user:pw@`) dropped;
  *  - host: %XX escapes decoded once; ASCII lower-cased; a host with a byte
  *    >= 0x80 converted to punycode with libidn2 (UTS#46 non-transitional,
@@ -360,8 +360,18 @@ RS_API void rs_sites_free(rs_sites *s);
 /** @return the detail of the last failure ("" if none); valid until the next call on @s. */
 RS_API const char *rs_sites_errmsg(const rs_sites *s);
 
-/** Semantics of the matchers compiled from now on (default RS_SEMANTICS_GOOGLE). */
+/**
+ * Semantics of the matchers returned from now on (default RS_SEMANTICS_GOOGLE;
+ * matchers are cached per semantics). Not concurrently with rs_site_lookup.
+ */
 RS_API void rs_sites_set_semantics(rs_sites *s, rs_semantics semantics);
+
+/**
+ * The shared allow-all (@disallow_all == 0) or disallow-all matcher, the ones
+ * lookups return for unavailable/unreachable origins; handy for --missing.
+ * @return a matcher owned by @s, valid until rs_sites_free().
+ */
+RS_API const rs_matcher *rs_sites_constant_matcher(const rs_sites *s, int disallow_all);
 
 typedef struct {
     rs_reason reason;           /* RS_REASON_NO_MATCH when rules apply (see rs_site_reason),
@@ -380,9 +390,11 @@ typedef struct {
  * The matcher for @agent at @origin (from rs_origin_parse; origin->error must
  * be RS_ORIGIN_OK). The first lookup of an origin resolves it through the
  * sources; the first lookup of a (robots file, agent) reads, parses and
- * compiles. Later lookups only hash and compare: no locks, no allocation.
- * Safe to call from many threads at once. Pointers in @out live until
- * rs_sites_free().
+ * compiles (under one mutex). Later lookups only hash (XXH3) and compare:
+ * no lock, no allocation, no write to shared memory, so threads do not
+ * contend. Safe to call from many threads at once. Pointers in @out live
+ * until rs_sites_free(). Callers that see runs of URLs of one origin may skip
+ * the call when the origin string equals the previous one.
  * @param out OUT: filled on RS_OK.
  * @return RS_OK; RS_ERR_IO (a robots file cannot be read; see
  *         rs_sites_errmsg); RS_ERR_NOMEM; RS_ERR_USAGE (a malformed origin).

@@ -14,9 +14,9 @@
  *    first '/', '?' or ';' (the rule rs_url_path uses, SPEC 2.3.14), else
  *    after a leading "//", else at the start (scheme taken as http). It ends
  *    at the first '/', '?', '#' or ';'.
- *  - Schemeless input may not carry userinfo or an empty port: `mailto:a@b.c`
- *    and `http:/x` are then malformed instead of becoming http://b.c and
- *    http://http.
+ *  - Input with neither "scheme://" nor a leading "//" may not carry userinfo
+ *    or an empty port: `mailto:a@b.c` and `http:/x` are then malformed
+ *    instead of becoming http://b.c and http://http.
  *  - Host %XX escapes are decoded once (as WHATWG does); a decoded byte must
  *    itself be a valid host byte (or >= 0x80, then IDNA applies).
  *  - One trailing dot is dropped: `example.com.` names the same DNS host as
@@ -352,12 +352,12 @@ static rs_origin_error parse(const char *url, size_t len, char *dst, rs_origin *
     while (p < len && url[p] != '/' && url[p] != '?' && url[p] != ';') p++;
     const char *scheme = "http";
     size_t scheme_len = 4, a = 0;
-    int explicit_scheme = 0;
+    int explicit_authority = 0; /* "scheme://" or "//": userinfo and an empty port are fine */
     if (p >= 1 && p + 1 < len && url[p] == '/' && url[p - 1] == ':' && url[p + 1] == '/') {
         scheme = url;
         scheme_len = p - 1;
         a = p + 2;
-        explicit_scheme = 1;
+        explicit_authority = 1;
         if (scheme_len == 0 || scheme_len > SCHEME_MAX) return RS_ORIGIN_BAD_SCHEME;
         unsigned char c0 = (unsigned char)rs_ascii_lower((unsigned char)scheme[0]);
         if (c0 < 'a' || c0 > 'z') return RS_ORIGIN_BAD_SCHEME;
@@ -368,7 +368,7 @@ static rs_origin_error parse(const char *url, size_t len, char *dst, rs_origin *
             dst[i] = (char)c;
         }
     } else {
-        if (len >= 2 && url[0] == '/' && url[1] == '/') a = 2;
+        if (len >= 2 && url[0] == '/' && url[1] == '/') { a = 2; explicit_authority = 1; }
         memcpy(dst, scheme, scheme_len);
     }
 
@@ -385,7 +385,7 @@ static rs_origin_error parse(const char *url, size_t len, char *dst, rs_origin *
     const char *auth = url + a;
     size_t auth_len = e - a;
     if (at != NULL) {
-        if (!explicit_scheme) return RS_ORIGIN_BAD_HOST;
+        if (!explicit_authority) return RS_ORIGIN_BAD_HOST;
         auth_len -= (size_t)(at + 1 - auth);
         auth = at + 1;
     }
@@ -408,7 +408,7 @@ static rs_origin_error parse(const char *url, size_t len, char *dst, rs_origin *
         const char *ps = auth + host_len + 1;
         const size_t pl = auth_len - host_len - 1;
         if (pl == 0) {
-            if (!explicit_scheme) return RS_ORIGIN_BAD_PORT;
+            if (!explicit_authority) return RS_ORIGIN_BAD_PORT;
         } else {
             for (size_t i = 0; i < pl; i++) {
                 if (ps[i] < '0' || ps[i] > '9') return RS_ORIGIN_BAD_PORT;

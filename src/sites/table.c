@@ -175,6 +175,11 @@ const char *rs_sites_errmsg(const rs_sites *s) { return s ? s->errmsg : "out of 
 
 void rs_sites_set_semantics(rs_sites *s, rs_semantics semantics) { s->semantics = semantics; }
 
+const rs_matcher *rs_sites_constant_matcher(const rs_sites *s, int disallow_all)
+{
+    return disallow_all ? s->deny_all : s->allow_all;
+}
+
 void rs_sites_get_stats(const rs_sites *s, rs_sites_stats *out)
 {
     *out = s->stats;

@@ -135,6 +135,8 @@ Test(origin, schemeless_is_http)
     /* "://" after the first '/' is not a scheme separator. */
     ORIGIN_IS("example.com/http://other.com/", "http://example.com");
     MALFORMED("mailto:someone@example.com", "bad host");
+    ORIGIN_IS("//user@example.com:8080/x", "http://example.com:8080");
+    ORIGIN_IS("//example.com:/x", "http://example.com");
     MALFORMED("http:/x", "bad port");
     MALFORMED("javascript:void(0)", "bad port");
 }

@@ -372,6 +372,8 @@ Test(sites, manifest_status_classes, .fini = remove_tmpdir)
                  lookup(s, "https://dns.example/", "B").matcher);
     cr_expect_neq(lookup(s, "https://down.example/", "A").matcher,
                   lookup(s, "https://gone.example/", "A").matcher);
+    cr_expect_eq(lookup(s, "https://down.example/", "A").matcher, rs_sites_constant_matcher(s, 1));
+    cr_expect_eq(lookup(s, "https://gone.example/", "A").matcher, rs_sites_constant_matcher(s, 0));
     rs_sites_free(s);
 }
 
@@ -699,4 +701,26 @@ Test(sites, allocation_failures, .fini = remove_tmpdir)
         rs_sites_free(s);
     }
     cr_expect(completed, "never got through without a failure");
+}
+
+/* Matchers are cached per semantics: switching gives the other semantics' answers. */
+Test(sites, semantics_switch, .fini = remove_tmpdir)
+{
+    make_tmpdir();
+    write_file("robots.txt", "User-agent: *\nDisallow: html$\n");
+    rs_sites *s = open_one(tmp_path("robots.txt"));
+    /* Google: a pattern not starting with '/' or '*' matches nothing. */
+    cr_expect_eq(verdict(s, "http://a.example/tmpa.html", "G", NULL).disallowed, 0);
+    const rs_matcher *google = lookup(s, "http://a.example/", "G").matcher;
+    rs_sites_set_semantics(s, RS_SEMANTICS_FIRST_MATCH);
+    /* First-match: such a pattern matches anywhere in the path (SPEC 2.5). */
+    cr_expect_eq(verdict(s, "http://a.example/tmpa.html", "G", NULL).disallowed, 1);
+    cr_expect_neq(lookup(s, "http://a.example/", "G").matcher, google);
+    rs_sites_set_semantics(s, RS_SEMANTICS_GOOGLE);
+    cr_expect_eq(lookup(s, "http://a.example/", "G").matcher, google);
+    rs_sites_stats st;
+    rs_sites_get_stats(s, &st);
+    cr_expect_eq(st.bodies_parsed, 1);
+    cr_expect_eq(st.matchers, 2);
+    rs_sites_free(s);
 }
