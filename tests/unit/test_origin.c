@@ -356,3 +356,36 @@ Test(origin, real_url_list)
     cr_log_info("ada-url-kasztp: %zu with origin, %zu malformed", ok, bad);
     cr_expect_gt(ok, 45000);
 }
+
+/* Random URL-ish bytes: never a crash or overflow; every origin is a fixed point. */
+Test(origin, random_inputs_are_safe)
+{
+    static const char alphabet[] = "htpsf:/[]@.%-_0123456789abcdefxnAZ?#;: \t\\~\x80\xc3\xbc\xe4\xef\xbc\x8e";
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    size_t ok = 0;
+    for (int iter = 0; iter < 200000; iter++) {
+        char url[96];
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        const size_t len = (size_t)(x % sizeof url);
+        /* Half the cases start like a URL so that hosts and ports get exercised. */
+        size_t i = 0;
+        if (x & 0x100) { memcpy(url, "http://", 7); i = 7; }
+        for (; i < len; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            url[i] = alphabet[x % (sizeof alphabet - 1)];
+        }
+        char dst[RS_ORIGIN_MAX], dst2[RS_ORIGIN_MAX];
+        rs_origin o, o2;
+        cr_assert_eq(rs_origin_parse(url, len, dst, sizeof dst, &o), RS_OK);
+        if (o.error != RS_ORIGIN_OK) continue;
+        ok++;
+        cr_assert(o.origin.len <= RS_ORIGIN_MAX);
+        cr_assert_eq(rs_origin_parse(o.origin.ptr, o.origin.len, dst2, sizeof dst2, &o2), RS_OK);
+        cr_assert_eq(o2.error, RS_ORIGIN_OK, "%.*s -> %.*s", (int)len, url, (int)o.origin.len, o.origin.ptr);
+        cr_assert(o2.origin.len == o.origin.len && memcmp(o2.origin.ptr, o.origin.ptr, o.origin.len) == 0,
+                  "%.*s -> %.*s -> %.*s", (int)len, url, (int)o.origin.len, o.origin.ptr,
+                  (int)o2.origin.len, o2.origin.ptr);
+    }
+    cr_log_info("random: %zu of 200000 had an origin", ok);
+    cr_expect_gt(ok, 1000);
+}
