@@ -246,7 +246,9 @@ RS_API rs_str rs_url_path(const char *url, size_t url_len, char *scratch, size_t
  *  - scheme lower-cased; a URL without "scheme://" (`example.com/x`,
  *    `//example.com/x`) is taken as http; without a leading "//" it may not
  *    carry userinfo or an empty port (`mailto:a@b.c`, `http:/x` are malformed);
- *  - userinfo (`user:pw@`) dropped;
+ *  - "scheme://" counts only before the first '/', '?' or ';' (as in
+ *    rs_url_path); the authority ends at the first '/', '?', '#' or ';';
+ *  - userinfo (`user:pw@`, up to the last '@') dropped;
  *  - host: %XX escapes decoded once; ASCII lower-cased; a host with a byte
  *    >= 0x80 converted to punycode with libidn2 (UTS#46 non-transitional,
  *    falling back to transitional); one trailing dot removed (`a.com.` =
@@ -255,7 +257,7 @@ RS_API rs_str rs_url_path(const char *url, size_t url_len, char *scratch, size_t
  *  - a host ending in a number is an IPv4 address (WHATWG rules: `0x7f.1` =
  *    `127.0.0.1`), written dotted-decimal; `[v6]` is written in RFC 5952
  *    form (lower-case hex, longest zero run as `::`, no dotted quad);
- *  - port: decimal 1..65535 (leading zeros allowed); http 80, https 443 and
+ *  - port: decimal 1..65535 (leading zeros allowed, 0 malformed); http 80, https 443 and
  *    ftp 21 are elided; an empty port (`http://a.com:/`) is the default.
  * Malformed input is not an error: rs_origin_parse() returns RS_OK and sets
  * rs_origin.error; callers count it.
