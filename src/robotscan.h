@@ -475,6 +475,40 @@ RS_API rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const char *con
 /** Appends raw bytes. */
 RS_API rs_status rs_outbuf_append(rs_outbuf *out, const void *src, size_t size);
 
+/** Appends @s as a JSON string (quotes included; invalid UTF-8 bytes as \\u00XX). */
+RS_API rs_status rs_outbuf_json_string(rs_outbuf *out, const char *s, size_t len);
+
+/*
+ * Tallies: string keys -> a fixed number of uint64 counters each, hashed
+ * with XXH3. Per-thread tallies are merged at the end (and, later, across
+ * shards), so statistics never need locks on the hot path. Entry indexes
+ * are stable: callers may cache one to skip the hash on repeated keys.
+ */
+typedef struct rs_tally rs_tally;
+
+/** @param counters counters per key (1..64). @param out OUT: free with rs_tally_free. */
+RS_API rs_status rs_tally_create(unsigned counters, rs_tally **out);
+RS_API void rs_tally_free(rs_tally *t);
+
+/**
+ * Finds or inserts @key. @param index OUT: the entry's stable index.
+ * @return RS_OK or RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_tally_find(rs_tally *t, const char *key, size_t len, uint32_t *index);
+
+/** The counters of entry @index (valid until the next insertion). */
+RS_API uint64_t *rs_tally_counters(rs_tally *t, uint32_t index);
+RS_API const uint64_t *rs_tally_counters_const(const rs_tally *t, uint32_t index);
+
+/** @return the number of keys. */
+RS_API uint32_t rs_tally_size(const rs_tally *t);
+
+/** The key of entry @index. */
+RS_API rs_str rs_tally_key(const rs_tally *t, uint32_t index);
+
+/** Adds every counter of @src into @dst (same counter count). */
+RS_API rs_status rs_tally_merge(rs_tally *dst, const rs_tally *src);
+
 
 /* ===== Lint (src/lint) ===== */
 
