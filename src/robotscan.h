@@ -462,7 +462,196 @@ RS_API int rs_line_next(rs_lines *it, rs_line *out);
 RS_API rs_status rs_reader_next_line(rs_reader *r, rs_line *out);
 
 
-/* ===== Origins and robots sources (src/sites) ===== */
+/* ===== Origins and robots sources (src/sites) =====
+ *
+ * An origin is what one robots.txt governs: scheme, host and port (SPEC 3).
+ * rs_origin_parse() turns a URL into its canonical origin string
+ * "scheme://host[:port]" so that two URLs share a robots.txt iff their
+ * origin strings are byte-equal. Canonicalisation (decided here, see
+ * src/sites/origin.c for the reasons):
+ *  - a leading UTF-8 BOM and leading/trailing ASCII whitespace and control
+ *    bytes of the line are ignored;
+ *  - scheme lower-cased; a URL without "scheme://" (`example.com/x`,
+ *    `//example.com/x`) is taken as http; without a leading "//" it may not
+ *    carry userinfo or an empty port (`mailto:a@b.c`, `http:/x` are malformed);
+ *  - "scheme://" counts only before the first '/', '?' or ';' (as in
+ *    rs_url_path); the authority ends at the first '/', '?', '#' or ';';
+ *  - userinfo (`user:pw@`, up to the last '@') dropped;
+ *  - host: %XX escapes decoded once; ASCII lower-cased; a host with a byte
+ *    >= 0x80 converted to punycode with libidn2 (UTS#46 non-transitional,
+ *    falling back to transitional); one trailing dot removed (`a.com.` =
+ *    `a.com`); allowed ASCII bytes [a-z0-9-_.]; no empty label, labels <= 63
+ *    and host <= 253 bytes;
+ *  - a host ending in a number is an IPv4 address (WHATWG rules: `0x7f.1` =
+ *    `127.0.0.1`), written dotted-decimal; `[v6]` is written in RFC 5952
+ *    form (lower-case hex, longest zero run as `::`, no dotted quad);
+ *  - port: decimal 1..65535 (leading zeros allowed, 0 malformed); http 80, https 443 and
+ *    ftp 21 are elided; an empty port (`http://a.com:/`) is the default.
+ * Malformed input is not an error: rs_origin_parse() returns RS_OK and sets
+ * rs_origin.error; callers count it.
+ *
+ * Robots sources (`--robots PATH`, first one that knows an origin wins):
+ *  - a regular file not ending in `.tsv`: one robots.txt for every origin;
+ *  - a directory: entries `HOST`, `HOST.txt`, `HOST:PORT`, `HOST:PORT.txt`,
+ *    `HOST_PORT`, `HOST_PORT.txt` (the `_` form is the protego test-data
+ *    convention, e.g. `moodle.org_443.txt`) or `HOST/robots.txt`; HOST is
+ *    normalised like an origin's host (IDN included). `HOST` serves http and
+ *    https on their default ports; `HOST:PORT` serves http and https on
+ *    PORT. Other schemes are not served. Entries whose name is not a valid
+ *    host, dot-files and `*.tsv` are skipped (counted). When two entries name
+ *    the same host and port, the name that sorts first (bytewise) wins.
+ *  - a manifest `*.tsv`: lines `ORIGIN<TAB>STATUS<TAB>FILE` (FILE relative
+ *    to the manifest's directory; optional or `-` unless STATUS is 2xx);
+ *    ORIGIN may be written as an origin or as its robots.txt URL
+ *    (`https://a.com/robots.txt`); STATUS is 200..599 or `error`. Blank lines
+ *    and lines starting with `#` are skipped; CRLF accepted; the first line
+ *    for an origin wins. Any other line fails rs_sites_create() with
+ *    RS_ERR_CORRUPT and an errmsg naming the manifest and line.
+ * Bodies are read lazily (at most RS_ROBOTS_MAX_BODY bytes), parsed once per
+ * file, and compiled once per (file, agent); all of it is cached until
+ * rs_sites_free(), so memory grows with the number of origins and agents,
+ * never with the number of URLs.
+ */
+
+/** Bytes rs_origin_parse() may write: pass a dst of at least this size. */
+#define RS_ORIGIN_MAX 320
+
+typedef enum {
+    RS_ORIGIN_OK = 0,
+    RS_ORIGIN_NO_HOST,      /* empty line, `/just/a/path`, `http:///x` */
+    RS_ORIGIN_BAD_SCHEME,   /* `1ttp://`, a scheme of more than 32 bytes */
+    RS_ORIGIN_BAD_HOST,     /* a byte not allowed in a host, empty label, bad IP literal */
+    RS_ORIGIN_BAD_IDN,      /* libidn2 rejected the non-ASCII host */
+    RS_ORIGIN_BAD_PORT,     /* not 1..65535 */
+    RS_ORIGIN_TOO_LONG      /* host over 253 bytes or a label over 63 */
+} rs_origin_error;
+
+/** @return a static name for an rs_origin_error ("ok", "no host", ...). */
+RS_API const char *rs_origin_error_str(rs_origin_error e);
+
+typedef struct {
+    rs_origin_error error;  /* RS_ORIGIN_OK, or why the URL has no origin */
+    rs_str   origin;        /* canonical "scheme://host[:port]", in dst */
+    rs_str   scheme;        /* lower-case, in dst (a prefix of origin) */
+    rs_str   host;          /* canonical host, IPv6 with brackets, in dst */
+    uint32_t port;          /* effective port (80 for plain http); 0: unknown scheme, none given */
+} rs_origin;
+
+/**
+ * Finds the canonical origin of @url (SPEC 3). Never allocates for an ASCII
+ * host (libidn2 allocates for IDN hosts). Safe from many threads.
+ * @param dst     where the canonical strings are written; @dst_cap >= RS_ORIGIN_MAX.
+ * @param out     OUT: slices into @dst; out->error says whether @url had an origin.
+ * @return RS_OK (also for a malformed URL: see out->error), RS_ERR_USAGE when
+ *         @dst_cap < RS_ORIGIN_MAX, RS_ERR_NOMEM when libidn2 ran out of memory.
+ */
+RS_API rs_status rs_origin_parse(const char *url, size_t len, char *dst, size_t dst_cap,
+                                 rs_origin *out);
+
+/**
+ * Canonicalises a bare host (no scheme, userinfo or port) the way
+ * rs_origin_parse() does; a bracketed IPv6 literal keeps its brackets.
+ * @param out_len OUT: bytes written to @dst (@dst_cap >= RS_ORIGIN_MAX).
+ * @return RS_ORIGIN_OK or why the host is invalid (nothing else is written).
+ */
+RS_API rs_origin_error rs_host_canon(const char *host, size_t len, char *dst, size_t dst_cap,
+                                     size_t *out_len);
+
+/** Why a URL got its verdict (the `reason` output field, SPEC 5). */
+typedef enum {
+    RS_REASON_MATCHED = 0,  /* the rules applied and a rule line decided (verdict.line > 0) */
+    RS_REASON_NO_MATCH,     /* the rules applied, no rule line decided: allowed */
+    RS_REASON_UNAVAILABLE,  /* robots.txt fetch gave 3xx/4xx: allow all */
+    RS_REASON_UNREACHABLE,  /* robots.txt fetch gave 5xx or failed: disallow all */
+    RS_REASON_NO_ROBOTS     /* no source knows the origin: the caller decides (--missing) */
+} rs_reason;
+#define RS_REASON_COUNT 5
+
+/** @return "matched", "no-match", "unavailable", "unreachable" or "no-robots". */
+RS_API const char *rs_reason_str(rs_reason r);
+
+typedef struct rs_sites rs_sites;
+
+/**
+ * Opens robots sources, in priority order (each a file, directory or
+ * `*.tsv` manifest). Directories and manifests are indexed now (names only;
+ * no body is read).
+ * @param out OUT: the handle. It is set even when the call fails (unless
+ *            memory ran out before it existed, then NULL) so that
+ *            rs_sites_errmsg() can say what failed; always rs_sites_free() it.
+ * @return RS_OK; RS_ERR_IO (a path cannot be opened or read); RS_ERR_CORRUPT
+ *         (a malformed manifest line); RS_ERR_USAGE (n == 0); RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_sites_create(const char *const *paths, size_t n, rs_sites **out);
+
+/** Frees the handle and every cached ruleset and matcher. Accepts NULL. */
+RS_API void rs_sites_free(rs_sites *s);
+
+/** @return the detail of the last failure ("" if none); valid until the next call on @s. */
+RS_API const char *rs_sites_errmsg(const rs_sites *s);
+
+/**
+ * Semantics of the matchers returned from now on (default RS_SEMANTICS_GOOGLE;
+ * matchers are cached per semantics). Not concurrently with rs_site_lookup.
+ */
+RS_API void rs_sites_set_semantics(rs_sites *s, rs_semantics semantics);
+
+/**
+ * The shared allow-all (@disallow_all == 0) or disallow-all matcher, the ones
+ * lookups return for unavailable/unreachable origins; handy for --missing.
+ * @return a matcher owned by @s, valid until rs_sites_free().
+ */
+RS_API const rs_matcher *rs_sites_constant_matcher(const rs_sites *s, int disallow_all);
+
+typedef struct {
+    rs_reason reason;           /* RS_REASON_NO_MATCH when rules apply (see rs_site_reason),
+                                   UNAVAILABLE, UNREACHABLE or NO_ROBOTS */
+    const rs_matcher *matcher;  /* the agent's matcher (constant for unavailable/unreachable);
+                                   NULL for no-robots */
+    const rs_ruleset *ruleset;  /* the parsed body (crawl-delay etc.); NULL unless rules apply */
+    const char *robots_path;    /* the file that answered (NUL-terminated); NULL for no-robots
+                                   and for manifest lines without a file */
+    uint32_t http_status;       /* manifest status; 200 for file/directory sources; 0 for
+                                   `error` and no-robots */
+    uint32_t source;            /* index into the paths given to rs_sites_create; 0 for no-robots */
+} rs_site_result;
+
+/**
+ * The matcher for @agent at @origin (from rs_origin_parse; origin->error must
+ * be RS_ORIGIN_OK). The first lookup of an origin resolves it through the
+ * sources; the first lookup of a (robots file, agent) reads, parses and
+ * compiles (under one mutex). Later lookups only hash (XXH3) and compare:
+ * no lock, no allocation, no write to shared memory, so threads do not
+ * contend. Safe to call from many threads at once. Pointers in @out live
+ * until rs_sites_free(). Callers that see runs of URLs of one origin may skip
+ * the call when the origin string equals the previous one.
+ * @param out OUT: filled on RS_OK.
+ * @return RS_OK; RS_ERR_IO (a robots file cannot be read; see
+ *         rs_sites_errmsg); RS_ERR_NOMEM; RS_ERR_USAGE (a malformed origin).
+ */
+RS_API rs_status rs_site_lookup(rs_sites *s, const rs_origin *origin,
+                                const char *agent, size_t agent_len, rs_site_result *out);
+
+/**
+ * The reason to report for a verdict: for rules, RS_REASON_MATCHED when
+ * @v->line > 0, else RS_REASON_NO_MATCH; otherwise @r->reason. @v may be
+ * NULL for no-robots.
+ */
+RS_API rs_reason rs_site_reason(const rs_site_result *r, const rs_verdict *v);
+
+typedef struct {
+    size_t sources;          /* paths given */
+    size_t dir_entries;      /* directory entries indexed (all directories) */
+    size_t dir_skipped;      /* directory entries whose name is not a host (or dot-file, *.tsv) */
+    size_t dir_duplicates;   /* entries shadowed by another name for the same host and port */
+    size_t manifest_lines;   /* manifest lines indexed */
+    size_t origins;          /* distinct origins looked up so far */
+    size_t bodies_parsed;    /* robots files read and parsed so far */
+    size_t matchers;         /* (file, agent) matchers compiled so far */
+} rs_sites_stats;
+
+/** Fills @out with counters (consistent when no lookup runs concurrently). */
+RS_API void rs_sites_get_stats(const rs_sites *s, rs_sites_stats *out);
 
 
 /* ===== Access logs (src/log) ===== */
