@@ -225,6 +225,24 @@ RS_API size_t rs_matcher_rule_count(const rs_matcher *m);
  */
 RS_API rs_str rs_url_path(const char *url, size_t url_len, char *scratch, size_t scratch_cap);
 
+/** Where a URL's parts start, as the matcher reads them (SPEC 2.3.14). */
+typedef struct {
+    size_t authority;      /* after "scheme://" (if before the first '/', '?', ';'), or a leading "//" */
+    size_t authority_end;  /* the first '/', '?', ';' or '#' at or after @authority, or the length */
+    int fragment_first;    /* a '#' comes before any path: the path is "/" */
+} rs_url_parts;
+
+/**
+ * Splits @url once. Two URLs whose bytes agree up to and including
+ * authority_end (or entirely, when it is the length) have the same origin,
+ * which lets bulk callers skip repeated origin work.
+ */
+RS_API rs_url_parts rs_url_split(const char *url, size_t url_len);
+
+/** rs_url_path for a URL already split by rs_url_split (same contract). */
+RS_API rs_str rs_url_path_of(const char *url, size_t url_len, const rs_url_parts *parts,
+                             char *scratch, size_t scratch_cap);
+
 /**
  * Percent-encodes bytes >= 0x80 and upper-cases %xx escapes of a path, as
  * patterns are (--encode-urls). Same contract as rs_canonicalize.

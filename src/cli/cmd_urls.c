@@ -74,6 +74,8 @@ typedef struct {
 /* What a worker keeps between blocks: caches and scratch, never shared. */
 typedef struct {
     char origin_buf[RS_ORIGIN_MAX];
+    char last_key[RS_ORIGIN_MAX];  /* raw "scheme://authority/" bytes of the last URL */
+    size_t last_key_len;           /* 0 = none */
     char last_origin[RS_ORIGIN_MAX];
     size_t last_origin_len;   /* 0 = no cached origin */
     rs_site_result last_site;
@@ -116,6 +118,9 @@ static int is_skippable(const char *p, size_t n)
     return i == n || p[i] == '#';
 }
 
+static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *res,
+                        const char *url, size_t len, const rs_url_parts *parts);
+
 /* Formats "allow: /x" / "disallow: /x" for rule @rule of @m into w->rule_text. */
 static rs_str rule_string(worker_state *w, const rs_matcher *m, int32_t rule)
 {
@@ -135,6 +140,12 @@ static rs_str rule_string(worker_state *w, const rs_matcher *m, int32_t rule)
 static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *res,
                          const char *url, size_t len, uint64_t line_no)
 {
+    /* URLs agreeing up to the end of the authority have one origin: a run of
+     * URLs of one site is parsed and looked up once. */
+    const rs_url_parts parts = rs_url_split(url, len);
+    const size_t key = parts.authority_end < len ? parts.authority_end + 1 : len;
+    if (key == w->last_key_len && memcmp(url, w->last_key, key) == 0)
+        return decide(job, w, res, url, len, &parts);
     rs_origin origin;
     CLI_TRY(rs_origin_parse(url, len, w->origin_buf, sizeof w->origin_buf, &origin));
     if (origin.error != RS_ORIGIN_OK) {
@@ -160,6 +171,15 @@ static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *
             CLI_TRY(rs_tally_find(res->origins, origin.origin.ptr, origin.origin.len,
                                      &w->last_origin_tally));
     }
+    w->last_key_len = key <= sizeof w->last_key ? key : 0;
+    memcpy(w->last_key, url, w->last_key_len);
+    return decide(job, w, res, url, len, &parts);
+}
+
+/* The verdict for a URL whose site is w->last_site, counted and formatted. */
+static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *res,
+                        const char *url, size_t len, const rs_url_parts *parts)
+{
     const rs_site_result *site = &w->last_site;
 
     rs_verdict v = { 0, 0, -1 };
@@ -171,7 +191,7 @@ static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *
         v.disallowed = job->missing == 1;
     } else {
         if (scratch_grow(w, 4 * len + 8) != 0) return RS_ERR_NOMEM;
-        rs_str path = rs_url_path(url, len, w->scratch, w->scratch_cap);
+        rs_str path = rs_url_path_of(url, len, parts, w->scratch, w->scratch_cap);
         if (job->opts->encode_urls) {
             char *enc = w->scratch + len + 2;
             path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
