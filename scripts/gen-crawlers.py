@@ -20,8 +20,8 @@ How a token is chosen (the same word rules as rs_bot_identify() in src/log/bots.
     contains the start of the entry's regex match is taken (it may contain a
     `.` inside, like archive.org_bot, unless the part after the last `.` looks
     like a file or domain suffix: bingbot.htm, yandex.com). A version suffix
-    (`-1.20-SNAPSHOT`, `_2.6.3`) is cut if the cut token still ends a word in
-    that instance; words inside URLs (after `/`, `.`) are not word starts and
+    (`-1.20-SNAPSHOT`, `_2.6.3`) is cut (the identifier finds a token followed
+    by `-` or `_` when no whole-word token matches); words inside URLs (after `/`, `.`) are not word starts and
     are never taken. The casing kept is the most frequent among instances.
     Entries without instances contribute their pattern when it is a plain
     word containing bot/crawler/spider.
@@ -69,7 +69,7 @@ GENERIC = sorted({
     'let', 'library', 'make', 'optimizer', 'readable', 'uptime', 'screaming', 'sonic',
     'expanse', 'spectate', 'synapse', 'valve', 'verity', 'vigil', 'odin', 'rigor', 'notion',
     'trae', 'tumblr', 'viber', 'stripe', 'potions', 'golfe', 'determ', 'minoru', 'magellan',
-    'mobile safari', 'monitor', 'checker', 'scanner', 'proxy', 'reader', 'parser', 'preview',
+    'mobile safari', 'monitor', 'ssl', 'tls', 'checker', 'scanner', 'proxy', 'reader', 'parser', 'preview',
 })
 
 # Crawler families: a crawler without a robots.txt group of its own follows
@@ -141,19 +141,21 @@ MULTI = re.compile(r'[A-Za-z][A-Za-z0-9_.-]*( [A-Za-z0-9][A-Za-z0-9_.-]*){1,3}')
 
 def token_from_instance(ua, pos, end):
     # A pattern of two to four words (`Dead Link Checker`) is the product name.
-    text = ua[pos:end].rstrip(' /;(),\\')
+    text = re.match(r'[A-Za-z0-9_. -]*', ua[pos:end]).group().rstrip(' .')
     if ' ' in text and MULTI.fullmatch(text) and ends_word(ua, pos, pos + len(text)):
         return text
     s, e = word_at(ua, pos)
-    if s == e or (s > 0 and LEFT_BAD.match(ua[s - 1])):
-        return None
+    if s == e or (s > 0 and LEFT_BAD.match(ua[s - 1])) or '.' in ua[s:pos] or ua[e:e + 1] == '@':
+        return None  # inside a URL, a host name or an e-mail address
     tok = ua[s:e]
     if '.' in tok and SUFFIX_TLD.match(tok.rsplit('.', 1)[1]):
         return None  # a file name or a domain, not a product
     m = VERSION.match(tok)
-    if m and ends_word(ua, s, s + len(m.group(1))):
+    if m and re.search(r'[A-Za-z]{3,}', re.sub(r'(?i)snapshot|beta|alpha|dev', '', tok[len(m.group(1)):])):
+        m = None   # `zebra-v2-bot`: what follows the digits is a word, not a version
+    if m and (ends_word(ua, s, s + len(m.group(1))) or ua[s + len(m.group(1))] in '-_'):
         tok = m.group(1)
-    if not ends_word(ua, s, s + len(tok)):
+    if not ends_word(ua, s, s + len(tok)) and ua[s + len(tok)] not in '-_':
         return None
     return tok
 
@@ -176,13 +178,14 @@ def main():
         instances.extend(insts)
         found = False
         for ua in insts:
-            m = re.search(pat, ua)
-            if not m:
-                continue
-            tok = token_from_instance(ua, m.start(), m.end())
-            if tok and plausible(tok):
-                add(tok, 'monperrus')
-                found = True
+            # The first occurrence that is a product token (not an e-mail or
+            # URL), trying the pattern as written, then ignoring case.
+            for m in list(re.finditer(pat, ua)) + list(re.finditer(pat, ua, re.I)):
+                tok = token_from_instance(ua, m.start(), m.end())
+                if tok and plausible(tok):
+                    add(tok, 'monperrus')
+                    found = True
+                    break
         if not found and not insts:
             lit = re.sub(r'\\(.)', r'\1', pat)
             if re.fullmatch(r'[A-Za-z][A-Za-z0-9_-]+', lit) and re.search(r'(?i)bot|crawler|spider', lit) \
