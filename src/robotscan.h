@@ -302,7 +302,8 @@ RS_API const char *rs_logline_status_str(rs_logline_status st);
  * One parsed line. Every slice borrows from the line passed to
  * rs_logline_parse() and is valid as long as that buffer. Nothing is
  * unescaped: a quoted field keeps its `\"` and `\xNN` as written. A field
- * written as `-` (and a field the format lacks) is an empty slice.
+ * written as `-` (and a field the format lacks) is an empty slice; empty
+ * slices still point into the line (never NULL unless the line is).
  */
 typedef struct {
     rs_str   client;      /* $remote_addr: IPv4, IPv6 or host name */

@@ -478,16 +478,21 @@ static rs_logline_status store(rs_logrec *r, enum field f, rs_str v)
     return RS_LOGLINE_OK;
 }
 
-static void clear(rs_logrec *r)
+/* Every slice empty but pointing into the line, so callers may memcmp/memcpy
+ * any of them without a NULL check. */
+static void clear(rs_logrec *r, const char *line)
 {
     memset(r, 0, sizeof *r);
+    const rs_str none = {line, 0};
+    r->client = r->user = r->host = r->port = r->time = r->request = none;
+    r->method = r->target = r->protocol = r->referer = r->user_agent = none;
     r->bytes = -1;
 }
 
 rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, size_t len,
                                    rs_logrec *out)
 {
-    clear(out);
+    clear(out, line);
     if (len > 0 && line[len - 1] == '\r') len--;
     {
         size_t k = 0;
@@ -519,7 +524,11 @@ rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, si
             const char *p = start;
             fend = NULL;
             while (p < end) {
-                if (*p == '\\') { p += 2; continue; }
+                if (*p == '\\') {            /* skip the escaped byte */
+                    if (end - p < 2) break;
+                    p += 2;
+                    continue;
+                }
                 if (*p == '"') {
                     size_t after = (size_t)(p + 1 - line);
                     if (match_literal(rest, rest_len, line, len, &after) &&
@@ -563,7 +572,7 @@ rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, si
         out->flags |= RS_LOGREC_BAD_REQUEST;
     return RS_LOGLINE_OK;
 fail:
-    clear(out);
+    clear(out, line);
     out->error_offset = pos;
     return st;
 }

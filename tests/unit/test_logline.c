@@ -308,6 +308,9 @@ Test(logline, malformed_lines)
                  RS_LOGLINE_BAD_TIME);
     cr_assert_eq(parse(f, "1.2.3.4 - - [17/May/2015:10:05:03] \"GET / HTTP/1.1\" 200 1 \"-\" \"ua\"", &r),
                  RS_LOGLINE_BAD_TIME);
+    /* A line ending inside a quoted field right after a backslash. */
+    cr_assert_eq(parse(f, "1.2.3.4 - - [17/May/2015:10:05:03 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"ua\\", &r),
+                 RS_LOGLINE_NOT_FIELD_END);
     /* Text glued to the last quote is not an extra field. */
     cr_assert_neq(parse(f, "1.2.3.4 - - [17/May/2015:10:05:03 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"ua\"x", &r),
                   RS_LOGLINE_OK);
