@@ -10,17 +10,19 @@
  * Does not: verify that a hit really comes from the crawler it claims to be
  * (reverse DNS, IP ranges), parse log lines (logline.c), or match rules.
  *
- * Index: tokens are bucketed by a hash of their first two bytes, lower-cased;
- * each bucket lists its tokens longest first. Identification visits each
- * word start of the UA once, looks up the bucket of the two bytes there and
- * compares the tokens of that bucket (a handful) case-insensitively; the
- * first token that also ends a word there is the longest at that position.
+ * Index: tokens of 4 or more bytes are bucketed by a hash of their first
+ * four bytes, lower-cased, shorter ones by their first two; each bucket lists
+ * its tokens longest first. Identification visits each word start of the UA
+ * once, looks up the two buckets of the bytes there and compares their tokens
+ * (rarely more than a few) case-insensitively; the first token that also ends
+ * a word there is the longest at that position.
  * No allocation per call.
  */
 #include "common/common.h"
 #include "log/bots.h"
 
-#define NBUCKETS 1024u
+#define NBUCKETS 4096u      /* tokens of 4+ bytes, keyed by their first 4 */
+#define NSHORT   256u       /* tokens of 2-3 bytes, keyed by their first 2 */
 #define MAX_FAMILY_DEPTH 8
 
 typedef struct {
@@ -34,15 +36,30 @@ struct rs_botid {
     entry    *e;
     size_t    n;
     int32_t  *group;      /* per entry: the entry whose group applies */
-    uint32_t *bucket;     /* NBUCKETS + 1 offsets into ids */
+    uint32_t *bucket;     /* NBUCKETS + NSHORT + 1 offsets into ids */
     uint32_t *ids;        /* entry indexes, bucket by bucket, longest first */
     char     *strings;    /* copies of candidate tokens */
 };
 
-static inline unsigned bucket_of(unsigned char c0, unsigned char c1)
+/* Bucket of a token or UA position @s with @len bytes available (>= 2):
+ * long tokens hash their first 4 bytes, short ones their first 2. */
+static inline unsigned bucket_long(const unsigned char *s)
 {
-    const uint32_t k = ((uint32_t)rs_ascii_lower(c0) << 8) | (uint32_t)rs_ascii_lower(c1);
-    return (k * 2654435761u) >> 22;   /* top 10 bits: NBUCKETS == 1024 */
+    const uint32_t k = (uint32_t)rs_ascii_lower(s[0]) << 24 | (uint32_t)rs_ascii_lower(s[1]) << 16 |
+                       (uint32_t)rs_ascii_lower(s[2]) << 8 | (uint32_t)rs_ascii_lower(s[3]);
+    return (k * 2654435761u) >> 20;   /* top 12 bits: NBUCKETS == 4096 */
+}
+
+static inline unsigned bucket_short(const unsigned char *s)
+{
+    const uint32_t k = (uint32_t)rs_ascii_lower(s[0]) << 8 | (uint32_t)rs_ascii_lower(s[1]);
+    return NBUCKETS + ((k * 2654435761u) >> 24);   /* NSHORT == 256 */
+}
+
+static unsigned bucket_of_token(const entry *e)
+{
+    const unsigned char *t = (const unsigned char *)e->tok;
+    return e->len >= 4 ? bucket_long(t) : bucket_short(t);
 }
 
 /* Bytes that continue a word on the right: a token followed by one of them
@@ -126,7 +143,7 @@ rs_status rs_botid_create(const rs_str *candidates, size_t n, rs_botid **out)
     for (size_t i = 0; i < n; i++) strbytes += candidates[i].len;
     b->e = rs_calloc(total, sizeof *b->e);
     b->group = rs_calloc(total, sizeof *b->group);
-    b->bucket = rs_calloc(NBUCKETS + 1, sizeof *b->bucket);
+    b->bucket = rs_calloc(NBUCKETS + NSHORT + 1, sizeof *b->bucket);
     b->ids = rs_calloc(total, sizeof *b->ids);
     b->strings = rs_malloc(strbytes);
     if (!b->e || !b->group || !b->bucket || !b->ids || !b->strings) { st = RS_ERR_NOMEM; goto out; }
@@ -176,20 +193,20 @@ rs_status rs_botid_create(const rs_str *candidates, size_t n, rs_botid **out)
     /* Buckets (counting sort), each ordered longest first. */
     for (size_t i = 0; i < m; i++) {
         if (b->e[i].len < 2) continue;
-        b->bucket[bucket_of((unsigned char)b->e[i].tok[0], (unsigned char)b->e[i].tok[1]) + 1]++;
+        b->bucket[bucket_of_token(&b->e[i]) + 1]++;
     }
-    for (unsigned k = 0; k < NBUCKETS; k++) b->bucket[k + 1] += b->bucket[k];
+    for (unsigned k = 0; k < NBUCKETS + NSHORT; k++) b->bucket[k + 1] += b->bucket[k];
     {
-        uint32_t *fill = rs_calloc(NBUCKETS, sizeof *fill);
+        uint32_t *fill = rs_calloc(NBUCKETS + NSHORT, sizeof *fill);
         if (fill == NULL) { st = RS_ERR_NOMEM; goto out; }
         for (size_t i = 0; i < m; i++) {
             if (b->e[i].len < 2) continue;
-            const unsigned k = bucket_of((unsigned char)b->e[i].tok[0], (unsigned char)b->e[i].tok[1]);
+            const unsigned k = bucket_of_token(&b->e[i]);
             b->ids[b->bucket[k] + fill[k]++] = (uint32_t)i;
         }
         rs_free(fill);
     }
-    for (unsigned k = 0; k < NBUCKETS; k++)
+    for (unsigned k = 0; k < NBUCKETS + NSHORT; k++)
         sort_bucket(b->ids + b->bucket[k], b->bucket[k + 1] - b->bucket[k], b->e);
 out:
     if (st != RS_OK) {
@@ -220,6 +237,28 @@ static inline int prefix_ieq(const char *s, const char *tok, size_t len)
     return 1;
 }
 
+/* Scans one bucket at UA position @i for tokens longer than *exact_len. */
+static inline void scan_bucket(const rs_botid *b, unsigned k, const unsigned char *u, size_t ua_len, size_t i,
+                               int64_t *exact, uint32_t *exact_len, int64_t *pre, uint32_t *pre_len)
+{
+    const size_t left = ua_len - i;
+    for (uint32_t j = b->bucket[k]; j < b->bucket[k + 1]; j++) {
+        const entry *e = &b->e[b->ids[j]];
+        if (e->len <= *exact_len) break;              /* longest first: nothing better here */
+        if (e->len > left || !prefix_ieq((const char *)u + i, e->tok, e->len)) continue;
+        const size_t after = i + e->len;
+        if (after == ua_len || !is_word(u[after])) {
+            *exact = b->ids[j];
+            *exact_len = e->len;
+            return;
+        }
+        if ((u[after] == '-' || u[after] == '_') && e->len > *pre_len) {
+            *pre = b->ids[j];
+            *pre_len = e->len;
+        }
+    }
+}
+
 int rs_bot_identify(const rs_botid *b, const char *ua, size_t ua_len, rs_bot *bot)
 {
     int64_t exact = -1, pre = -1;
@@ -227,23 +266,10 @@ int rs_bot_identify(const rs_botid *b, const char *ua, size_t ua_len, rs_bot *bo
     const unsigned char *u = (const unsigned char *)ua;
     for (size_t i = 0; i + 1 < ua_len; i++) {
         if (i > 0 && blocks_start(u[i - 1])) continue;
-        const unsigned k = bucket_of(u[i], u[i + 1]);
-        const size_t left = ua_len - i;
-        for (uint32_t j = b->bucket[k]; j < b->bucket[k + 1]; j++) {
-            const entry *e = &b->e[b->ids[j]];
-            if (e->len <= exact_len) break;           /* longest first: nothing better here */
-            if (e->len > left || !prefix_ieq(ua + i, e->tok, e->len)) continue;
-            const size_t after = i + e->len;
-            if (after == ua_len || !is_word(u[after])) {
-                exact = b->ids[j];
-                exact_len = e->len;
-                break;
-            }
-            if ((u[after] == '-' || u[after] == '_') && e->len > pre_len) {
-                pre = b->ids[j];
-                pre_len = e->len;
-            }
-        }
+        /* Long tokens first: each is longer than any short one. */
+        if (i + 3 < ua_len)
+            scan_bucket(b, bucket_long(u + i), u, ua_len, i, &exact, &exact_len, &pre, &pre_len);
+        scan_bucket(b, bucket_short(u + i), u, ua_len, i, &exact, &exact_len, &pre, &pre_len);
     }
     const int64_t found = exact >= 0 ? exact : pre;
     if (found < 0) return 0;
