@@ -85,7 +85,10 @@ test-scalar: ## run every test with the scalar kernels forced
 	RS_SIMD=scalar $(MAKE) test
 
 demo: $(BIN) ## check the sample URLs in data/ against the sample robots.txt
-	./$(BIN) check --robots data/example-robots.txt --agent Googlebot --format text < data/example-urls.txt || true
+	@echo "== robotscan check --agent Googlebot (data/example-robots.txt, data/example-urls.txt)"
+	@./$(BIN) check --robots data/example-robots.txt --agent Googlebot --format text < data/example-urls.txt || true
+	@echo; echo "== the same URLs for GPTBot, as TSV"
+	@./$(BIN) check --robots data/example-robots.txt --agent GPTBot --format tsv < data/example-urls.txt | head -5 || true
 
 install: all ## install robotscan, the library and its header under $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

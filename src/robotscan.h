@@ -415,7 +415,51 @@ typedef struct {
 RS_API const rs_crawler_info *rs_crawler_table(size_t *n);
 
 
-/* ===== Reports and writers (src/report) ===== */
+/* ===== Reports and writers (src/report) =====
+ *
+ * Record formatting shared by every command. Formatting appends to a caller
+ * buffer so worker threads can render rows and a writer can emit them in
+ * input order.
+ */
+
+typedef enum { RS_FORMAT_TEXT = 0, RS_FORMAT_TSV, RS_FORMAT_CSV, RS_FORMAT_JSONL } rs_format;
+
+/** Parses "text", "tsv", "csv", "jsonl". @return 0 on success, -1 for an unknown name. */
+RS_API int rs_format_parse(const char *name, rs_format *out);
+
+/** One field of a record: a string, or a number when is_number is set. */
+typedef struct {
+    rs_str   str;
+    uint64_t number;
+    int      is_number;
+} rs_field;
+
+/** An append-only output buffer (grows with rs_realloc; free with rs_outbuf_free). */
+typedef struct {
+    char  *ptr;
+    size_t len;
+    size_t cap;
+} rs_outbuf;
+
+RS_API void rs_outbuf_free(rs_outbuf *b);
+
+/**
+ * Appends a header row (TSV: names joined by tabs; CSV: quoted as needed;
+ * JSONL and TEXT: nothing).
+ */
+RS_API rs_status rs_format_header(rs_outbuf *out, rs_format fmt, const char *const *names, size_t n);
+
+/**
+ * Appends one record. TSV escapes backslash, tab, CR and LF as \\ \t \r \n;
+ * CSV follows RFC 4180; JSONL writes {"name":value,...} with strings escaped
+ * (bytes that are not valid UTF-8 become \u00XX). TEXT joins fields with two
+ * spaces (commands usually render text themselves).
+ */
+RS_API rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const char *const *names,
+                                  const rs_field *fields, size_t n);
+
+/** Appends raw bytes. */
+RS_API rs_status rs_outbuf_append(rs_outbuf *out, const void *src, size_t size);
 
 
 /* ===== Lint (src/lint) ===== */

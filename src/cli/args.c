@@ -1,0 +1,220 @@
+/*
+ * args.c - command-line parsing into struct cli_opts, and the messages for
+ * bad usage. Parsing only validates; nothing runs here.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int cli_usage_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "robotscan %s: ", command);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'robotscan %s --help'.\n", command);
+    return 2;
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("robotscan: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("robotscan: warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static int accepts(const char *const *accepted, const char *name)
+{
+    for (; *accepted; accepted++)
+        if (strcmp(*accepted, name) == 0) return 1;
+    return 0;
+}
+
+static int takes_value(const char *name)
+{
+    static const char *const VALUED[] = {
+        "--robots", "--agent", "--format", "--semantics", "--missing", "--only", "--stats",
+        "-j", "--jobs", "--host", "--scheme", "--log-format", NULL,
+    };
+    return accepts(VALUED, name);
+}
+
+static int add_to_list(const char *command, const char **list, int *n, const char *v, const char *name)
+{
+    if (*n >= CLI_MAX_LIST) return cli_usage_error(command, "too many %s options (at most %d)", name, CLI_MAX_LIST);
+    list[(*n)++] = v;
+    return 0;
+}
+
+static int set_option(struct cli_opts *o, const char *name, const char *v)
+{
+    const char *c = o->command;
+    if (!strcmp(name, "--robots")) return add_to_list(c, o->robots, &o->n_robots, v, name);
+    if (!strcmp(name, "--agent")) return add_to_list(c, o->agents, &o->n_agents, v, name);
+    if (!strcmp(name, "--format")) {
+        if (rs_format_parse(v, &o->format) != 0)
+            return cli_usage_error(c, "unknown --format '%s' (text, tsv, csv or jsonl)", v);
+        o->format_given = 1;
+        return 0;
+    }
+    if (!strcmp(name, "--semantics")) {
+        if (!strcmp(v, "google")) o->semantics = RS_SEMANTICS_GOOGLE;
+        else if (!strcmp(v, "first-match")) o->semantics = RS_SEMANTICS_FIRST_MATCH;
+        else return cli_usage_error(c, "unknown --semantics '%s' (google or first-match)", v);
+        return 0;
+    }
+    if (!strcmp(name, "--missing")) {
+        if (strcmp(v, "allow") && strcmp(v, "disallow") && strcmp(v, "skip"))
+            return cli_usage_error(c, "--missing takes allow, disallow or skip, not '%s'", v);
+        o->missing = v;
+        return 0;
+    }
+    if (!strcmp(name, "--only")) { o->only = v; return 0; }
+    if (!strcmp(name, "--stats")) { o->stats_path = v; return 0; }
+    if (!strcmp(name, "--host")) { o->host = v; return 0; }
+    if (!strcmp(name, "--scheme")) { o->scheme = v; return 0; }
+    if (!strcmp(name, "--log-format")) { o->log_format = v; return 0; }
+    if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
+        char *end;
+        errno = 0;
+        const long n = strtol(v, &end, 10);
+        if (errno || *end || n < 1 || n > 256)
+            return cli_usage_error(c, "%s takes a number of threads from 1 to 256, not '%s'", name, v);
+        o->jobs = (int)n;
+        return 0;
+    }
+    if (!strcmp(name, "--help")) { o->help = 1; return 0; }
+    if (!strcmp(name, "--encode-urls")) { o->encode_urls = 1; return 0; }
+    if (!strcmp(name, "--quiet")) { o->quiet = 1; return 0; }
+    if (!strcmp(name, "--verbose")) { o->verbose = 1; return 0; }
+    if (!strcmp(name, "--progress")) { o->progress = 1; return 0; }
+    if (!strcmp(name, "--no-progress")) { o->progress = 0; return 0; }
+    if (!strcmp(name, "--fail-on-disallowed") || !strcmp(name, "--fail-on-violation")) {
+        o->fail_on = 1;
+        return 0;
+    }
+    return cli_usage_error(c, "unhandled option %s", name);
+}
+
+int cli_parse(const char *command, const char *const *accepted, int argc, char **argv,
+              struct cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->command = command;
+    o->format = isatty(STDOUT_FILENO) ? RS_FORMAT_TEXT : RS_FORMAT_TSV;
+    o->progress = -1;
+    o->jobs = 1;
+    o->missing = "allow";
+    o->args = calloc((size_t)argc + 1, sizeof(char *));
+    if (o->args == NULL) { cli_error("out of memory"); return 2; }
+    int only_positional = 0;
+    for (int i = 0; i < argc; i++) {
+        char *a = argv[i];
+        if (only_positional || a[0] != '-' || a[1] == '\0') {
+            o->args[o->n_args++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) { only_positional = 1; continue; }
+        char name[64];
+        const char *value = NULL;
+        const char *eq = strchr(a, '=');
+        const size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
+        if (nlen >= sizeof name) return cli_usage_error(command, "unknown option %.40s...", a);
+        memcpy(name, a, nlen);
+        name[nlen] = '\0';
+        if (!accepts(accepted, name)) return cli_usage_error(command, "unknown option %s", name);
+        if (takes_value(name)) {
+            if (eq) value = eq + 1;
+            else if (i + 1 < argc) value = argv[++i];
+            else return cli_usage_error(command, "%s needs a value", name);
+        } else if (eq) {
+            return cli_usage_error(command, "%s takes no value", name);
+        }
+        const int rc = set_option(o, name, value);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+int cli_read_file(const char *path, size_t max, char **data, size_t *size, int *truncated)
+{
+    *data = NULL;
+    *size = 0;
+    if (truncated) *truncated = 0;
+    const int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        cli_error("cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("cannot read '%s': is a directory", path);
+        close(fd);
+        return -1;
+    }
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (buf == NULL) { cli_error("out of memory reading '%s'", path); close(fd); return -1; }
+        if (len == max + 1) break;
+        if (len == cap) {
+            cap *= 2;
+            char *nb = realloc(buf, cap);
+            if (nb == NULL) { free(buf); buf = NULL; continue; }
+            buf = nb;
+        }
+        size_t want = cap - len;
+        if (want > max + 1 - len) want = max + 1 - len;
+        const ssize_t n = read(fd, buf + len, want);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            cli_error("cannot read '%s': %s", path, strerror(errno));
+            free(buf);
+            close(fd);
+            return -1;
+        }
+        if (n == 0) break;
+        len += (size_t)n;
+    }
+    close(fd);
+    if (len > max) {
+        len = max;
+        if (truncated) *truncated = 1;
+    }
+    *data = buf;
+    *size = len;
+    return 0;
+}
+
+void cli_check_agent(const char *agent)
+{
+    const size_t len = strlen(agent);
+    const size_t tok = rs_agent_token(agent, len);
+    if (tok == len && len > 0) return;
+    if (tok > 0)
+        cli_warn("--agent '%s' is not a product token: no group can name it, so only '*' groups "
+                 "apply; did you mean '%.*s'?", agent, (int)tok, agent);
+    else
+        cli_warn("--agent '%s' is not a product token ([A-Za-z_-]+): no group can name it, so "
+                 "only '*' groups apply", agent);
+}

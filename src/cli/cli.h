@@ -1,0 +1,67 @@
+/*
+ * cli.h - what the subcommands share: the parsed options, usage errors,
+ * reading small files, and buffered stdout with error checking.
+ * Only src/cli has main(), exit() and process-wide state.
+ */
+#ifndef RS_CLI_H
+#define RS_CLI_H
+
+#include "robotscan.h"
+
+#define CLI_MAX_LIST 64
+
+/* Options of every command; args.c fills and validates, nothing runs meanwhile. */
+struct cli_opts {
+    const char *command;                /* "check", "urls", ... */
+    const char *robots[CLI_MAX_LIST];   /* --robots, repeatable */
+    int         n_robots;
+    const char *agents[CLI_MAX_LIST];   /* --agent (repeatable for logs) */
+    int         n_agents;
+    rs_format   format;                 /* --format (default: text on a tty, else tsv) */
+    int         format_given;
+    int         encode_urls;            /* --encode-urls */
+    rs_semantics semantics;             /* --semantics google|first-match */
+    const char *missing;                /* --missing allow|disallow|skip */
+    const char *only;                   /* --only ... */
+    const char *stats_path;             /* --stats FILE.json */
+    int         quiet;                  /* --quiet */
+    int         verbose;                /* --verbose */
+    int         progress;               /* --progress / --no-progress: 1 / 0; -1 = auto */
+    int         jobs;                   /* -j N */
+    int         fail_on;                /* --fail-on-disallowed / --fail-on-violation */
+    const char *host;                   /* --host */
+    const char *scheme;                 /* --scheme */
+    const char *log_format;             /* --log-format */
+    int         help;                   /* --help */
+    char      **args;                   /* positional arguments */
+    int         n_args;
+};
+
+/* Which options a command accepts: a NULL-terminated list of long names. */
+int cli_parse(const char *command, const char *const *accepted, int argc, char **argv,
+              struct cli_opts *opts);
+
+/* Prints "robotscan CMD: message" and a hint to stderr; returns 2 (exit code). */
+int cli_usage_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Prints "robotscan: message" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Reads at most @max bytes of a file (the rest is left unread; *truncated set).
+ * On failure prints a message naming the file and returns -1. */
+int cli_read_file(const char *path, size_t max, char **data, size_t *size, int *truncated);
+
+/* Warns when --agent is not a pure product token (SPEC 2.2.12). */
+void cli_check_agent(const char *agent);
+
+/* Buffered stdout. cli_out_flush writes when the buffer holds >= @threshold bytes.
+ * @return 0, or -1 after printing an error (exit 2). */
+rs_outbuf *cli_out(void);
+int cli_out_flush(size_t threshold);
+/* Final flush and close of stdout; @return 0 or -1 after an error message. */
+int cli_out_finish(void);
+
+int cmd_check(int argc, char **argv);
+
+#endif /* RS_CLI_H */

@@ -1,0 +1,46 @@
+/*
+ * main.c - the robotscan command: dispatch to a subcommand.
+ */
+#include "cli/cli.h"
+
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command COMMANDS[] = {
+    { "check", cmd_check, "one robots.txt, one agent, URLs -> a verdict per URL" },
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "robotscan %s - may this crawler fetch this URL? (RFC 9309, as Google's parser)\n\n"
+               "Usage: robotscan COMMAND [OPTIONS] [ARGS]\n\nCommands:\n", rs_version_string());
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        fprintf(f, "  %-8s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+    fprintf(f, "\nRun 'robotscan COMMAND --help' for a command's options.\n"
+               "Exit status: 0 ok, 1 findings (check: a URL is disallowed), 2 usage or I/O error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("robotscan %s\n", rs_version_string());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (!strcmp(argv[1], COMMANDS[i].name)) return COMMANDS[i].run(argc - 2, argv + 2);
+    fprintf(stderr, "robotscan: unknown command '%s'\nTry 'robotscan --help'.\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,527 @@
+/*
+ * matcher.c - the rules that apply to one agent, compiled for many paths.
+ *
+ * Algorithm (SPEC 2.3-2.4). Every pattern is split at its first '*' into a
+ * literal prefix and a wildcard tail; a final '$' is an end anchor. The
+ * literal prefixes go into a radix trie. Matching a path walks the trie once,
+ * comparing whole edge labels with memcmp; at each node reached, the rules
+ * whose prefix ends there are candidates:
+ *   - plain literal  ("/a/b"):   matches, priority = depth
+ *   - anchored literal ("/a$"):  matches iff the path ends here
+ *   - wildcard ("/a*b*c$"):      the tail is checked from here, greedily: each
+ *     '*'-separated segment at its leftmost occurrence (memmem), the last one
+ *     at the very end when anchored. Greedy leftmost is exact for '*'-only
+ *     globs, and costs O(path * pattern) at worst: no backtracking.
+ * A candidate is only checked when it could beat the best rule of its type so
+ * far (higher priority, or equal priority and an earlier line).
+ *
+ * The result equals the reference's: best allow and best disallow by
+ * (priority desc, line asc); disallowed iff disallow > allow and > 0.
+ *
+ * Not here: parsing (robots/), group selection (rules/), URLs (url/).
+ */
+#include "rules/ruleset.h"
+
+/* ===== Compiled layout ===== */
+
+typedef struct {
+    uint32_t line;
+    int32_t  rule;             /* index in the rule table, -1 = empty slot */
+} lit_slot;
+
+enum { SLOT_ALLOW = 0, SLOT_DISALLOW = 1, SLOT_ANCH_ALLOW = 2, SLOT_ANCH_DISALLOW = 3 };
+
+typedef struct {
+    uint32_t label_off;        /* edge label into text (bytes after the parent's depth) */
+    uint32_t label_len;
+    uint32_t child_first;      /* index into child_byte/child_node */
+    uint32_t n_children;
+    uint32_t wild_first;       /* index into wild[] */
+    uint32_t n_wild;
+    lit_slot lit[4];           /* first line of each literal kind ending here */
+} trie_node;
+
+typedef struct {
+    uint32_t prio;             /* canonical pattern length */
+    uint32_t line;
+    int32_t  rule;
+    uint8_t  type;             /* RS_RULE_ALLOW / RS_RULE_DISALLOW */
+    uint8_t  anchored;
+    uint32_t tail_off;         /* pattern after its first '*', anchor removed */
+    uint32_t tail_len;
+} wild_rule;
+
+typedef struct {
+    rs_rule_type type;
+    uint32_t line;
+    uint32_t pat_off, pat_len;
+} rule_entry;
+
+struct rs_matcher {
+    int           constant;    /* -1: compiled rules; 0: allow all; 1: disallow all */
+    rs_semantics  semantics;
+    trie_node    *nodes;
+    uint32_t      n_nodes;
+    uint8_t      *child_byte;
+    uint32_t     *child_node;
+    wild_rule    *wild;
+    rule_entry   *rules;       /* every applicable rule, in file order */
+    uint32_t      n_rules;
+    char         *text;        /* the rules' patterns */
+    char         *trie_text;   /* candidate patterns: edge labels and wildcard tails */
+};
+
+/* ===== Pattern helpers ===== */
+
+/*
+ * Leftmost occurrence of needle in haystack. Needles are short pattern
+ * segments, where memmem's setup cost dominates: look for the first byte
+ * with memchr, then compare the rest. O(hn * nn) at worst.
+ */
+static const char *find_segment(const char *h, size_t hn, const char *n, size_t nn)
+{
+    if (nn > hn) return NULL;
+    const char *p = h;
+    const char *const last = h + (hn - nn);      /* last possible start */
+    const char first = n[0];
+    while (p <= last) {
+        p = memchr(p, first, (size_t)(last - p) + 1);
+        if (p == NULL) return NULL;
+        if (memcmp(p + 1, n + 1, nn - 1) == 0) return p;
+        p++;
+    }
+    return NULL;
+}
+
+/* Tail after a '*': segments at leftmost occurrences, last one anchored if asked. */
+static int match_after_star(const char *path, size_t plen, size_t pos,
+                            const char *tail, size_t tlen, int anchored)
+{
+    for (;;) {
+        const char *star = memchr(tail, '*', tlen);
+        const size_t seg = star ? (size_t)(star - tail) : tlen;
+        if (star == NULL) {
+            if (anchored)
+                return plen - pos >= seg && memcmp(path + plen - seg, tail, seg) == 0;
+            return seg == 0 || find_segment(path + pos, plen - pos, tail, seg) != NULL;
+        }
+        if (seg) {
+            const char *f = find_segment(path + pos, plen - pos, tail, seg);
+            if (f == NULL) return 0;
+            pos = (size_t)(f - path) + seg;
+        }
+        tail = star + 1;
+        tlen -= seg + 1;
+    }
+}
+
+/* Whole-pattern match (SPEC 2.3.15), used by first-match semantics. */
+static int pattern_matches(const char *path, size_t plen, const char *pat, size_t patlen)
+{
+    int anchored = patlen > 0 && pat[patlen - 1] == '$';
+    if (anchored) patlen--;
+    const char *star = memchr(pat, '*', patlen);
+    const size_t lit = star ? (size_t)(star - pat) : patlen;
+    if (plen < lit || memcmp(path, pat, lit) != 0) return 0;
+    if (star == NULL) return !anchored || plen == lit;
+    return match_after_star(path, plen, lit, star + 1, patlen - lit - 1, anchored);
+}
+
+/* ===== Compilation ===== */
+
+typedef struct {
+    uint32_t off, len;         /* the pattern as matched (derived ones included) */
+    uint32_t prefix_len;       /* literal prefix length */
+    uint32_t line;
+    int32_t  rule;
+    uint8_t  type;
+    uint8_t  anchored;
+    uint8_t  wildcard;
+} cand;
+
+typedef struct {
+    const char *text;
+    cand *c;
+    uint32_t n;
+    rs_buf nodes, child_byte, child_node, wild;
+    rs_status status;
+} trie_builder;
+
+static const char *sort_text; /* qsort has no context argument in C11 */
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    const size_t n = RS_MIN(x->prefix_len, y->prefix_len);
+    const int c = memcmp(sort_text + x->off, sort_text + y->off, n);
+    if (c) return c;
+    if (x->prefix_len != y->prefix_len) return x->prefix_len < y->prefix_len ? -1 : 1;
+    if (x->len != y->len) return x->len > y->len ? -1 : 1;   /* higher priority first */
+    return x->line < y->line ? -1 : (x->line > y->line);
+}
+
+static uint32_t new_node(trie_builder *tb, uint32_t label_off, uint32_t label_len)
+{
+    trie_node n;
+    memset(&n, 0, sizeof n);
+    n.label_off = label_off;
+    n.label_len = label_len;
+    for (int k = 0; k < 4; k++) n.lit[k].rule = -1;
+    if (tb->status == RS_OK) tb->status = rs_buf_append(&tb->nodes, &n, sizeof n);
+    return (uint32_t)(tb->nodes.len / sizeof n) - 1;
+}
+
+static trie_node *node_at(trie_builder *tb, uint32_t i)
+{
+    return (trie_node *)(void *)tb->nodes.ptr + i;
+}
+
+/*
+ * Builds the node for candidates [lo, hi), all sharing their first @depth
+ * prefix bytes, whose prefixes are sorted. Candidates with prefix_len ==
+ * depth attach here; the rest are grouped by their next byte into children.
+ */
+static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uint32_t depth)
+{
+    if (tb->status != RS_OK) return; /* @node may not exist */
+    uint32_t i = lo;
+    uint32_t n_wild = 0;
+    const uint32_t wild_first = (uint32_t)(tb->wild.len / sizeof(wild_rule));
+    for (; i < hi && tb->c[i].prefix_len == depth; i++) {
+        const cand *c = &tb->c[i];
+        if (c->wildcard) {
+            wild_rule w;
+            memset(&w, 0, sizeof w);
+            w.prio = c->len;
+            w.line = c->line;
+            w.rule = c->rule;
+            w.type = c->type;
+            w.anchored = c->anchored;
+            w.tail_off = c->off + c->prefix_len + 1;
+            w.tail_len = c->len - c->prefix_len - 1 - c->anchored;
+            tb->status = rs_buf_append(&tb->wild, &w, sizeof w);
+            if (tb->status != RS_OK) return;
+            n_wild++;
+        } else {
+            const int slot = (c->type == RS_RULE_ALLOW ? SLOT_ALLOW : SLOT_DISALLOW)
+                             + (c->anchored ? 2 : 0);
+            lit_slot *s = &node_at(tb, node)->lit[slot];
+            if (s->rule < 0 || c->line < s->line) {
+                s->line = c->line;
+                s->rule = c->rule;
+            }
+        }
+    }
+    node_at(tb, node)->wild_first = wild_first;
+    node_at(tb, node)->n_wild = n_wild;
+
+    /* Children: runs of equal next byte. Reserve their slots contiguously. */
+    uint32_t n_children = 0;
+    for (uint32_t j = i; j < hi; n_children++) {
+        const char b = tb->text[tb->c[j].off + depth];
+        while (j < hi && tb->text[tb->c[j].off + depth] == b) j++;
+    }
+    const uint32_t child_first = (uint32_t)tb->child_byte.len;
+    node_at(tb, node)->child_first = child_first;
+    node_at(tb, node)->n_children = n_children;
+    if (tb->status == RS_OK) tb->status = rs_buf_reserve(&tb->child_byte, n_children);
+    if (tb->status == RS_OK) tb->status = rs_buf_reserve(&tb->child_node, n_children * sizeof(uint32_t));
+    if (tb->status != RS_OK) return;
+    tb->child_byte.len += n_children;
+    tb->child_node.len += n_children * sizeof(uint32_t);
+
+    for (uint32_t k = 0; i < hi; k++) {
+        const uint32_t g_lo = i;
+        const char b = tb->text[tb->c[i].off + depth];
+        while (i < hi && tb->text[tb->c[i].off + depth] == b) i++;
+        /* Longest common prefix of the run = that of its first and last (sorted). */
+        const cand *first = &tb->c[g_lo], *last = &tb->c[i - 1];
+        uint32_t lcp = depth + 1;
+        const uint32_t lim = RS_MIN(first->prefix_len, last->prefix_len);
+        while (lcp < lim && tb->text[first->off + lcp] == tb->text[last->off + lcp]) lcp++;
+        const uint32_t child = new_node(tb, first->off + depth, lcp - depth);
+        if (tb->status != RS_OK) return;
+        tb->child_byte.ptr[child_first + k] = (uint8_t)b;
+        ((uint32_t *)(void *)tb->child_node.ptr)[child_first + k] = child;
+        build(tb, child, g_lo, i, lcp);
+    }
+}
+
+static rs_status add_cand(rs_buf *cands, rs_buf *text, const char *pat, size_t len,
+                          uint32_t line, int32_t rule, rs_rule_type type)
+{
+    cand c;
+    memset(&c, 0, sizeof c);
+    c.off = (uint32_t)text->len;
+    c.len = (uint32_t)len;
+    c.line = line;
+    c.rule = rule;
+    c.type = (uint8_t)type;
+    c.anchored = len > 0 && pat[len - 1] == '$';
+    const char *star = memchr(pat, '*', len);
+    c.wildcard = star != NULL;
+    c.prefix_len = star ? (uint32_t)(star - pat) : (uint32_t)(len - c.anchored);
+    RS_FORWARD(rs_buf_append(text, pat, len));
+    return rs_buf_append(cands, &c, sizeof c);
+}
+
+/* A pattern that starts with neither '/' nor '*' cannot match a path. */
+static int can_match(const char *pat, size_t len)
+{
+    return len == 0 || pat[0] == '/' || pat[0] == '*';
+}
+
+/* The reference retries a non-matching "/dir/index.htm*" allow as "/dir/$" (SPEC 2.4.20). */
+static size_t index_htm_cut(const char *pat, size_t len)
+{
+    const char *slash = NULL;
+    for (size_t i = len; i > 0; i--)
+        if (pat[i - 1] == '/') { slash = pat + i - 1; break; }
+    if (slash == NULL) return 0;
+    const size_t rest = len - (size_t)(slash - pat);
+    if (rest < 10 || memcmp(slash, "/index.htm", 10) != 0) return 0;
+    return (size_t)(slash - pat) + 1;
+}
+
+static void matcher_release(rs_matcher *m)
+{
+    rs_free(m->nodes);
+    rs_free(m->child_byte);
+    rs_free(m->child_node);
+    rs_free(m->wild);
+    rs_free(m->rules);
+    rs_free(m->text);
+    rs_free(m->trie_text);
+}
+
+void rs_matcher_free(rs_matcher *m)
+{
+    if (m == NULL) return;
+    matcher_release(m);
+    rs_free(m);
+}
+
+rs_status rs_matcher_create_constant(int disallow_all, rs_matcher **out)
+{
+    RS_RETURN_IF(out == NULL, RS_ERR_USAGE);
+    rs_matcher *m = rs_calloc(1, sizeof *m);
+    RS_RETURN_IF(m == NULL, RS_ERR_NOMEM);
+    m->constant = disallow_all ? 1 : 0;
+    *out = m;
+    return RS_OK;
+}
+
+rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                            rs_semantics semantics, rs_matcher **out)
+{
+    RS_RETURN_IF(rs == NULL || out == NULL || (agent == NULL && agent_len), RS_ERR_USAGE);
+    RS_RETURN_IF(semantics != RS_SEMANTICS_GOOGLE && semantics != RS_SEMANTICS_FIRST_MATCH,
+                 RS_ERR_USAGE);
+    *out = NULL;
+    rs_status st = RS_OK;
+    rs_buf rules = { 0 }, text = { 0 }, cands = { 0 }, trie_text = { 0 };
+    trie_builder tb;
+    memset(&tb, 0, sizeof tb);
+    uint8_t *selected = NULL;
+    rs_matcher *m = rs_calloc(1, sizeof *m);
+    if (m == NULL) return RS_ERR_NOMEM;
+    m->constant = -1;
+    m->semantics = semantics;
+
+    if (rs->n_groups) {
+        selected = rs_malloc(rs->n_groups);
+        if (selected == NULL) { st = RS_ERR_NOMEM; goto out; }
+        rs_ruleset_select(rs, agent, agent_len, selected);
+    }
+
+    /* The applicable rules in file order: the rule table for output. */
+    for (uint32_t i = 0; i < rs->n_rules; i++) {
+        const rs_rule_record *r = &rs->rules[i];
+        if (!selected[r->group]) continue;
+        const rs_str pat = rs_ruleset_str(rs, r->pattern);
+        rule_entry e = { r->type, r->line, (uint32_t)text.len, (uint32_t)pat.len };
+        if ((st = rs_buf_append(&text, pat.ptr, pat.len)) != RS_OK) goto out;
+        if ((st = rs_buf_append(&rules, &e, sizeof e)) != RS_OK) goto out;
+    }
+    m->n_rules = (uint32_t)(rules.len / sizeof(rule_entry));
+
+    if (semantics == RS_SEMANTICS_GOOGLE) {
+        /* Candidates: every rule that can match, plus the index.htm retries. */
+        const rule_entry *re = (const rule_entry *)(void *)rules.ptr;
+        for (uint32_t i = 0; i < m->n_rules && st == RS_OK; i++) {
+            const char *pat = text.ptr + re[i].pat_off;
+            const size_t len = re[i].pat_len;
+            if (can_match(pat, len))
+                st = add_cand(&cands, &trie_text, pat, len, re[i].line, (int32_t)i, re[i].type);
+            const size_t cut = re[i].type == RS_RULE_ALLOW ? index_htm_cut(pat, len) : 0;
+            if (st == RS_OK && cut && can_match(pat, cut)) {
+                /* Tried by the reference only when the original does not match;
+                 * the original is longer, so adding it always gives the same best. */
+                st = add_cand(&cands, &trie_text, pat, cut, re[i].line, (int32_t)i, RS_RULE_ALLOW);
+                if (st == RS_OK) st = rs_buf_append(&trie_text, "$", 1);
+                if (st == RS_OK) {
+                    cand *c = (cand *)(void *)(cands.ptr + cands.len) - 1;
+                    c->len++;
+                    c->anchored = 1;
+                }
+            }
+        }
+        tb.text = trie_text.ptr;
+        tb.c = (cand *)(void *)cands.ptr;
+        tb.n = (uint32_t)(cands.len / sizeof(cand));
+        if (st == RS_OK && tb.n) {
+            sort_text = tb.text;
+            qsort(tb.c, tb.n, sizeof(cand), cand_cmp);
+        }
+        if (st == RS_OK) {
+            const uint32_t root = new_node(&tb, 0, 0);
+            build(&tb, root, 0, tb.n, 0);
+            st = tb.status;
+        }
+    }
+
+out:
+    rs_free(selected);
+    rs_free(cands.ptr);
+    if (st != RS_OK) {
+        rs_buf_free(&rules);
+        rs_buf_free(&text);
+        rs_buf_free(&trie_text);
+        rs_buf_free(&tb.nodes);
+        rs_buf_free(&tb.child_byte);
+        rs_buf_free(&tb.child_node);
+        rs_buf_free(&tb.wild);
+        rs_free(m);
+        return st;
+    }
+    m->rules = (rule_entry *)(void *)rules.ptr;
+    m->text = text.ptr;
+    m->trie_text = trie_text.ptr;
+    m->nodes = (trie_node *)(void *)tb.nodes.ptr;
+    m->n_nodes = (uint32_t)(tb.nodes.len / sizeof(trie_node));
+    m->child_byte = (uint8_t *)tb.child_byte.ptr;
+    m->child_node = (uint32_t *)(void *)tb.child_node.ptr;
+    m->wild = (wild_rule *)(void *)tb.wild.ptr;
+    *out = m;
+    return RS_OK;
+}
+
+/* ===== Matching ===== */
+
+typedef struct {
+    int32_t  prio;             /* -1 = no match */
+    uint32_t line;
+    int32_t  rule;
+} best_match;
+
+static inline int beats(int32_t prio, uint32_t line, const best_match *b)
+{
+    return prio > b->prio || (prio == b->prio && line < b->line);
+}
+
+static inline void consider(best_match *b, int32_t prio, const lit_slot *s)
+{
+    if (s->rule >= 0 && beats(prio, s->line, b)) {
+        b->prio = prio;
+        b->line = s->line;
+        b->rule = s->rule;
+    }
+}
+
+static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
+{
+    best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
+    const trie_node *node = m->nodes;
+    size_t depth = 0;
+    for (;;) {
+        consider(&best[0], (int32_t)depth, &node->lit[SLOT_ALLOW]);
+        consider(&best[1], (int32_t)depth, &node->lit[SLOT_DISALLOW]);
+        if (depth == plen) {
+            consider(&best[0], (int32_t)depth + 1, &node->lit[SLOT_ANCH_ALLOW]);
+            consider(&best[1], (int32_t)depth + 1, &node->lit[SLOT_ANCH_DISALLOW]);
+        }
+        const wild_rule *w = m->wild + node->wild_first;
+        for (uint32_t k = 0; k < node->n_wild; k++, w++) {
+            best_match *b = &best[w->type == RS_RULE_DISALLOW];
+            if (!beats((int32_t)w->prio, w->line, b)) continue;
+            if (match_after_star(path, plen, depth, m->trie_text + w->tail_off, w->tail_len,
+                                 w->anchored)) {
+                b->prio = (int32_t)w->prio;
+                b->line = w->line;
+                b->rule = w->rule;
+            }
+        }
+        if (depth == plen || node->n_children == 0) break;
+        const uint8_t *bytes = m->child_byte + node->child_first;
+        const uint8_t *hit = memchr(bytes, (unsigned char)path[depth], node->n_children);
+        if (hit == NULL) break;
+        const trie_node *child = m->nodes + m->child_node[node->child_first + (uint32_t)(hit - bytes)];
+        if (plen - depth < child->label_len
+            || memcmp(path + depth, m->trie_text + child->label_off, child->label_len) != 0)
+            break;
+        depth += child->label_len;
+        node = child;
+    }
+    const best_match *a = &best[0], *d = &best[1];
+    out->disallowed = d->prio > a->prio && d->prio > 0;
+    const best_match *r = d->prio > a->prio ? d : a;
+    out->line = r->line;
+    out->rule = r->rule;
+}
+
+/* The older tradition (SPEC 2.5): the first rule in file order that matches decides. */
+static void match_first(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
+{
+    out->disallowed = 0;
+    out->line = 0;
+    out->rule = -1;
+    for (uint32_t i = 0; i < m->n_rules; i++) {
+        const rule_entry *r = &m->rules[i];
+        const char *pat = m->text + r->pat_off;
+        size_t len = r->pat_len;
+        if (len == 0) continue; /* an empty rule matches nothing */
+        int hit;
+        if (pat[0] == '/' || pat[0] == '*') {
+            hit = pattern_matches(path, plen, pat, len);
+        } else {
+            /* A relative pattern matches anywhere in the path. */
+            const int anchored = pat[len - 1] == '$';
+            hit = match_after_star(path, plen, 0, pat, len - (size_t)anchored, anchored);
+        }
+        if (hit) {
+            out->disallowed = r->type == RS_RULE_DISALLOW;
+            out->line = r->line;
+            out->rule = (int32_t)i;
+            return;
+        }
+    }
+}
+
+void rs_matcher_match(const rs_matcher *m, const char *path, size_t path_len, rs_verdict *out)
+{
+    if (m->constant >= 0) {
+        out->disallowed = m->constant;
+        out->line = 0;
+        out->rule = -1;
+    } else if (m->semantics == RS_SEMANTICS_GOOGLE) {
+        match_google(m, path, path_len, out);
+    } else {
+        match_first(m, path, path_len, out);
+    }
+}
+
+size_t rs_matcher_rule_count(const rs_matcher *m)
+{
+    return m->n_rules;
+}
+
+rs_status rs_matcher_rule(const rs_matcher *m, int32_t rule, rs_rule_info *out)
+{
+    RS_RETURN_IF(rule < 0 || (uint32_t)rule >= m->n_rules, RS_ERR_USAGE);
+    const rule_entry *r = &m->rules[rule];
+    out->type = r->type;
+    out->line = r->line;
+    out->pattern.ptr = m->text + r->pat_off;
+    out->pattern.len = r->pat_len;
+    return RS_OK;
+}

@@ -1,0 +1,194 @@
+/*
+ * format.c - records as TSV, CSV, JSON lines or plain text, appended to a
+ * growable buffer. No I/O here: callers decide when and where to write.
+ */
+#include "common/common.h"
+
+int rs_format_parse(const char *name, rs_format *out)
+{
+    static const struct { const char *name; rs_format fmt; } NAMES[] = {
+        { "text", RS_FORMAT_TEXT }, { "tsv", RS_FORMAT_TSV },
+        { "csv", RS_FORMAT_CSV }, { "jsonl", RS_FORMAT_JSONL },
+    };
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (strcmp(name, NAMES[i].name) == 0) { *out = NAMES[i].fmt; return 0; }
+    return -1;
+}
+
+void rs_outbuf_free(rs_outbuf *b)
+{
+    rs_free(b->ptr);
+    b->ptr = NULL;
+    b->len = b->cap = 0;
+}
+
+static rs_status reserve(rs_outbuf *b, size_t extra)
+{
+    if (b->cap - b->len >= extra) return RS_OK;
+    size_t cap = b->cap ? b->cap * 2 : 4096;
+    while (cap - b->len < extra) cap *= 2;
+    char *p = rs_realloc(b->ptr, cap);
+    RS_RETURN_IF(p == NULL, RS_ERR_NOMEM);
+    b->ptr = p;
+    b->cap = cap;
+    return RS_OK;
+}
+
+rs_status rs_outbuf_append(rs_outbuf *b, const void *src, size_t size)
+{
+    RS_FORWARD(reserve(b, size));
+    if (size) memcpy(b->ptr + b->len, src, size);
+    b->len += size;
+    return RS_OK;
+}
+
+static void put(rs_outbuf *b, char c) { b->ptr[b->len++] = c; }
+
+static void put_number(rs_outbuf *b, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    while (n) put(b, tmp[--n]);
+}
+
+static void put_tsv(rs_outbuf *b, rs_str s)
+{
+    for (size_t i = 0; i < s.len; i++) {
+        const char c = s.ptr[i];
+        switch (c) {
+        case '\\': put(b, '\\'); put(b, '\\'); break;
+        case '\t': put(b, '\\'); put(b, 't'); break;
+        case '\n': put(b, '\\'); put(b, 'n'); break;
+        case '\r': put(b, '\\'); put(b, 'r'); break;
+        default: put(b, c);
+        }
+    }
+}
+
+static void put_csv(rs_outbuf *b, rs_str s)
+{
+    int quote = 0;
+    for (size_t i = 0; i < s.len && !quote; i++)
+        quote = s.ptr[i] == ',' || s.ptr[i] == '"' || s.ptr[i] == '\n' || s.ptr[i] == '\r';
+    if (!quote) {
+        memcpy(b->ptr + b->len, s.ptr, s.len);
+        b->len += s.len;
+        return;
+    }
+    put(b, '"');
+    for (size_t i = 0; i < s.len; i++) {
+        if (s.ptr[i] == '"') put(b, '"');
+        put(b, s.ptr[i]);
+    }
+    put(b, '"');
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    const unsigned char c = s[0];
+    size_t len;
+    uint32_t cp;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+    else return 0;
+    if (n < len) return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
+static void put_json_string(rs_outbuf *b, rs_str s)
+{
+    static const char HEX[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s.ptr;
+    put(b, '"');
+    for (size_t i = 0; i < s.len;) {
+        const unsigned char c = p[i];
+        if (c == '"' || c == '\\') { put(b, '\\'); put(b, (char)c); i++; continue; }
+        if (c < 0x20 || c == 0x7F) {
+            put(b, '\\'); put(b, 'u'); put(b, '0'); put(b, '0');
+            put(b, HEX[c >> 4]); put(b, HEX[c & 15]);
+            i++;
+            continue;
+        }
+        const size_t n = utf8_len(p + i, s.len - i);
+        if (n == 0) { /* not UTF-8: keep the byte's value visible */
+            put(b, '\\'); put(b, 'u'); put(b, '0'); put(b, '0');
+            put(b, HEX[c >> 4]); put(b, HEX[c & 15]);
+            i++;
+            continue;
+        }
+        memcpy(b->ptr + b->len, p + i, n);
+        b->len += n;
+        i += n;
+    }
+    put(b, '"');
+}
+
+/* Worst-case bytes one field can take in any format. */
+static size_t field_bound(const rs_field *f)
+{
+    return f->is_number ? 24 : 6 * f->str.len + 4;
+}
+
+rs_status rs_format_header(rs_outbuf *out, rs_format fmt, const char *const *names, size_t n)
+{
+    if (fmt != RS_FORMAT_TSV && fmt != RS_FORMAT_CSV) return RS_OK;
+    for (size_t i = 0; i < n; i++) {
+        rs_field f = { { names[i], strlen(names[i]) }, 0, 0 };
+        RS_FORWARD(reserve(out, field_bound(&f) + 2));
+        if (i) put(out, fmt == RS_FORMAT_TSV ? '\t' : ',');
+        if (fmt == RS_FORMAT_TSV) put_tsv(out, f.str);
+        else put_csv(out, f.str);
+    }
+    RS_FORWARD(reserve(out, 1));
+    put(out, '\n');
+    return RS_OK;
+}
+
+rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const char *const *names,
+                           const rs_field *fields, size_t n)
+{
+    size_t bound = 4;
+    for (size_t i = 0; i < n; i++)
+        bound += field_bound(&fields[i]) + (fmt == RS_FORMAT_JSONL ? 6 * strlen(names[i]) + 8 : 2);
+    RS_FORWARD(reserve(out, bound));
+    if (fmt == RS_FORMAT_JSONL) put(out, '{');
+    for (size_t i = 0; i < n; i++) {
+        const rs_field *f = &fields[i];
+        switch (fmt) {
+        case RS_FORMAT_JSONL: {
+            if (i) put(out, ',');
+            rs_str name = { names[i], strlen(names[i]) };
+            put_json_string(out, name);
+            put(out, ':');
+            if (f->is_number) put_number(out, f->number);
+            else put_json_string(out, f->str);
+            break;
+        }
+        case RS_FORMAT_TSV:
+        case RS_FORMAT_CSV:
+        case RS_FORMAT_TEXT:
+            if (i) {
+                if (fmt == RS_FORMAT_TEXT) put(out, ' ');
+                put(out, fmt == RS_FORMAT_TSV ? '\t' : fmt == RS_FORMAT_CSV ? ',' : ' ');
+            }
+            if (f->is_number) put_number(out, f->number);
+            else if (fmt == RS_FORMAT_TSV) put_tsv(out, f->str);
+            else if (fmt == RS_FORMAT_CSV) put_csv(out, f->str);
+            else { memcpy(out->ptr + out->len, f->str.ptr, f->str.len); out->len += f->str.len; }
+            break;
+        }
+    }
+    if (fmt == RS_FORMAT_JSONL) put(out, '}');
+    put(out, '\n');
+    return RS_OK;
+}

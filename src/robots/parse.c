@@ -1,0 +1,245 @@
+/*
+ * parse.c - robots.txt bytes -> one event per line (SPEC 2.1).
+ *
+ * Reads exactly as Google's reference parser does: BOM prefix skipped, lines
+ * end at LF, CR or CRLF, 16,663 bytes of a line kept, NUL ends a line's
+ * content, '#' starts a comment, keys matched by prefix with known typos,
+ * whitespace accepted in place of a missing colon when the line has exactly
+ * two words, allow/disallow/unknown values canonicalized.
+ *
+ * It knows nothing about groups or matching: consumers (rule compiler, lint)
+ * get the events through a callback.
+ */
+#include "common/common.h"
+
+/* ===== Key recognition ===== */
+
+typedef struct {
+    const char *prefix;
+    rs_directive directive;
+    int typo;
+} key_form;
+
+/* Order matters: user-agent, allow, disallow, sitemap (as the reference). */
+static const key_form KEY_FORMS[] = {
+    { "user-agent", RS_DIRECTIVE_USER_AGENT, 0 },
+    { "useragent",  RS_DIRECTIVE_USER_AGENT, 1 },
+    { "user agent", RS_DIRECTIVE_USER_AGENT, 1 },
+    { "allow",      RS_DIRECTIVE_ALLOW,      0 },
+    { "disallow",   RS_DIRECTIVE_DISALLOW,   0 },
+    { "dissallow",  RS_DIRECTIVE_DISALLOW,   1 },
+    { "dissalow",   RS_DIRECTIVE_DISALLOW,   1 },
+    { "disalow",    RS_DIRECTIVE_DISALLOW,   1 },
+    { "diasllow",   RS_DIRECTIVE_DISALLOW,   1 },
+    { "disallaw",   RS_DIRECTIVE_DISALLOW,   1 },
+    { "sitemap",    RS_DIRECTIVE_SITEMAP,    0 },
+    { "site-map",   RS_DIRECTIVE_SITEMAP,    1 },
+};
+
+static rs_directive classify_key(const char *key, size_t len, uint32_t *flags)
+{
+    for (size_t i = 0; i < sizeof(KEY_FORMS) / sizeof(KEY_FORMS[0]); i++) {
+        if (rs_istarts(key, len, KEY_FORMS[i].prefix)) {
+            if (KEY_FORMS[i].typo) *flags |= RS_LINE_TYPO_KEY;
+            return KEY_FORMS[i].directive;
+        }
+    }
+    return RS_DIRECTIVE_UNKNOWN;
+}
+
+/* ===== Canonicalization ===== */
+
+static int is_hex(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+size_t rs_canonicalize(const char *src, size_t src_size, char *dst, size_t dst_cap)
+{
+    static const char HEX[] = "0123456789ABCDEF";
+    size_t j = 0;
+    (void)dst_cap;
+    assert(dst_cap >= 3 * src_size);
+    for (size_t i = 0; i < src_size; i++) {
+        const unsigned char c = (unsigned char)src[i];
+        if (c == '%' && i + 2 < src_size && is_hex((unsigned char)src[i + 1])
+            && is_hex((unsigned char)src[i + 2])) {
+            dst[j++] = '%';
+            dst[j++] = (char)(src[i + 1] >= 'a' ? src[i + 1] - 32 : src[i + 1]);
+            dst[j++] = (char)(src[i + 2] >= 'a' ? src[i + 2] - 32 : src[i + 2]);
+            i += 2;
+        } else if (c & 0x80) {
+            dst[j++] = '%';
+            dst[j++] = HEX[c >> 4];
+            dst[j++] = HEX[c & 15];
+        } else {
+            dst[j++] = (char)c;
+        }
+    }
+    return j;
+}
+
+/* ===== Agents ===== */
+
+size_t rs_agent_token(const char *value, size_t len)
+{
+    size_t n = 0;
+    while (n < len) {
+        const unsigned char c = (unsigned char)value[n];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' || c == '_')) break;
+        n++;
+    }
+    return n;
+}
+
+/* The reference uses isspace() here: space, \t, \n, \v, \f, \r. */
+static int is_space(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+int rs_agent_is_global(const char *value, size_t len)
+{
+    return len >= 1 && value[0] == '*' && (len == 1 || is_space((unsigned char)value[1]));
+}
+
+/* ===== Lines ===== */
+
+static void trim(const char **p, size_t *len)
+{
+    const char *s = *p;
+    size_t n = *len;
+    while (n && is_space((unsigned char)s[0])) { s++; n--; }
+    while (n && is_space((unsigned char)s[n - 1])) n--;
+    *p = s;
+    *len = n;
+}
+
+static const char *find_space_or_tab(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == ' ' || s[i] == '\t') return s + i;
+    return NULL;
+}
+
+/* One line's kept bytes -> one event (or none for an empty line). */
+static void emit_line(uint32_t line_no, const char *raw, size_t raw_len, uint32_t flags,
+                      char *scratch, rs_robots_callback cb, void *ctx)
+{
+    rs_robots_line ev;
+    memset(&ev, 0, sizeof ev);
+    ev.line = line_no;
+    ev.raw.ptr = raw;
+    ev.raw.len = raw_len;
+
+    /* The reference works on a C string: a NUL ends the content. */
+    size_t len = raw_len;
+    const char *nul = memchr(raw, '\0', raw_len);
+    if (nul) {
+        len = (size_t)(nul - raw);
+        flags |= RS_LINE_HAS_NUL;
+    }
+    const char *hash = memchr(raw, '#', len);
+    if (hash) len = (size_t)(hash - raw);
+
+    const char *s = raw;
+    trim(&s, &len);
+    if (len == 0) return;
+    ev.flags = flags;
+
+    const char *sep = memchr(s, ':', len);
+    if (sep == NULL) {
+        /* Whitespace in place of the colon, only for exactly two words. */
+        sep = find_space_or_tab(s, len);
+        if (sep) {
+            const char *val = sep;
+            const char *end = s + len;
+            while (val < end && (*val == ' ' || *val == '\t')) val++;
+            if (find_space_or_tab(val, (size_t)(end - val))) sep = NULL;
+        }
+        if (sep == NULL) {
+            ev.directive = RS_DIRECTIVE_NONE;
+            cb(ctx, &ev);
+            return;
+        }
+        ev.flags |= RS_LINE_MISSING_COLON;
+    }
+
+    const char *key = s;
+    size_t key_len = (size_t)(sep - s);
+    trim(&key, &key_len);
+    if (key_len == 0) {
+        ev.directive = RS_DIRECTIVE_NONE;
+        ev.flags |= RS_LINE_EMPTY_KEY;
+        cb(ctx, &ev);
+        return;
+    }
+    const char *value = sep + 1;
+    size_t value_len = (size_t)(s + len - value);
+    trim(&value, &value_len);
+
+    ev.key.ptr = key;
+    ev.key.len = key_len;
+    ev.directive = classify_key(key, key_len, &ev.flags);
+    if (ev.directive == RS_DIRECTIVE_USER_AGENT || ev.directive == RS_DIRECTIVE_SITEMAP) {
+        ev.value.ptr = value;
+        ev.value.len = value_len;
+    } else {
+        ev.value.ptr = scratch;
+        ev.value.len = rs_canonicalize(value, value_len, scratch, 3 * RS_ROBOTS_MAX_LINE);
+    }
+    cb(ctx, &ev);
+}
+
+rs_status rs_robots_parse(const void *body, size_t size, rs_robots_callback cb, void *ctx,
+                          rs_robots_info *info)
+{
+    static const unsigned char BOM[3] = { 0xEF, 0xBB, 0xBF };
+    const unsigned char *p = body;
+    rs_robots_info local;
+    if (info == NULL) info = &local;
+    memset(info, 0, sizeof *info);
+    if (size > RS_ROBOTS_MAX_BODY) {
+        size = RS_ROBOTS_MAX_BODY;
+        info->truncated = 1;
+    }
+    info->bytes_read = size;
+
+    char *scratch = rs_malloc(3 * RS_ROBOTS_MAX_LINE);
+    RS_RETURN_IF(scratch == NULL, RS_ERR_NOMEM);
+
+    /* Skip a BOM or a prefix of one, as the reference does. */
+    size_t i = 0;
+    while (i < size && i < 3 && p[i] == BOM[i]) i++;
+    info->bom_bytes = (uint32_t)i;
+
+    uint32_t line_no = 0;
+    int last_was_cr = 0;
+    size_t start = i;
+    for (;;) {
+        size_t end = start;
+        while (end < size && p[end] != '\n' && p[end] != '\r') end++;
+        const size_t len = end - start;
+        uint32_t flags = len > RS_ROBOTS_MAX_LINE ? RS_LINE_TOO_LONG : 0;
+        if (end == size) {
+            /* The text after the last line end is a line too (possibly empty). */
+            if (info->truncated) {
+                flags |= RS_LINE_PAST_LIMIT;
+                info->truncated_line = line_no + 1;
+            }
+            emit_line(++line_no, (const char *)p + start, RS_MIN(len, RS_ROBOTS_MAX_LINE), flags,
+                      scratch, cb, ctx);
+            break;
+        }
+        const unsigned char ch = p[end];
+        /* The LF of a CRLF does not make an empty line of its own. */
+        if (!(len == 0 && last_was_cr && ch == '\n'))
+            emit_line(++line_no, (const char *)p + start, RS_MIN(len, RS_ROBOTS_MAX_LINE), flags,
+                      scratch, cb, ctx);
+        last_was_cr = (ch == '\r');
+        start = end + 1;
+    }
+    info->lines = line_no;
+    rs_free(scratch);
+    return RS_OK;
+}

@@ -1,0 +1,171 @@
+/*
+ * ruleset.c - parser events -> groups, rules and unknown keys (SPEC 2.2).
+ *
+ * This is the rule compiler's parser handler. It records every user-agent
+ * line with its product token, every allow/disallow line inside a group and
+ * every unknown key, so one parse serves any number of agents.
+ */
+#include "rules/ruleset.h"
+
+typedef struct {
+    rs_buf agents, rules, extras, text;
+    uint32_t group;        /* current group, UINT32_MAX before the first user-agent */
+    uint32_t n_groups;
+    int saw_rule;          /* an allow/disallow since the last user-agent line */
+    rs_status status;
+} builder;
+
+static rs_span add_text(builder *b, const char *p, size_t n)
+{
+    rs_span s = { (uint32_t)b->text.len, (uint32_t)n };
+    if (b->status == RS_OK) b->status = rs_buf_append(&b->text, p, n);
+    return s;
+}
+
+static void add_record(builder *b, rs_buf *to, const void *rec, size_t size)
+{
+    if (b->status == RS_OK) b->status = rs_buf_append(to, rec, size);
+}
+
+static void on_line(void *ctx, const rs_robots_line *ev)
+{
+    builder *b = ctx;
+    switch (ev->directive) {
+    case RS_DIRECTIVE_USER_AGENT: {
+        if (b->group == UINT32_MAX || b->saw_rule) {
+            b->group = b->n_groups++;
+            b->saw_rule = 0;
+        }
+        rs_ua_record r;
+        memset(&r, 0, sizeof r);
+        r.group = b->group;
+        r.line = ev->line;
+        r.global = (uint8_t)rs_agent_is_global(ev->value.ptr, ev->value.len);
+        r.token = add_text(b, ev->value.ptr, r.global ? 0 : rs_agent_token(ev->value.ptr, ev->value.len));
+        add_record(b, &b->agents, &r, sizeof r);
+        break;
+    }
+    case RS_DIRECTIVE_ALLOW:
+    case RS_DIRECTIVE_DISALLOW: {
+        if (b->group == UINT32_MAX) break; /* outside any group: ignored */
+        b->saw_rule = 1;
+        rs_rule_record r;
+        memset(&r, 0, sizeof r);
+        r.group = b->group;
+        r.line = ev->line;
+        r.type = ev->directive == RS_DIRECTIVE_ALLOW ? RS_RULE_ALLOW : RS_RULE_DISALLOW;
+        r.pattern = add_text(b, ev->value.ptr, ev->value.len);
+        add_record(b, &b->rules, &r, sizeof r);
+        break;
+    }
+    case RS_DIRECTIVE_UNKNOWN: {
+        rs_extra_record r;
+        memset(&r, 0, sizeof r);
+        r.group = b->group;
+        r.line = ev->line;
+        r.key = add_text(b, ev->key.ptr, ev->key.len);
+        r.value = add_text(b, ev->value.ptr, ev->value.len);
+        add_record(b, &b->extras, &r, sizeof r);
+        break;
+    }
+    case RS_DIRECTIVE_SITEMAP:
+    case RS_DIRECTIVE_NONE:
+        break;
+    }
+}
+
+rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
+{
+    RS_RETURN_IF(out == NULL || (body == NULL && size), RS_ERR_USAGE);
+    *out = NULL;
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.group = UINT32_MAX;
+    rs_status st = rs_robots_parse(body, size, on_line, &b, NULL);
+    if (st == RS_OK) st = b.status;
+    rs_ruleset *rs = NULL;
+    if (st == RS_OK) {
+        rs = rs_calloc(1, sizeof *rs);
+        if (rs == NULL) st = RS_ERR_NOMEM;
+    }
+    if (st != RS_OK) {
+        rs_buf_free(&b.agents);
+        rs_buf_free(&b.rules);
+        rs_buf_free(&b.extras);
+        rs_buf_free(&b.text);
+        return st;
+    }
+    rs->agents = (rs_ua_record *)(void *)b.agents.ptr;
+    rs->n_agents = (uint32_t)(b.agents.len / sizeof(rs_ua_record));
+    rs->rules = (rs_rule_record *)(void *)b.rules.ptr;
+    rs->n_rules = (uint32_t)(b.rules.len / sizeof(rs_rule_record));
+    rs->extras = (rs_extra_record *)(void *)b.extras.ptr;
+    rs->n_extras = (uint32_t)(b.extras.len / sizeof(rs_extra_record));
+    rs->n_groups = b.n_groups;
+    rs->text = b.text.ptr;
+    rs->text_len = b.text.len;
+    *out = rs;
+    return RS_OK;
+}
+
+void rs_ruleset_free(rs_ruleset *rs)
+{
+    if (rs == NULL) return;
+    rs_free(rs->agents);
+    rs_free(rs->rules);
+    rs_free(rs->extras);
+    rs_free(rs->text);
+    rs_free(rs);
+}
+
+static int names(const rs_ruleset *rs, const rs_ua_record *ua, const char *agent, size_t agent_len)
+{
+    if (ua->global || ua->token.len == 0) return 0; /* an empty token names nobody */
+    const rs_str tok = rs_ruleset_str(rs, ua->token);
+    return rs_ieq(tok.ptr, tok.len, agent, agent_len);
+}
+
+int rs_ruleset_names_agent(const rs_ruleset *rs, const char *agent, size_t agent_len)
+{
+    for (uint32_t i = 0; i < rs->n_agents; i++)
+        if (names(rs, &rs->agents[i], agent, agent_len)) return 1;
+    return 0;
+}
+
+int rs_ruleset_select(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                      uint8_t *selected)
+{
+    memset(selected, 0, rs->n_groups);
+    int specific = 0;
+    for (uint32_t i = 0; i < rs->n_agents; i++) {
+        if (names(rs, &rs->agents[i], agent, agent_len)) {
+            if (!specific) memset(selected, 0, rs->n_groups);
+            specific = 1;
+            selected[rs->agents[i].group] = 1;
+        } else if (!specific && rs->agents[i].global) {
+            selected[rs->agents[i].group] = 1;
+        }
+    }
+    return specific;
+}
+
+int rs_ruleset_group_value(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                           const char *key, rs_str *value)
+{
+    if (rs->n_groups == 0) return 0;
+    uint8_t *selected = rs_malloc(rs->n_groups);
+    if (selected == NULL) return 0;
+    rs_ruleset_select(rs, agent, agent_len, selected);
+    int found = 0;
+    for (uint32_t i = 0; i < rs->n_extras && !found; i++) {
+        const rs_extra_record *e = &rs->extras[i];
+        if (e->group == UINT32_MAX || !selected[e->group]) continue;
+        const rs_str k = rs_ruleset_str(rs, e->key);
+        if (rs_ieq(k.ptr, k.len, key, strlen(key))) {
+            *value = rs_ruleset_str(rs, e->value);
+            found = 1;
+        }
+    }
+    rs_free(selected);
+    return found;
+}

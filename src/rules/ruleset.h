@@ -1,0 +1,66 @@
+/*
+ * ruleset.h - the parsed, agent-independent form of one robots.txt.
+ *
+ * Groups follow SPEC 2.2.9: a user-agent line opens a new group when an
+ * allow/disallow line has been seen since the previous user-agent line.
+ * Rules before the first user-agent line belong to no group and are dropped.
+ * All strings live in one text arena; records refer to it by offset.
+ */
+#ifndef RS_RULES_RULESET_H
+#define RS_RULES_RULESET_H
+
+#include "common/common.h"
+
+typedef struct {
+    uint32_t off, len;
+} rs_span;
+
+typedef struct {
+    uint32_t group;
+    uint32_t line;
+    uint8_t  global;   /* `*` value */
+    rs_span  token;    /* product token (may be empty: names nobody) */
+} rs_ua_record;
+
+typedef struct {
+    uint32_t group;
+    uint32_t line;
+    rs_rule_type type;
+    rs_span  pattern;  /* canonical */
+} rs_rule_record;
+
+typedef struct {
+    uint32_t group;    /* UINT32_MAX before the first user-agent line */
+    uint32_t line;
+    rs_span  key;
+    rs_span  value;
+} rs_extra_record;     /* unknown keys (crawl-delay, host, ...) */
+
+struct rs_ruleset {
+    rs_ua_record    *agents;
+    uint32_t         n_agents;
+    rs_rule_record  *rules;
+    uint32_t         n_rules;
+    rs_extra_record *extras;
+    uint32_t         n_extras;
+    uint32_t         n_groups;
+    char            *text;     /* arena of tokens, patterns, keys, values */
+    size_t           text_len;
+};
+
+static inline rs_str rs_ruleset_str(const rs_ruleset *rs, rs_span s)
+{
+    rs_str r = { rs->text + s.off, s.len };
+    return r;
+}
+
+/*
+ * Which groups apply to an agent (SPEC 2.2.13). @selected must hold
+ * rs->n_groups bytes; it is set to 1 for the groups whose rules count.
+ * @return 1 if a group names the agent (specific rules), 0 if the global
+ * groups apply (possibly none).
+ */
+int rs_ruleset_select(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                      uint8_t *selected);
+
+#endif /* RS_RULES_RULESET_H */
