@@ -60,7 +60,7 @@ GENERIC = sorted({
     'yahoo', 'bing', 'amazon', 'apple', 'microsoft', 'facebook', 'domain', 'collection',
     'james', 'jamie', 'buck', 'sentry', 'newspaper', 'harvest', 'titan', 'cosmos', 'octopus',
     'widow', 'disco', 'takeout', 'zeus', 'crescent', 'spanner', 'riddler', 'the', 'and',
-    'for', 'with', 'java', 'python', 'perl', 'php', 'ruby', 'curl', 'test', 'unknown', 'null',
+    'for', 'with', 'java', 'python', 'perl', 'php', 'ruby', 'test', 'unknown', 'null',
     'tool', 'app', 'web', 'site', 'page', 'link', 'links', 'news', 'image', 'video',
     'bad', 'better', 'crazy', 'critical', 'current', 'dark', 'dead', 'dow', 'download',
     'downloader', 'feed', 'friendly', 'ghost', 'hello', 'hype', 'known', 'magnet', 'generic',

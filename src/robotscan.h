@@ -268,7 +268,9 @@ typedef struct rs_logformat rs_logformat;
  * end it). Known variables are listed by the RS_LOGF_* flags plus
  * $request_method, $request_uri, $uri, $server_protocol; any other variable
  * is a field that is skipped. Two variables with no literal text between
- * them cannot be split and are refused.
+ * them cannot be split and are refused. A spec starting with `'` is taken as
+ * copied from nginx.conf: its single-quoted strings are concatenated (a final
+ * `;` is allowed) and nginx's escapes (\' \" \\ \t \r \n) resolved.
  * @param err      OUT: optional (may be NULL), a one-line reason on failure.
  * @param out      OUT: the format, owned by the caller (rs_logformat_free);
  *                 @spec may be freed afterwards.

@@ -27,6 +27,7 @@
  */
 #include "common/common.h"
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* ===== Format compilation ===== */
@@ -104,6 +105,47 @@ static int is_var_char(unsigned char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+/*
+ * A log_format copied from nginx.conf: single-quoted strings, concatenated,
+ * optionally ending with `;` (`'$remote_addr - $remote_user ' '"$request"';`).
+ * Writes the unquoted text to @dst (capacity >= len) with nginx's escapes
+ * (\' \" \\ \t \r \n) resolved. @return its length, or -1 if @src is not
+ * entirely such strings (then it is used as written).
+ */
+static ptrdiff_t unquote_nginx(const char *src, size_t len, char *dst)
+{
+    size_t i = 0, n = 0;
+    int segments = 0;
+    for (;;) {
+        while (i < len && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\n')) i++;
+        if (i == len || (src[i] == ';' && segments > 0)) break;
+        if (src[i] != '\'') return -1;
+        for (i++;; i++) {
+            if (i >= len) return -1;
+            if (src[i] == '\'') break;
+            if (src[i] == '\\' && i + 1 < len) {
+                const char c = src[++i];
+                switch (c) {
+                case 't': dst[n++] = '\t'; break;
+                case 'r': dst[n++] = '\r'; break;
+                case 'n': dst[n++] = '\n'; break;
+                case '\'': case '"': case '\\': dst[n++] = c; break;
+                default: dst[n++] = '\\'; dst[n++] = c; break;   /* kept as written */
+                }
+                continue;
+            }
+            dst[n++] = src[i];
+        }
+        i++;
+        segments++;
+    }
+    if (i < len) {   /* a `;`: only whitespace may follow */
+        for (i++; i < len; i++)
+            if (src[i] != ' ' && src[i] != '\t' && src[i] != '\r' && src[i] != '\n') return -1;
+    }
+    return segments > 0 ? (ptrdiff_t)n : -1;
+}
+
 rs_status rs_logformat_create(const char *spec, size_t spec_len, char *err, size_t err_cap,
                               rs_logformat **out)
 {
@@ -118,8 +160,26 @@ rs_status rs_logformat_create(const char *spec, size_t spec_len, char *err, size
     }
     RS_RETURN_IF(spec_len > UINT32_MAX / 2, RS_ERR_LIMIT);
 
+    char *unquoted = NULL;
+    {
+        size_t k = 0;
+        while (k < spec_len && (spec[k] == ' ' || spec[k] == '\t')) k++;
+        if (k < spec_len && spec[k] == '\'') {
+            unquoted = rs_malloc(spec_len);
+            RS_RETURN_IF(unquoted == NULL, RS_ERR_NOMEM);
+            const ptrdiff_t n = unquote_nginx(spec, spec_len, unquoted);
+            if (n >= 0) {
+                spec = unquoted;
+                spec_len = (size_t)n;
+            }
+        }
+    }
+
     rs_logformat *fmt = rs_calloc(1, sizeof *fmt);
-    RS_RETURN_IF(fmt == NULL, RS_ERR_NOMEM);
+    if (fmt == NULL) {
+        rs_free(unquoted);
+        return RS_ERR_NOMEM;
+    }
     /* At most one item per spec byte plus one. */
     fmt->items = rs_calloc(spec_len + 1, sizeof *fmt->items);
     fmt->text = rs_malloc(spec_len + 1);
@@ -187,6 +247,7 @@ rs_status rs_logformat_create(const char *spec, size_t spec_len, char *err, size
     }
     fmt->n_items = n;
 out:
+    rs_free(unquoted);
     if (st != RS_OK) {
         rs_logformat_free(fmt);
         return st;

@@ -189,6 +189,27 @@ Test(logline, nginx_braces_iso_time_and_split_request)
     rs_logformat_free(f);
 }
 
+Test(logline, nginx_conf_quoted_format)
+{
+    /* As copied from nginx.conf: concatenated single-quoted strings, a final `;`. */
+    const char *conf = "'$remote_addr - $remote_user [$time_local] '\n"
+                       "                    '\"$request\" $status $body_bytes_sent '\n"
+                       "                    '\"$http_referer\" \"$http_user_agent\" \\'$host\\'';";
+    rs_logformat *f = fmt_of(conf);
+    rs_logrec r;
+    cr_assert_eq(parse(f, "10.1.1.1 - - [17/May/2015:10:05:03 +0000] \"GET /x HTTP/1.1\" 200 5 \"-\" "
+                          "\"Mozilla/5.0 (compatible; bingbot/2.0)\" 'example.org'", &r), RS_LOGLINE_OK);
+    assert_str(r.host, "example.org");
+    assert_str(r.target, "/x");
+    cr_assert(rs_logformat_fields(f) & RS_LOGF_HOST);
+    rs_logformat_free(f);
+    /* Not entirely quoted strings: used as written (the quote is literal text). */
+    f = fmt_of("'$status' x");
+    cr_assert_eq(parse(f, "'200' x", &r), RS_LOGLINE_OK);
+    cr_assert_eq(r.status, 200);
+    rs_logformat_free(f);
+}
+
 Test(logline, format_errors)
 {
     rs_logformat *f = (rs_logformat *)1;
