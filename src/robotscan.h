@@ -354,6 +354,9 @@ typedef struct rs_botid rs_botid;
 #define RS_BOT_BUILTIN      0x01u  /* the token is in the built-in known-crawler table */
 #define RS_BOT_NAMED        0x02u  /* a robots.txt group names the token (a candidate) */
 #define RS_BOT_IGNORES_STAR 0x04u  /* documented to ignore `User-agent: *` groups */
+#define RS_BOT_GROUP_NAMED  0x08u  /* rs_bot only: a group names the bot or a family ancestor
+                                      (rs_bot_group_agent); without it the `*` groups apply,
+                                      or nothing at all with RS_BOT_IGNORES_STAR */
 
 typedef struct {
     rs_str   token;       /* the product token as written in the table or robots.txt;

@@ -276,7 +276,7 @@ int rs_bot_identify(const rs_botid *b, const char *ua, size_t ua_len, rs_bot *bo
     const entry *e = &b->e[found];
     bot->token = (rs_str){e->tok, e->len};
     bot->id = (uint32_t)found;
-    bot->flags = e->flags;
+    bot->flags = e->flags | (b->e[b->group[found]].flags & RS_BOT_NAMED ? RS_BOT_GROUP_NAMED : 0u);
     return 1;
 }
 

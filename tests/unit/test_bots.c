@@ -74,6 +74,10 @@ Test(bots, word_boundaries_and_longest_token)
     /* A token followed by - or _ is taken only when nothing whole matches. */
     assert_ident(b, "Googlebot-Foo/1.0", "Googlebot");
     assert_ident(b, "Googlebot-Foo/1.0 bingbot/2.0", "bingbot");
+    /* IIS logs write spaces as `+`. */
+    assert_ident(b, "Mozilla/5.0+(compatible;+Googlebot/2.1;++http://www.google.com/bot.html)", "Googlebot");
+    /* A name in a URL first, the product later. */
+    assert_ident(b, "Foo (+http://bingbot.example/) bingbot/2.0", "bingbot");
     /* Only text: empty, one byte, binary. */
     assert_ident(b, "", "");
     assert_ident(b, "G", "");
@@ -124,10 +128,12 @@ Test(bots, robots_txt_candidates)
     cr_assert_eq(rs_botid_count(b), n_builtin + 1);   /* one new token; repeats and generic ones dropped */
     rs_bot bot;
     cr_assert_str_eq(ident(b, ua, &bot), "FooBarCrawler");
-    cr_assert_eq(bot.flags, RS_BOT_NAMED);
+    cr_assert_eq(bot.flags, RS_BOT_NAMED | RS_BOT_GROUP_NAMED);
     cr_assert_eq(bot.id, n_builtin);
     cr_assert_str_eq(ident(b, "Googlebot/2.1", &bot), "Googlebot");
-    cr_assert_eq(bot.flags, RS_BOT_BUILTIN | RS_BOT_NAMED);
+    cr_assert_eq(bot.flags, RS_BOT_BUILTIN | RS_BOT_NAMED | RS_BOT_GROUP_NAMED);
+    cr_assert_str_eq(ident(b, "Googlebot-Image/1.0", &bot), "Googlebot-Image");
+    cr_assert_eq(bot.flags, RS_BOT_BUILTIN | RS_BOT_GROUP_NAMED);   /* via its family */
     cr_assert_str_eq(ident(b, "bingbot/2.0", &bot), "bingbot");
     cr_assert_eq(bot.flags, RS_BOT_BUILTIN);
     rs_botid_free(b);
@@ -193,6 +199,7 @@ Test(bots, crawlers_that_ignore_star)
         cr_assert(rs_bot_identify(b, ignoring[i], strlen(ignoring[i]), &bot), "%s", ignoring[i]);
         cr_assert(bot.flags & RS_BOT_IGNORES_STAR, "%s", ignoring[i]);
     }
+    cr_assert_eq(bot.flags & RS_BOT_GROUP_NAMED, 0u);   /* no candidates: no group names it */
     cr_assert_str_eq(ident(b, "Googlebot/2.1", &bot), "Googlebot");
     cr_assert_eq(bot.flags & RS_BOT_IGNORES_STAR, 0u);
     rs_botid_free(b);
