@@ -368,8 +368,11 @@ typedef struct {
 /**
  * Builds a bot identifier from the built-in table (src/log/crawlers_table.c,
  * generated from data/crawlers.tsv) and the product tokens that one site's
- * robots.txt names. Candidate tokens that are empty, `*`, or generic words
- * that occur in browser user agents (rs_bot_token_is_generic) are left out.
+ * robots.txt groups name (as rs_agent_token() gives them). A candidate equal
+ * (ASCII case-insensitively) to a built-in token marks that row RS_BOT_NAMED
+ * and the table's spelling is reported; others are added as written.
+ * Candidates shorter than 2 bytes, containing `*`, or generic words of
+ * browser user agents (rs_bot_token_is_generic) are left out.
  * @param candidates may be NULL when @n is 0; copied, may be freed afterwards.
  * @param out OUT: owned by the caller (rs_botid_free); read-only afterwards,
  *            shareable across threads.
