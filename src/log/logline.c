@@ -19,9 +19,10 @@
  *    whitespace). A `"` inside a user agent that a server failed to escape is
  *    thereby skipped when what follows does not fit;
  *  - an unquoted field ends at the first byte of the next literal, except
- *    that a field followed by a space ends at the first space or tab, and one
- *    followed by `:` ends at the last `:` before the next whitespace (so
- *    `[2001:db8::1]:443` splits into host and port);
+ *    that a field followed by a space ends at the first space or tab (for
+ *    $time_local, at the one after its zone offset), and one followed by `:`
+ *    ends at the last `:` before the next whitespace (so `[2001:db8::1]:443`
+ *    splits into host and port);
  *  - text left after the last item is accepted when it starts with
  *    whitespace (extra trailing fields) and flagged.
  */
@@ -607,7 +608,13 @@ rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, si
             }
         } else {
             const char c = fmt->text[nx->lit_off];
-            if (c == ' ') {
+            if (c == ' ' && it->field == F_TIME_LOCAL) {
+                /* `17/May/2015:10:05:03 +0000` outside brackets: two words. */
+                fend = find_ws(start, end);
+                const char *z = fend;
+                while (z < end && is_ws(*z)) z++;
+                if (z < end && (*z == '+' || *z == '-')) fend = find_ws(z, end);
+            } else if (c == ' ') {
                 fend = find_ws(start, end);
             } else if (c == ':') {
                 const char *ws = find_ws(start, end);

@@ -182,6 +182,12 @@ Test(logline, nginx_braces_iso_time_and_split_request)
     cr_assert(r.flags & RS_LOGREC_EXTRA_FIELDS);
     rs_logformat_free(f);
 
+    f = fmt_of("$remote_addr $time_local $status");   /* no brackets: the time has a space */
+    cr_assert_eq(parse(f, "10.0.0.1 17/May/2015:10:05:03 -0700 301", &r), RS_LOGLINE_OK);
+    cr_assert_eq(r.epoch, 1431882303);
+    cr_assert_eq(r.status, 301);
+    rs_logformat_free(f);
+
     f = fmt_of("$msec $remote_addr \"$request\" $status");
     cr_assert_eq(parse(f, "1431857103.123 ::1 \"GET / HTTP/1.0\" 200", &r), RS_LOGLINE_OK);
     cr_assert_eq(r.epoch, 1431857103);
