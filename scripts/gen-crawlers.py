@@ -45,7 +45,9 @@ from collections import Counter, OrderedDict
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AGENTS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, '..', 'shared', 'data', 'agents')
 
-# Words of browser user agents and plain words that would misfire. Written
+# Words of browser user agents and plain words that would misfire (`naver`:
+# the NAVER app's in-app browser says `NAVER(inapp; ...)`; its crawler is
+# Yeti). Written
 # into crawlers_table.c too: rs_bot_token_is_generic() refuses them as
 # robots.txt candidates.
 GENERIC = sorted({
@@ -69,7 +71,7 @@ GENERIC = sorted({
     'let', 'library', 'make', 'optimizer', 'readable', 'uptime', 'screaming', 'sonic',
     'expanse', 'spectate', 'synapse', 'valve', 'verity', 'vigil', 'odin', 'rigor', 'notion',
     'trae', 'tumblr', 'viber', 'stripe', 'potions', 'golfe', 'determ', 'minoru', 'magellan',
-    'mobile safari', 'monitor', 'ssl', 'tls', 'checker', 'scanner', 'proxy', 'reader', 'parser', 'preview',
+    'mobile safari', 'monitor', 'ssl', 'tls', 'naver', 'checker', 'scanner', 'proxy', 'reader', 'parser', 'preview',
 })
 
 # Crawler families: a crawler without a robots.txt group of its own follows
