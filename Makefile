@@ -4,6 +4,7 @@
 CC       ?= cc
 CXX      ?= c++
 CFLAGS   ?= -O2 -g
+CXXFLAGS ?= -O2 -g
 PREFIX   ?= /usr/local
 BUILD    ?= build
 SHARED   ?= ../shared
@@ -25,6 +26,8 @@ BIN      := robotscan
 
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(sort $(wildcard bench/bench_*.cc))
+BENCH_BIN := $(BENCH_SRC:bench/%.cc=$(BUILD)/bench/%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
 .PHONY: all lib cli test check test-unit test-cli test-conformance test-scalar demo \
@@ -75,6 +78,14 @@ CONFORMANCE = reference-differential google-spec-test-correctness google-spec-te
 test-conformance: $(BIN) ## run every conformance folder through ./robotscan check
 	@set -e; for d in $(CONFORMANCE); do printf '%-32s ' $$d; \
 	    python3 $(SHARED)/tools/conformance_check.py $(SHARED)/conformance/$$d --bin ./$(BIN) | tail -1; done
+
+$(BUILD)/bench/%: bench/%.cc $(LIB) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -std=c++17 -Isrc $(PKG_CFLAGS) -DRS_SHARED_DIR='"$(SHARED)"' \
+	    -o $@ $< $(LIB) $(PKG_LIBS) -lbenchmark -lpthread
+
+bench: $(BENCH_BIN) ## build and run the benchmarks (bench/bench_*.cc); BENCH_ARGS for options
+	@set -e; for b in $(BENCH_BIN); do echo "== $$b"; $$b $(BENCH_ARGS); done
 
 test: MOREFLAGS += -Werror
 test: all test-unit test-cli test-conformance ## build everything and run every test

@@ -13,6 +13,7 @@ typedef struct {
 
 static const command COMMANDS[] = {
     { "check", cmd_check, "one robots.txt, one agent, URLs -> a verdict per URL" },
+    { "urls",  cmd_urls,  "a URL list + many sites' robots.txt -> verdict stream and statistics" },
 };
 
 static void usage(FILE *f)

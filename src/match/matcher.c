@@ -120,7 +120,7 @@ static int pattern_matches(const char *path, size_t plen, const char *pat, size_
 {
     int anchored = patlen > 0 && pat[patlen - 1] == '$';
     if (anchored) patlen--;
-    const char *star = memchr(pat, '*', patlen);
+    const char *star = patlen ? memchr(pat, '*', patlen) : NULL;
     const size_t lit = star ? (size_t)(star - pat) : patlen;
     if (plen < lit || memcmp(path, pat, lit) != 0) return 0;
     if (star == NULL) return !anchored || plen == lit;
@@ -258,7 +258,7 @@ static rs_status add_cand(rs_buf *cands, rs_buf *text, const char *pat, size_t l
     c.rule = rule;
     c.type = (uint8_t)type;
     c.anchored = len > 0 && pat[len - 1] == '$';
-    const char *star = memchr(pat, '*', len);
+    const char *star = len ? memchr(pat, '*', len) : NULL; /* pat may be NULL when empty */
     c.wildcard = star != NULL;
     c.prefix_len = star ? (uint32_t)(star - pat) : (uint32_t)(len - c.anchored);
     RS_FORWARD(rs_buf_append(text, pat, len));
