@@ -116,6 +116,8 @@ typedef struct {
     char origin_buf[RS_ORIGIN_MAX];
     char last_key[RS_ORIGIN_MAX + 16];   /* scheme + host + port of the last line */
     size_t last_key_len;
+    char last_host[256], last_port[8];   /* raw fields of the last line (fast path) */
+    size_t last_host_len, last_port_len;
     rs_origin last_origin;               /* slices into last_origin_buf */
     char last_origin_buf[RS_ORIGIN_MAX];
     int last_origin_ok;
@@ -264,8 +266,20 @@ static int line_origin(const logs_job *job, logs_worker *w, const rs_logrec *rec
     rs_str host = rec->host;
     if (host.len == 0) host = (rs_str){ job->host, job->host ? strlen(job->host) : 0 };
     if (host.len == 0) return 0;
-    const char *scheme = job->scheme;
     rs_str port = rec->port;
+    /* Most logs are of one site: skip everything when host and port repeat. */
+    if (w->last_key_len && host.len == w->last_host_len && port.len == w->last_port_len
+        && memcmp(host.ptr, w->last_host, host.len) == 0 && memcmp(port.ptr, w->last_port, port.len) == 0)
+        return w->last_origin_ok;
+    if (host.len <= sizeof w->last_host && port.len <= sizeof w->last_port) {
+        memcpy(w->last_host, host.ptr, host.len);
+        memcpy(w->last_port, port.ptr, port.len);
+        w->last_host_len = host.len;
+        w->last_port_len = port.len;
+    } else {
+        w->last_host_len = (size_t)-1; /* never equal: no fast path */
+    }
+    const char *scheme = job->scheme;
     if (port.len == 3 && memcmp(port.ptr, "443", 3) == 0) scheme = "https";
     else if (port.len) scheme = "http";
     char key[RS_ORIGIN_MAX + 16];
