@@ -4,6 +4,7 @@
 CC       ?= cc
 CXX      ?= c++
 CFLAGS   ?= -O2 -g
+CXXFLAGS ?= -O2 -g
 PREFIX   ?= /usr/local
 BUILD    ?= build
 SHARED   ?= ../shared
@@ -14,7 +15,7 @@ PKGS      = libzstd libxxhash zlib libidn2
 RS_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(WARNFLAGS) $(MOREFLAGS)
 # Resolved on use so a fresh machine can install the packages first.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
 LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
@@ -31,6 +32,8 @@ TCOMMON_HDR := $(sort $(wildcard tests/common/*.h))
 FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
 REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
+BENCH_SRC := $(sort $(wildcard bench/bench_*.cc))
+BENCH_BIN := $(BENCH_SRC:bench/%.cc=$(BUILD)/bench/%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
 .PHONY: all lib cli test check test-unit test-cli test-conformance test-scalar demo \
@@ -143,6 +146,13 @@ ubsan: ## like sanitize, UndefinedBehaviorSanitizer only (build-ubsan/)
 	$(SAN_ENV) $(MAKE) BUILD=build-ubsan BIN=build-ubsan/robotscan CC=$(SAN_CC) MOREFLAGS=-Werror \
 	    CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=all" LDFLAGS="-fsanitize=undefined" \
 	    build-ubsan/robotscan test-unit test-cli test-conformance test-fuzz-replay
+$(BUILD)/bench/%: bench/%.cc $(LIB) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -std=c++17 -Isrc $(PKG_CFLAGS) -DRS_SHARED_DIR='"$(SHARED)"' \
+	    -o $@ $< $(LIB) $(PKG_LIBS) -lbenchmark -lpthread
+
+bench: $(BENCH_BIN) ## build and run the benchmarks (bench/bench_*.cc); BENCH_ARGS for options
+	@set -e; for b in $(BENCH_BIN); do echo "== $$b"; $$b $(BENCH_ARGS); done
 
 test: MOREFLAGS += -Werror
 test: all test-unit test-cli test-conformance test-fuzz-replay ## build everything and run every test
@@ -152,8 +162,13 @@ check: all test-unit ## the fast subset: unit tests only
 test-scalar: ## run every test with the scalar kernels forced
 	RS_SIMD=scalar $(MAKE) test
 
-demo: $(BIN) ## check the sample URLs in data/ against the sample robots.txt
-	./$(BIN) check --robots data/example-robots.txt --agent Googlebot --format text < data/example-urls.txt || true
+demo: $(BIN) ## run check, urls and logs on the sample data in data/
+	@echo "== robotscan check --agent Googlebot (data/example-robots.txt, data/example-urls.txt)"
+	@./$(BIN) check --robots data/example-robots.txt --agent Googlebot --format text < data/example-urls.txt || true
+	@echo; echo "== robotscan urls: a crawl frontier against a directory of robots.txt files (data/robots/)"
+	@./$(BIN) urls --robots data/robots --agent Googlebot --format text --verbose data/frontier.txt
+	@echo; echo "== robotscan logs: which bots broke data/example-robots.txt in data/access.log"
+	@./$(BIN) logs --robots data/example-robots.txt --host shop.example.com --format text data/access.log
 
 install: all ## install robotscan, the library and its header under $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
