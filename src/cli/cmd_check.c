@@ -122,7 +122,6 @@ int cmd_check(int argc, char **argv)
     }
     if (o.n_robots != 1) return cli_usage_error("check", "needs exactly one --robots FILE");
     if (o.n_agents != 1) return cli_usage_error("check", "needs exactly one --agent TOKEN");
-    if (o.agents[0][0] == '\0') return cli_usage_error("check", "--agent needs a product token, not ''");
     cli_check_agent(o.agents[0]);
 
     char *body;

@@ -156,8 +156,8 @@ static void handle_user_agent(state *s, const char *ua)
     size_t tok = 0;
     while (isalpha((unsigned char)ua[tok]) || ua[tok] == '-' || ua[tok] == '_') tok++;
     /* SPEC 2.2.11: an empty token names nobody. (The reference would let it
-     * name an empty queried agent; robotscan follows the SPEC there, and the
-     * CLI refuses an empty --agent.) */
+     * name an empty queried agent, `--agent ''`; robotscan follows the SPEC,
+     * see docs/hardening.md.) */
     if (tok > 0 && ascii_ieq(ua, tok, s->agent, s->agent_len))
         s->ever_seen_specific = s->seen_specific = 1;
 }

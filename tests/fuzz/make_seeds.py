@@ -52,12 +52,24 @@ def main():
     seeds["fuzz_origin"] = urls
     # Access-log lines (one per seed) and whole small log files for the reader.
     logs = sorted(glob.glob(os.path.join(shared, "data", "logs", "*.log")))
+    # fuzz_logline: byte 0 picks the format (0 combined, 1 common, 2 vhost_combined,
+    # 3 = an nginx log_format on the first line), the rest is one line.
+    nginx = b'$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"'
     for p in logs:
         with open(p, "rb") as f:
             lines = f.read().split(b"\n")
-        seeds["fuzz_logline"] += lines[: (100 if small else 3000)]
-        seeds["fuzz_reader"].append(b"\n".join(lines[:200]))
-    seeds["fuzz_reader"] += [b"", b"\n", b"a", b"a\r\nb\n\nc", b"x" * 200 + b"\n" + b"y" * 70]
+        for i, l in enumerate(lines[: (100 if small else 3000)]):
+            seeds["fuzz_logline"].append(bytes([i % 3]) + l)
+            if i % 10 == 0:
+                seeds["fuzz_logline"].append(b"\x03" + nginx + b"\n" + l)
+        # fuzz_reader: mode, block size, max_line, damage point, payload.
+        chunk = b"\n".join(lines[:40])
+        for mode in range(5):
+            seeds["fuzz_reader"].append(bytes([mode, 7 * mode + 3, 60 + mode, 40 * mode + 9]) + chunk)
+    for i, s in enumerate([b"", b"\n", b"a", b"a\r\nb\n\nc", b"x" * 200 + b"\n" + b"y" * 70,
+                           b"\xef\xbb\xbfbom\r\n\r\n", b"\r\r\n\n", b"\x28\xb5\x2f\xfd", b"\x1f\x8b"]):
+        for mode in (0, 1, 2, 3, 4, 12, 16, 17):
+            seeds["fuzz_reader"].append(bytes([mode, i, 3 + i, 128]) + s)
     for t in targets:
         d = os.path.join(out, t)
         os.makedirs(d, exist_ok=True)
