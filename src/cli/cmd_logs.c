@@ -864,6 +864,7 @@ int cmd_logs(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = pipeline_init(&p, &cfg);
+    const int inited = rc == 0;
     static char *const STDIN_ONLY[] = { "-" };
     char *const *inputs = o.n_args ? o.args : STDIN_ONLY;
     const int n_inputs = o.n_args ? o.n_args : 1;
@@ -871,6 +872,10 @@ int cmd_logs(int argc, char **argv)
         job.input_name = strcmp(inputs[i], "-") ? inputs[i] : "(stdin)";
         rc = pipeline_run(&p, inputs[i]);
     }
+    /* A damaged input (error already printed): report the hits read before
+     * the damage, then exit 2 (SPEC 7). */
+    const int input_failed = inited && rc != 0 && pipeline_totals_get(&p)->input_failed;
+    if (input_failed) rc = 0;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     const double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 
@@ -929,6 +934,6 @@ int cmd_logs(int argc, char **argv)
     rs_tally_free(job.delay_keys);
     if (cli_out_finish() != 0) rc = 2;
     free(o.args);
-    if (rc) return 2;
+    if (rc || input_failed) return 2;
     return o.fail_on && any_violation ? 1 : 0;
 }

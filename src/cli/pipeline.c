@@ -319,10 +319,12 @@ int pipeline_run(pipeline *pl, const char *path)
     p->totals.bytes_in += rst.bytes_in;
     p->totals.bytes_out += rst.bytes_out;
     progress(p, r, 1);
+    p->totals.input_failed = 0;
     if (!failed && read_status != RS_OK) {
         cli_out_flush(0); /* records before the damage go out first */
         cli_error("%s", rs_reader_errmsg(r));
         failed = 1;
+        p->totals.input_failed = 1;
     }
     rs_reader_free(r);
     return failed ? 2 : 0;

@@ -60,6 +60,7 @@ typedef struct {
     rs_tally *origins;              /* merged tallies (NULL when not wanted) */
     rs_tally *rules;
     uint64_t bytes_in, bytes_out;
+    int input_failed;               /* the last run ended at a read/decompression error */
 } pipeline_totals;
 
 typedef struct pipeline_impl pipeline_impl;

@@ -7,7 +7,8 @@
 # Exits non-zero when any case fails. A case that cannot run here says SKIP
 # loudly with the reason (none is skipped silently).
 #
-# Commands covered: check. (urls / logs: not in this tree yet.)
+# Commands covered: check, urls, logs (each section is skipped, loudly, when
+# the binary lacks the command).
 set -u
 BIN=${1:-./robotscan}
 SHARED=${2:-../shared}
@@ -280,6 +281,142 @@ run "$T/urls"
 expect "no command: exit 2 with usage" 2 "Usage"
 run "$T/urls" check --help
 expect "--help: exit 0" 0
+
+# ===== urls and logs =====
+json_get() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>/dev/null; }
+
+if ! "$BIN" urls --help >/dev/null 2>&1; then
+    skip "urls cases" "this robotscan has no 'urls' command"
+else
+    echo "-- urls"
+    python3 - "$T/list.txt" <<'EOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(200000):
+        f.write("http://a.com/private/%d\n" % i if i % 2 == 0 else "http://a.com/p%d\n" % i)
+EOF
+    zstd -q -c "$T/list.txt" >"$T/list.zst"
+    gzip -c "$T/list.txt" >"$T/list.gz"
+    head -c 50000 "$T/list.zst" >"$T/cut.zst"
+    head -c 300000 "$T/list.gz" >"$T/cut.gz"
+    python3 - "$T/list.zst" "$T/bad.zst" "$T/list.gz" "$T/bad.gz" <<'EOF'
+import sys
+for src, dst, at in ((sys.argv[1], sys.argv[2], 30000), (sys.argv[3], sys.argv[4], 300000)):
+    b = bytearray(open(src, "rb").read()); b[at] ^= 0xFF; open(dst, "wb").write(b)
+EOF
+    URLS=(urls --robots "$T/robots.txt" --agent Googlebot --format tsv)
+
+    run "$T/empty" "${URLS[@]}" "$T/missing.txt"
+    expect "urls: missing input file: exit 2, names it" 2 "missing\.txt"
+    run "$T/empty" "${URLS[@]}" "$T/adir"
+    expect "urls: directory as input: exit 2, names it" 2 "adir"
+    run "$T/empty" urls --robots "$T/nope.txt" --agent Googlebot "$T/list.txt"
+    expect "urls: missing --robots file: exit 2, names it" 2 "nope\.txt"
+    run "$T/empty" "${URLS[@]}" "$T/empty"
+    expect "urls: empty input: header only, exit 0" 0 "" 1
+
+    # Truncated / corrupt compressed input: the records before the damage, in
+    # order, then exit 2 naming the file and the offset.
+    for f in cut.zst cut.gz bad.zst; do
+        run "$T/empty" "${URLS[@]}" "$T/$f"
+        n=$(( $(wc -l <"$T/out") - 1 ))
+        if [ "$rc" = 2 ] && grep -Eq "$f.*offset [0-9]+" "$T/err" && [ "$n" -gt 1000 ] \
+           && tail -n +2 "$T/out" | cut -f1 | cmp -s - <(head -n "$n" "$T/list.txt"); then
+            pass "urls: damaged $f: $n records before the damage written, then exit 2 ($(cut -c1-70 "$T/err"))"
+        else
+            fail "urls: damaged $f" "exit $rc, $n records, stderr: $(head -c 200 "$T/err")"
+        fi
+    done
+    # gzip checks its CRC only at the end of a member: lines decoded from the
+    # damaged deflate data can be written before the error (docs/hardening.md).
+    run "$T/empty" "${URLS[@]}" "$T/bad.gz"
+    if [ "$rc" = 2 ] && grep -Eq "bad\.gz.*offset [0-9]+" "$T/err"; then
+        pass "urls: corrupt .gz: exit 2 naming the file and offset"
+    else
+        fail "urls: corrupt .gz" "exit $rc, stderr: $(head -c 200 "$T/err")"
+    fi
+
+    # Lines over 1 MiB and a ${BIG_MB} MB line: counted malformed, the next lines processed.
+    { echo "http://a.com/private/1"; head -c 1048577 /dev/zero | tr '\0' u; printf '\nhttp://a.com/p2\n';
+      head -c $((BIG_MB * 1000000)) /dev/zero | tr '\0' v; printf '\nhttp://a.com/private/3'; } >"$T/long.txt"
+    run "$T/empty" "${URLS[@]}" --stats "$T/stats.json" "$T/long.txt"
+    if [ "$rc" = 0 ] && [ "$(json_get "$T/stats.json" malformed)" = 2 ] && [ "$(json_get "$T/stats.json" urls)" = 3 ] \
+       && [ "$(cut -f4 "$T/out" | tr '\n' ' ')" = "verdict disallow allow disallow " ]; then
+        pass "urls: 1 MiB and ${BIG_MB} MB lines counted malformed, next lines processed"
+    else
+        fail "urls: long lines" "exit $rc, stats $(head -c 200 "$T/stats.json"), out $(cut -f4 "$T/out" | tr '\n' '|')"
+    fi
+
+    # Random bytes with NULs: every line counted, nothing crashes.
+    python3 -c 'import random,sys; r=random.Random(3); sys.stdout.buffer.write(bytes(r.randrange(256) for _ in range(300000)))' >"$T/noise.bin"
+    run "$T/empty" "${URLS[@]}" --stats "$T/stats.json" "$T/noise.bin"
+    lines=$(json_get "$T/stats.json" lines); urls=$(json_get "$T/stats.json" urls)
+    mal=$(json_get "$T/stats.json" malformed); blank=$(json_get "$T/stats.json" blank); skp=$(json_get "$T/stats.json" skipped)
+    if [ "$rc" = 0 ] && [ -n "$lines" ] && [ $((urls + mal + blank + skp)) = "$lines" ]; then
+        pass "urls: binary garbage: $lines lines = $urls URLs + $mal malformed + $blank blank + $skp skipped"
+    else
+        fail "urls: binary garbage" "exit $rc, $(head -c 300 "$T/stats.json")"
+    fi
+
+    "$BIN" "${URLS[@]}" "$T/list.txt" 2>"$T/err" | head -1 >/dev/null
+    rc=${PIPESTATUS[0]}
+    if { [ "$rc" = 0 ] || [ "$rc" = 141 ]; } && [ ! -s "$T/err" ]; then pass "urls: | head -1: exit $rc, no stderr"
+    else fail "urls: | head -1" "exit $rc, stderr: $(head -c 200 "$T/err")"; fi
+    if [ -w /dev/full ]; then
+        "$BIN" "${URLS[@]}" "$T/list.txt" >/dev/full 2>"$T/err"; rc=$?
+        if [ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ]; then pass "urls: > /dev/full: exit 2, one message"
+        else fail "urls: > /dev/full" "exit $rc, stderr: $(head -c 200 "$T/err")"; fi
+    fi
+    run "$T/empty" urls --robots "$T/robots.txt" --agent Googlebot --frobnicate
+    expect "urls: unknown flag: exit 2 with a usage line" 2 "unknown option.*|Try 'robotscan urls --help'"
+    run "$T/empty" urls --robots "$T/robots.txt" "$T/list.txt"
+    expect "urls: missing --agent: exit 2" 2 "--agent"
+    run "$T/empty" urls --agent Googlebot "$T/list.txt"
+    expect "urls: missing --robots: exit 2" 2 "--robots"
+fi
+
+if ! "$BIN" logs --help >/dev/null 2>&1; then
+    skip "logs cases" "this robotscan has no 'logs' command"
+else
+    echo "-- logs"
+    LOG="$SHARED/data/logs/lnav-shop-access.log"
+    LOGS=(logs --robots "$T/robots.txt" --host shop.example --format tsv)
+    run "$T/empty" "${LOGS[@]}" "$T/missing.log"
+    expect "logs: missing input file: exit 2, names it" 2 "missing\.log"
+    run "$T/empty" "${LOGS[@]}" "$T/empty"
+    expect "logs: empty input: exit 0" 0
+    { for i in 1 2 3 4 5 6 7 8; do cat "$LOG"; done; } | gzip -c >"$T/log.gz"
+    head -c 40000 "$T/log.gz" >"$T/cut-log.gz"
+    "$BIN" "${LOGS[@]}" "$T/log.gz" 2>/dev/null | cut -f7 >"$T/full-urls"
+    run "$T/empty" "${LOGS[@]}" --stats "$T/cut.json" "$T/cut-log.gz"
+    n=$(json_get "$T/cut.json" lines); recs=$(( $(wc -l <"$T/out") - 1 ))
+    if [ "$rc" = 2 ] && grep -Eq "cut-log\.gz.*offset [0-9]+" "$T/err" && [ "${n:-0}" -gt 100 ] && [ "$recs" -gt 10 ] \
+       && cut -f7 "$T/out" | cmp -s - <(head -n $((recs + 1)) "$T/full-urls"); then
+        pass "logs: truncated .gz: $n lines read, $recs hits written, then exit 2 naming the file and offset"
+    else
+        fail "logs: truncated .gz" "exit $rc, lines ${n:-?}, $recs hits, stderr: $(head -c 200 "$T/err")"
+    fi
+    { head -5 "$LOG"; head -c 1048577 /dev/zero | tr '\0' x; echo; printf 'garbage \0\377 line\n'; head -5 "$LOG"; } >"$T/mixed.log"
+    run "$T/empty" "${LOGS[@]}" --stats "$T/mixed.json" "$T/mixed.log"
+    if [ "$rc" = 0 ] && [ "$(json_get "$T/mixed.json" malformed)" = 2 ] && [ "$(json_get "$T/mixed.json" lines)" = 12 ]; then
+        pass "logs: 1 MiB line and a garbage line counted malformed, the rest processed"
+    else
+        fail "logs: long/garbage lines" "exit $rc, $(head -c 300 "$T/mixed.json")"
+    fi
+    "$BIN" "${LOGS[@]}" "$T/log.gz" 2>"$T/err" | head -1 >/dev/null
+    rc=${PIPESTATUS[0]}
+    if { [ "$rc" = 0 ] || [ "$rc" = 141 ]; } && [ ! -s "$T/err" ]; then pass "logs: | head -1: exit $rc, no stderr"
+    else fail "logs: | head -1" "exit $rc, stderr: $(head -c 200 "$T/err")"; fi
+    if [ -w /dev/full ]; then
+        "$BIN" "${LOGS[@]}" "$T/log.gz" >/dev/full 2>"$T/err"; rc=$?
+        if [ "$rc" = 2 ] && grep -q "error writing" "$T/err"; then pass "logs: > /dev/full: exit 2"
+        else fail "logs: > /dev/full" "exit $rc, stderr: $(head -c 200 "$T/err")"; fi
+    fi
+    run "$T/empty" logs --robots "$T/robots.txt" --bogus
+    expect "logs: unknown flag: exit 2 with a usage line" 2 "unknown option.*|Try 'robotscan logs --help'"
+    run "$T/empty" logs --host shop.example "$LOG"
+    expect "logs: missing --robots: exit 2" 2 "--robots"
+fi
 
 if [ "$fails" -ne 0 ]; then
     echo "test_badinput: $fails case(s) failed"
