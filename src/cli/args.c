@@ -125,8 +125,10 @@ int cli_parse(const char *command, const char *const *accepted, int argc, char *
     o->progress = -1;
     o->jobs = 1;
     o->missing = "allow";
-    o->args = calloc((size_t)argc + 1, sizeof(char *));
-    if (o->args == NULL) { cli_error("out of memory"); return 2; }
+    /* Positional arguments are compacted to the front of argv itself (the
+     * n-th one moves to argv[n], never past the one being read), so nothing
+     * is allocated and no early return can leak. */
+    o->args = argv;
     int only_positional = 0;
     for (int i = 0; i < argc; i++) {
         char *a = argv[i];

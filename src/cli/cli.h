@@ -36,7 +36,7 @@ struct cli_opts {
     const char *scheme;                 /* --scheme */
     const char *log_format;             /* --log-format */
     int         help;                   /* --help */
-    char      **args;                   /* positional arguments */
+    char      **args;                   /* positional arguments: argv compacted in place (not allocated) */
     int         n_args;
 };
 

@@ -547,7 +547,8 @@ static rs_status keep_block(void *ctx, pipeline_result *res)
             job->rec_disallowed = d;
             job->cap_records = cap;
         }
-        CLI_TRY(rs_outbuf_append(&job->records, res->out.ptr + rec_start, h.rec_end - rec_start));
+        if (h.rec_end > rec_start) /* nothing rendered under --quiet: out.ptr may be NULL */
+            CLI_TRY(rs_outbuf_append(&job->records, res->out.ptr + rec_start, h.rec_end - rec_start));
         if (job->records.len > UINT32_MAX) {
             pipeline_fail(res, RS_ERR_LIMIT, "more than 4 GiB of bot-hit records; use --quiet or --only");
             return RS_ERR_LIMIT;
@@ -590,7 +591,7 @@ static uint8_t *delay_violations(logs_job *job)
 {
     uint8_t *v = calloc(job->n_records ? job->n_records : 1, 1);
     if (v == NULL) return NULL;
-    qsort(job->delays, job->n_delays, sizeof *job->delays, delay_cmp);
+    if (job->n_delays) qsort(job->delays, job->n_delays, sizeof *job->delays, delay_cmp); /* delays may be NULL */
     for (size_t i = 1; i < job->n_delays; i++) {
         const struct delay_entry *prev = &job->delays[i - 1], *cur = &job->delays[i];
         if (prev->key != cur->key) continue;
@@ -800,7 +801,6 @@ int cmd_logs(int argc, char **argv)
     if (rc) return rc;
     if (o.help) {
         fputs(HELP, stdout);
-        free(o.args);
         return 0;
     }
     if (o.n_robots < 1) return cli_usage_error("logs", "needs at least one --robots PATH");
@@ -933,7 +933,6 @@ int cmd_logs(int argc, char **argv)
     free(job.delays);
     rs_tally_free(job.delay_keys);
     if (cli_out_finish() != 0) rc = 2;
-    free(o.args);
     if (rc || input_failed) return 2;
     return o.fail_on && any_violation ? 1 : 0;
 }

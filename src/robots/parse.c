@@ -131,6 +131,8 @@ static void emit_line(uint32_t line_no, const char *raw, size_t raw_len, uint32_
     ev.line = line_no;
     ev.raw.ptr = raw;
     ev.raw.len = raw_len;
+    /* Empty key/value slices still point somewhere (callers may memcpy them). */
+    ev.key.ptr = ev.value.ptr = raw;
 
     /* The reference works on a C string: a NUL ends the content. */
     size_t len = raw_len;

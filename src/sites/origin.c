@@ -346,6 +346,7 @@ static rs_origin_error parse(const char *url, size_t len, char *dst, rs_origin *
     if (len >= 3 && memcmp(url, "\xEF\xBB\xBF", 3) == 0) { url += 3; len -= 3; } /* first line of a file */
     while (len > 0 && is_ws((unsigned char)url[0])) { url++; len--; }
     while (len > 0 && is_ws((unsigned char)url[len - 1])) len--;
+    if (len == 0) return RS_ORIGIN_NO_HOST; /* also keeps a NULL url out of pointer arithmetic */
 
     /* Scheme: "://" before the first '/', '?' or ';' (SPEC 2.3.14). */
     size_t p = 0;
