@@ -171,7 +171,10 @@ static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *
             CLI_TRY(rs_tally_find(res->origins, origin.origin.ptr, origin.origin.len,
                                      &w->last_origin_tally));
     }
-    w->last_key_len = key <= sizeof w->last_key ? key : 0;
+    /* rs_origin_parse skips leading whitespace and a BOM, so for such a line the
+     * origin may depend on bytes past the key ("  //a.com/" vs "  //b.com/"). */
+    const unsigned char c0 = (unsigned char)url[0];
+    w->last_key_len = key <= sizeof w->last_key && c0 > 0x20 && c0 != 0xEF ? key : 0;
     memcpy(w->last_key, url, w->last_key_len);
     return decide(job, w, res, url, len, &parts);
 }
