@@ -201,6 +201,7 @@ rules f >"$D/F.COM.TXT"
 rules g >"$D/g.com_8443.txt"
 rules m >"$D/xn--mller-kva.eu/robots.txt"
 rules s >"$D/straße.de.txt"
+rules n >"$D/nürnberg.de"
 rules one >"$D/h.com"          # "h.com" sorts before "h.com.txt": it wins
 rules two >"$D/h.com.txt"
 rules x >"$D/.hidden.com"
@@ -228,6 +229,9 @@ http://müller.eu/m
 http://MÜLLER.EU./m
 http://xn--mller-kva.eu/m
 http://xn--strae-oqa.de/s
+http://straße.de/s
+http://xn--nrnberg-n2a.de/n
+http://N%C3%BCrnberg.DE/n
 http://h.com/one
 http://h.com/two
 http://hidden.com/x
@@ -256,6 +260,9 @@ http://müller.eu/m	http://xn--mller-kva.eu	x	disallow	2	disallow: /m	matched
 http://MÜLLER.EU./m	http://xn--mller-kva.eu	x	disallow	2	disallow: /m	matched
 http://xn--mller-kva.eu/m	http://xn--mller-kva.eu	x	disallow	2	disallow: /m	matched
 http://xn--strae-oqa.de/s	http://xn--strae-oqa.de	x	disallow	2	disallow: /s	matched
+http://straße.de/s	http://xn--strae-oqa.de	x	disallow	2	disallow: /s	matched
+http://xn--nrnberg-n2a.de/n	http://xn--nrnberg-n2a.de	x	disallow	2	disallow: /n	matched
+http://N%C3%BCrnberg.DE/n	http://xn--nrnberg-n2a.de	x	disallow	2	disallow: /n	matched
 http://h.com/one	http://h.com	x	disallow	2	disallow: /one	matched
 http://h.com/two	http://h.com	x	allow	0		no-match
 http://hidden.com/x	http://hidden.com	x	allow	0		no-robots
@@ -266,6 +273,11 @@ for u in http://a.com/a http://a.com:80/a http://A.COM:080/a; do
     "$BIN" urls --robots "$D" --agent x --format tsv <<<"$u" | cut -f2- >>"$T/ports"
 done
 [ "$(sort -u "$T/ports" | wc -l)" = 2 ] || fail "default port elision: $(cat "$T/ports")"
+
+# --- --stats to a path that cannot be written: exit 2, the path named, records written
+expect_run "stats unwritable" 2 "$BIN" urls --robots "$T/robots.txt" --agent BarBot --stats "$T/no/such/s.json" "$T/u.txt"
+expect_err "stats unwritable" "$T/no/such/s.json"
+[ "$(wc -l <"$T/out")" = 4 ] || fail "stats unwritable: records lost"
 
 # --- several sources: the first that knows the origin wins; a file as the fallback
 expect_run "source order" 0 "$BIN" urls --robots "$D" --robots "$T/robots.txt" --agent x --format tsv "$T/dir-urls.txt"
