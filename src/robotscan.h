@@ -164,6 +164,14 @@ typedef enum {
 RS_API rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out);
 RS_API void rs_ruleset_free(rs_ruleset *rs);
 
+/**
+ * The product tokens the user-agent lines of @rs name (non-empty, not `*`),
+ * in file order, each once (ASCII case-insensitively).
+ * @param out   OUT: up to @cap slices into @rs, valid as long as @rs.
+ * @return the number of distinct tokens (may exceed @cap).
+ */
+RS_API size_t rs_ruleset_tokens(const rs_ruleset *rs, rs_str *out, size_t cap);
+
 /** @return 1 if some user-agent line of @rs names @agent (SPEC 2.2.13). */
 RS_API int rs_ruleset_names_agent(const rs_ruleset *rs, const char *agent, size_t agent_len);
 
