@@ -116,8 +116,8 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
     return cli_usage_error(c, "unhandled option %s", name);
 }
 
-int cli_parse(const char *command, const char *const *accepted, int argc, char **argv,
-              struct cli_opts *o)
+static int parse(const char *command, const char *const *accepted, int argc, char **argv,
+                 struct cli_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->command = command;
@@ -154,6 +154,17 @@ int cli_parse(const char *command, const char *const *accepted, int argc, char *
         if (rc) return rc;
     }
     return 0;
+}
+
+int cli_parse(const char *command, const char *const *accepted, int argc, char **argv,
+              struct cli_opts *o)
+{
+    const int rc = parse(command, accepted, argc, argv, o);
+    if (rc) { /* callers return at once: nothing to free for them */
+        free(o->args);
+        o->args = NULL;
+    }
+    return rc;
 }
 
 int cli_read_file(const char *path, size_t max, char **data, size_t *size, int *truncated)
