@@ -114,6 +114,10 @@ def check_run(where, p, urls, expected, n_inputs=None):
         fail("%s: %d rows, %d URLs counted, %d expected" % (where, len(rows), n_urls, len(decided)))
         return 0, sorted(malformed)
     for i, row in zip(decided, rows):
+        if expected is None:
+            if row[0] != urls[i]:
+                fail("%s line %d: url field %r != input %r" % (where, i + 1, row[0], urls[i]))
+            continue
         want_v, want_l = expected[i]
         if row[0] != urls[i]:
             fail("%s line %d: url field %r != input %r" % (where, i + 1, row[0], urls[i]))
@@ -218,7 +222,17 @@ def conformance(binp, shared, pool, full):
                                                           n - decided - bad, " e.g. %r" % samples[:3] if samples else ""))
             if decided == 0:
                 fail("%s: nothing decided" % name)
-            # 2. Every case through one manifest, one process per agent.
+            # 2. Which of the folder's URLs, as written, have no origin (urls would skip them
+            #    as malformed): all of them in one run, any robots file (the verdicts do not
+            #    matter here; the count and the line numbers must be consistent).
+            all_urls = [u for cs in groups.values() for u, _, _ in cs]
+            any_case = os.path.join(folder, next(iter(groups))[0] + ".txt")
+            p = run_urls(binp, any_case, "x", all_urls)
+            _, bad_lines = check_run("%s (all URLs, no verdicts)" % name, p, all_urls, None)
+            print("conformance %-28s all %d URLs as written: %d without an origin%s"
+                  % (name, len(all_urls), len(bad_lines),
+                     " e.g. %r" % [all_urls[n - 1] for n in bad_lines[:3]] if bad_lines else ""))
+            # 3. Every case through one manifest, one process per agent.
             runs, n_origins, decided, bad = manifest_runs(binp, folder, groups, tmp, pool)
             print("conformance %-28s manifest of %d origins, %d runs: %d/%d cases decided and compared, "
                   "%d malformed (skipped), %d blank" % (name, n_origins, runs, decided, total, bad,
