@@ -62,5 +62,6 @@ int cli_out_flush(size_t threshold);
 int cli_out_finish(void);
 
 int cmd_check(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
 
 #endif /* RS_CLI_H */

@@ -13,6 +13,7 @@ typedef struct {
 
 static const command COMMANDS[] = {
     { "check", cmd_check, "one robots.txt, one agent, URLs -> a verdict per URL" },
+    { "lint",  cmd_lint,  "robots.txt files -> per-line diagnostics (typos, unsupported lines, size)" },
 };
 
 static void usage(FILE *f)
