@@ -19,6 +19,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+/* Messages spell the limits out. */
+_Static_assert(RS_ROBOTS_MAX_LINE == 16663 && RS_ROBOTS_MAX_BODY == 512000, "update the messages");
+
 /* ===== Codes ===== */
 
 static const struct {
@@ -461,8 +464,7 @@ static void on_line(void *ctx, const rs_robots_line *ev)
 
     if (ev->flags & RS_LINE_TOO_LONG)
         add(l, ev->line, RS_LINT_LINE_TOO_LONG,
-            "line is longer than %d bytes: only the first %d are read, the rest is ignored",
-            RS_ROBOTS_MAX_LINE, RS_ROBOTS_MAX_LINE);
+            "line is longer than 16,663 bytes: only the first 16,663 are read, the rest is ignored");
     if (ev->flags & RS_LINE_HAS_NUL) {
         const char *nul = memchr(ev->raw.ptr, '\0', ev->raw.len);
         add(l, ev->line, RS_LINT_NUL_BYTE, "a NUL byte at column %zu ends the line: the rest is ignored",
@@ -713,8 +715,7 @@ rs_status rs_lint(const void *body, size_t size, const rs_lint_options *options,
                 info.bom_bytes);
         if (info.truncated)
             add(&l, info.truncated_line, RS_LINT_FILE_TOO_LARGE,
-                "content past %d bytes (500 KiB) is ignored: the file is cut in this line",
-                RS_ROBOTS_MAX_BODY);
+                "content past 512,000 bytes (500 KiB) is ignored: the file is cut in this line");
         if (l.html_start || popcount(l.html_markers) >= 2)
             add(&l, l.html_line, RS_LINT_HTML_CONTENT,
                 "the file looks like an HTML page (an error page served as robots.txt?): "
@@ -793,8 +794,8 @@ rs_status rs_lint_agent(const void *body, size_t size, const char *agent, size_t
 
     v->group_lines = rs_malloc((rs->n_groups + 1) * sizeof *v->group_lines);
     v->rules = rs_malloc((2 * (size_t)rs->n_rules + 1) * sizeof *v->rules);
-    /* Room for every pattern and a "$" per derived one. */
-    v->text = rs_malloc(rs->text_len + rs->n_rules + 1);
+    /* Room for every pattern twice (the original and a shorter derived one) plus its '$'. */
+    v->text = rs_malloc(2 * rs->text_len + rs->n_rules + 1);
     if (!v->group_lines || !v->rules || !v->text) { st = RS_ERR_NOMEM; goto out; }
 
     /* ua records are in file order: the first of each group opens it. */
@@ -833,7 +834,7 @@ rs_status rs_lint_agent(const void *body, size_t size, const char *agent, size_t
             tl += cut + 1;
         }
     }
-    assert(tl <= rs->text_len + rs->n_rules);
+    assert(tl <= 2 * rs->text_len + rs->n_rules);
     qsort(v->rules, nr, sizeof *v->rules, lint_rule_cmp);
     v->pub.n_rules = nr;
     v->pub.rules = v->rules;
