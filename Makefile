@@ -4,6 +4,7 @@
 CC       ?= cc
 CXX      ?= c++
 CFLAGS   ?= -O2 -g
+CXXFLAGS ?= -O2 -g
 PREFIX   ?= /usr/local
 BUILD    ?= build
 SHARED   ?= ../shared
@@ -25,6 +26,8 @@ BIN      := robotscan
 
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(sort $(wildcard bench/bench_*.cc))
+BENCH_BIN := $(BENCH_SRC:bench/%.cc=$(BUILD)/bench/%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
 .PHONY: all lib cli test check test-unit test-cli test-conformance test-scalar demo \
@@ -76,6 +79,14 @@ test-conformance: $(BIN) ## run every conformance folder through ./robotscan che
 	@set -e; for d in $(CONFORMANCE); do printf '%-32s ' $$d; \
 	    python3 $(SHARED)/tools/conformance_check.py $(SHARED)/conformance/$$d --bin ./$(BIN) | tail -1; done
 
+$(BUILD)/bench/%: bench/%.cc $(LIB) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -std=c++17 -Isrc $(PKG_CFLAGS) -DRS_SHARED_DIR='"$(SHARED)"' \
+	    -o $@ $< $(LIB) $(PKG_LIBS) -lbenchmark -lpthread
+
+bench: $(BENCH_BIN) ## build and run the benchmarks (bench/bench_*.cc); BENCH_ARGS for options
+	@set -e; for b in $(BENCH_BIN); do echo "== $$b"; $$b $(BENCH_ARGS); done
+
 test: MOREFLAGS += -Werror
 test: all test-unit test-cli test-conformance ## build everything and run every test
 
@@ -85,7 +96,10 @@ test-scalar: ## run every test with the scalar kernels forced
 	RS_SIMD=scalar $(MAKE) test
 
 demo: $(BIN) ## check the sample URLs in data/ against the sample robots.txt
-	./$(BIN) check --robots data/example-robots.txt --agent Googlebot --format text < data/example-urls.txt || true
+	@echo "== robotscan check --agent Googlebot (data/example-robots.txt, data/example-urls.txt)"
+	@./$(BIN) check --robots data/example-robots.txt --agent Googlebot --format text < data/example-urls.txt || true
+	@echo; echo "== the same URLs for GPTBot, as TSV"
+	@./$(BIN) check --robots data/example-robots.txt --agent GPTBot --format tsv < data/example-urls.txt | head -5 || true
 
 install: all ## install robotscan, the library and its header under $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

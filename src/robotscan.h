@@ -231,10 +231,427 @@ RS_API rs_str rs_url_path(const char *url, size_t url_len, char *scratch, size_t
  */
 #define rs_url_encode_path rs_canonicalize
 
-/* ===== Input: readers and line splitting (src/input, src/simd) ===== */
+/* ===== Input: readers and line splitting (src/input, src/simd) =====
+ *
+ * Byte-class kernels (src/simd). Each has a plain-C scalar twin and vector
+ * versions (sse2, avx2); one set is chosen per process: -DRS_SIMD_FORCE=name
+ * at compile time, else env RS_SIMD=scalar|sse2|avx2, else the best the CPU
+ * runs. Kernels read only p[0 .. n): no padding is required of callers.
+ */
+
+/** Most members a rs_byteset may have. */
+#define RS_BYTESET_MAX 16
+
+/** A small set of bytes to search for; fill it with rs_byteset_init(). */
+typedef struct {
+    uint64_t      bits[4];                 /* membership bitmap, bit c = byte c */
+    unsigned char bytes[RS_BYTESET_MAX];   /* the distinct members */
+    unsigned      count;                   /* number of distinct members */
+} rs_byteset;
+
+/**
+ * Makes @set the set of the @n bytes at @members (duplicates allowed; NUL is
+ * an ordinary member).
+ * @return RS_OK, RS_ERR_LIMIT for more than RS_BYTESET_MAX distinct bytes,
+ *         RS_ERR_USAGE for NULL arguments.
+ */
+RS_API rs_status rs_byteset_init(rs_byteset *set, const char *members, size_t n);
+
+/** One implementation of every kernel. Tables are static and immutable. */
+typedef struct {
+    const char *name;                                        /* "scalar", "sse2", "avx2" */
+    size_t (*find_newline)(const char *p, size_t n);         /* index of first '\n', or n */
+    size_t (*count_newlines)(const char *p, size_t n);       /* number of '\n' */
+    size_t (*find_any)(const char *p, size_t n, const rs_byteset *set); /* first member, or n */
+} rs_simd_kernels;
+
+/** @return the index of the first '\n' in p[0 .. n), or n if there is none. */
+RS_API size_t rs_simd_find_newline(const char *p, size_t n);
+/** @return the number of '\n' bytes in p[0 .. n). */
+RS_API size_t rs_simd_count_newlines(const char *p, size_t n);
+/** @return the index of the first byte of p[0 .. n) in @set, or n if none. */
+RS_API size_t rs_simd_find_any(const char *p, size_t n, const rs_byteset *set);
+
+/** @return the name of the kernel set in use ("scalar", "sse2", "avx2"). */
+RS_API const char *rs_simd_impl_name(void);
+/** @return the kernel set in use (never NULL). */
+RS_API const rs_simd_kernels *rs_simd_active(void);
+/**
+ * A kernel set by name, for tests and benchmarks that compare them.
+ * @param name "scalar", "sse2", "avx2", or NULL for the active set.
+ * @return the static table, or NULL if unknown or this CPU cannot run it.
+ */
+RS_API const rs_simd_kernels *rs_simd_get(const char *name);
+/** @return the name of the i-th compiled-in set (0 = "scalar"), NULL past the last. */
+RS_API const char *rs_simd_impl_at(size_t i);
+
+/*
+ * Streaming reader (src/input). Reads a file or stdin, plain or compressed
+ * (zstd and gzip, detected from the magic bytes, never from the name;
+ * concatenated frames/members and zstd skippable frames are accepted), and
+ * hands out large blocks of COMPLETE lines:
+ *
+ *  - A line ends at '\n'; the last line of the input may lack it. A leading
+ *    UTF-8 BOM (EF BB BF) of the stream is skipped (it still counts in
+ *    offsets). Line numbers are 1-based and count empty lines.
+ *  - Lines longer than max_line bytes (counting everything before the '\n',
+ *    a '\r' included) are never truncated and never merged with neighbours:
+ *    the rs_lines iterator returns each as a record flagged `oversized` (its
+ *    length, no text), in its place in line order, so a consumer can count it
+ *    as malformed with its number and length. A long line that fits in the
+ *    block buffer stays inside its block (the iterator flags it); one that
+ *    does not is skipped while streaming and delivered as an OVERSIZED block
+ *    (rs_block.oversized = its length, no text). So a 100 MB line without a
+ *    newline costs no memory: the reader holds about
+ *    2 x max(block_size, max_line + 1) bytes plus the decompressor's window.
+ *    Consumers of raw blocks should use rs_lines (or check lengths) for this.
+ *  - ptr[len .. len + 64) of a block is readable (unspecified bytes), so
+ *    vector code may over-read the end of a block by up to 64 bytes.
+ *  - Errors: a missing/unreadable file or a directory fails in
+ *    rs_reader_open (RS_ERR_IO). A read error, or truncated/corrupt
+ *    compressed data, is returned by the next_block call AFTER every complete
+ *    line before the damage was delivered (the partial line at the damage is
+ *    dropped); rs_reader_errmsg() then names the file and the compressed
+ *    offset, e.g. "urls.zst: corrupt zstd frame at offset 1234: Unknown frame
+ *    descriptor". Errors are sticky.
+ *  - A reader is used by one thread at a time. For a producer thread and
+ *    worker threads, give each block its own rs_blockbuf
+ *    (rs_reader_next_block_into): a block lives as long as its buffer is not
+ *    passed to the reader again, so workers can process block k while the
+ *    producer fills block k+1.
+ */
+
+#define RS_READER_DEFAULT_BLOCK    ((size_t)4 << 20)   /* 4 MiB */
+#define RS_READER_DEFAULT_MAX_LINE ((size_t)1 << 20)   /* 1 MiB */
+
+typedef struct rs_reader rs_reader;
+typedef struct rs_blockbuf rs_blockbuf;
+
+typedef enum {
+    RS_COMPRESSION_NONE = 0,
+    RS_COMPRESSION_GZIP,
+    RS_COMPRESSION_ZSTD
+} rs_compression;
+
+/** @return "none", "gzip" or "zstd". */
+RS_API const char *rs_compression_name(rs_compression c);
+
+typedef struct {
+    size_t block_size;   /* bytes a block aims for; 0 = RS_READER_DEFAULT_BLOCK. A block
+                            is shorter at end of input and longer by at most one line */
+    size_t max_line;     /* longest line delivered as text; 0 = RS_READER_DEFAULT_MAX_LINE */
+} rs_reader_opts;
+
+/** A block of complete lines; see rs_reader_next_block(). */
+typedef struct {
+    const char *ptr;      /* the lines; each ends in '\n' except the final line of input */
+    size_t      len;      /* bytes at ptr (0 for an oversized block) */
+    uint64_t    first_line; /* 1-based number of the first line */
+    uint64_t    lines;    /* number of lines in the block (1 for an oversized block) */
+    uint64_t    offset;   /* offset of the first line in the decompressed stream */
+    uint64_t    oversized; /* 0, or this block is ONE line longer than max_line, of this
+                             many bytes (its '\n' excluded), whose bytes were skipped */
+    size_t      max_line; /* the reader's max_line, for rs_lines_init (0 = the default) */
+} rs_block;
+
+/**
+ * Opens @path for reading.
+ * @param path a file, or "-" or NULL for stdin (not closed by rs_reader_free).
+ * @param opts may be NULL (defaults). Copied.
+ * @param out  OUT: the reader, owned by the caller (rs_reader_free). On
+ *             failure *out is still set (unless RS_ERR_NOMEM or RS_ERR_USAGE)
+ *             so the caller can read rs_reader_errmsg(), then free it.
+ * @return RS_OK; RS_ERR_IO (missing, unreadable, a directory), RS_ERR_CORRUPT
+ *         (a compressed header already fails), RS_ERR_NOMEM, RS_ERR_USAGE.
+ */
+RS_API rs_status rs_reader_open(const char *path, const rs_reader_opts *opts, rs_reader **out);
+
+/**
+ * Like rs_reader_open over an already open descriptor, which the reader does
+ * not close. @param name used in messages (e.g. "(stdin)"); copied; may be NULL.
+ */
+RS_API rs_status rs_reader_open_fd(int fd, const char *name, const rs_reader_opts *opts,
+                                   rs_reader **out);
+
+/** Frees the reader and its internal buffer (closes the file it opened). NULL is fine. */
+RS_API void rs_reader_free(rs_reader *r);
+
+/**
+ * The next block, in a buffer internal to the reader.
+ * @param out OUT: valid until the next call on @r or rs_reader_free.
+ * @return RS_OK; RS_ERR_EOF after the last block (and on every later call);
+ *         RS_ERR_IO / RS_ERR_CORRUPT (see above; sticky); RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_reader_next_block(rs_reader *r, rs_block *out);
+
+/**
+ * A block buffer owned by the caller, sized for @r's options; for several
+ * blocks in flight at once. Usable with any reader with the same or smaller
+ * block_size and max_line.
+ * @param out OUT: free with rs_blockbuf_free (NULL is fine).
+ */
+RS_API rs_status rs_blockbuf_create(const rs_reader *r, rs_blockbuf **out);
+RS_API void rs_blockbuf_free(rs_blockbuf *b);
+
+/**
+ * As rs_reader_next_block, but reads into @buf: @out points into @buf and is
+ * valid until @buf is passed to the reader again or freed, whatever else
+ * happens to @r. Not thread-safe per reader; @buf may be handed between threads.
+ * @return as rs_reader_next_block; RS_ERR_USAGE if @buf is too small.
+ */
+RS_API rs_status rs_reader_next_block_into(rs_reader *r, rs_blockbuf *buf, rs_block *out);
+
+/**
+ * @return a message about the last failure ("" when none), naming the file
+ *         and, for damaged compressed input, the compressed byte offset.
+ *         Valid until the next call on @r.
+ */
+RS_API const char *rs_reader_errmsg(const rs_reader *r);
+
+typedef struct {
+    rs_compression compression; /* detected from the magic bytes */
+    uint64_t file_size;         /* size of a regular file, else 0 (progress/ETA) */
+    uint64_t bytes_in;          /* bytes read from the file (compressed bytes) */
+    uint64_t bytes_out;         /* decompressed bytes produced so far */
+    uint64_t lines;             /* lines delivered so far, oversized ones included */
+    uint64_t oversized_lines;   /* lines delivered as oversized blocks */
+    int      bom;               /* 1 if a UTF-8 BOM was skipped */
+} rs_reader_stats;
+
+/** Fills @out with the counters so far. */
+RS_API void rs_reader_stats_get(const rs_reader *r, rs_reader_stats *out);
+
+/*
+ * Line iterator over one block: no allocation, uses the active newline kernel.
+ *
+ *   rs_lines it; rs_line ln;
+ *   rs_lines_init(&it, &block);
+ *   while (rs_line_next(&it, &ln)) {
+ *       if (ln.oversized) count_malformed(ln.number, ln.oversized);
+ *       else use(ln.text);
+ *   }
+ */
+typedef struct {
+    const char *p, *end;  /* the rest of the block */
+    uint64_t next;        /* number of the next line */
+    uint64_t oversized;   /* pending oversized length (oversized block), else 0 */
+    size_t   max_line;    /* longer lines are flagged oversized */
+    size_t (*find)(const char *p, size_t n); /* newline kernel, fixed at init */
+} rs_lines;
+
+typedef struct {
+    rs_str   text;        /* the line without its "\n" or "\r\n"; empty when oversized */
+    uint64_t number;      /* 1-based line number in the input */
+    uint64_t oversized;   /* 0, or the length of a line too long to deliver */
+} rs_line;
+
+/** Starts iterating @b (which must outlive the iteration). */
+RS_API void rs_lines_init(rs_lines *it, const rs_block *b);
+/**
+ * @param out OUT: the next line; text points into the block.
+ * @return 1 if a line was produced, 0 at the end of the block.
+ */
+RS_API int rs_line_next(rs_lines *it, rs_line *out);
+
+/**
+ * Convenience for single-threaded consumers: the next line of the input
+ * (oversized lines included, flagged as in rs_line_next).
+ * @param out OUT: valid until the next call on @r.
+ * @return RS_OK, RS_ERR_EOF at the end, or an error as rs_reader_next_block.
+ */
+RS_API rs_status rs_reader_next_line(rs_reader *r, rs_line *out);
 
 
-/* ===== Origins and robots sources (src/sites) ===== */
+/* ===== Origins and robots sources (src/sites) =====
+ *
+ * An origin is what one robots.txt governs: scheme, host and port (SPEC 3).
+ * rs_origin_parse() turns a URL into its canonical origin string
+ * "scheme://host[:port]" so that two URLs share a robots.txt iff their
+ * origin strings are byte-equal. Canonicalisation (decided here, see
+ * src/sites/origin.c for the reasons):
+ *  - a leading UTF-8 BOM and leading/trailing ASCII whitespace and control
+ *    bytes of the line are ignored;
+ *  - scheme lower-cased; a URL without "scheme://" (`example.com/x`,
+ *    `//example.com/x`) is taken as http; without a leading "//" it may not
+ *    carry userinfo or an empty port (`mailto:a@b.c`, `http:/x` are malformed);
+ *  - "scheme://" counts only before the first '/', '?' or ';' (as in
+ *    rs_url_path); the authority ends at the first '/', '?', '#' or ';';
+ *  - userinfo (`user:pw@`, up to the last '@') dropped;
+ *  - host: %XX escapes decoded once; ASCII lower-cased; a host with a byte
+ *    >= 0x80 converted to punycode with libidn2 (UTS#46 non-transitional,
+ *    falling back to transitional); one trailing dot removed (`a.com.` =
+ *    `a.com`); allowed ASCII bytes [a-z0-9-_.]; no empty label, labels <= 63
+ *    and host <= 253 bytes;
+ *  - a host ending in a number is an IPv4 address (WHATWG rules: `0x7f.1` =
+ *    `127.0.0.1`), written dotted-decimal; `[v6]` is written in RFC 5952
+ *    form (lower-case hex, longest zero run as `::`, no dotted quad);
+ *  - port: decimal 1..65535 (leading zeros allowed, 0 malformed); http 80, https 443 and
+ *    ftp 21 are elided; an empty port (`http://a.com:/`) is the default.
+ * Malformed input is not an error: rs_origin_parse() returns RS_OK and sets
+ * rs_origin.error; callers count it.
+ *
+ * Robots sources (`--robots PATH`, first one that knows an origin wins):
+ *  - a regular file not ending in `.tsv`: one robots.txt for every origin;
+ *  - a directory: entries `HOST`, `HOST.txt`, `HOST:PORT`, `HOST:PORT.txt`,
+ *    `HOST_PORT`, `HOST_PORT.txt` (the `_` form is the protego test-data
+ *    convention, e.g. `moodle.org_443.txt`) or `HOST/robots.txt`; HOST is
+ *    normalised like an origin's host (IDN included). `HOST` serves http and
+ *    https on their default ports; `HOST:PORT` serves http and https on
+ *    PORT. Other schemes are not served. Entries whose name is not a valid
+ *    host, dot-files and `*.tsv` are skipped (counted). When two entries name
+ *    the same host and port, the name that sorts first (bytewise) wins.
+ *  - a manifest `*.tsv`: lines `ORIGIN<TAB>STATUS<TAB>FILE` (FILE relative
+ *    to the manifest's directory; optional or `-` unless STATUS is 2xx);
+ *    ORIGIN may be written as an origin or as its robots.txt URL
+ *    (`https://a.com/robots.txt`); STATUS is 200..599 or `error`. Blank lines
+ *    and lines starting with `#` are skipped; CRLF accepted; the first line
+ *    for an origin wins. Any other line fails rs_sites_create() with
+ *    RS_ERR_CORRUPT and an errmsg naming the manifest and line.
+ * Bodies are read lazily (at most RS_ROBOTS_MAX_BODY bytes), parsed once per
+ * file, and compiled once per (file, agent); all of it is cached until
+ * rs_sites_free(), so memory grows with the number of origins and agents,
+ * never with the number of URLs.
+ */
+
+/** Bytes rs_origin_parse() may write: pass a dst of at least this size. */
+#define RS_ORIGIN_MAX 320
+
+typedef enum {
+    RS_ORIGIN_OK = 0,
+    RS_ORIGIN_NO_HOST,      /* empty line, `/just/a/path`, `http:///x` */
+    RS_ORIGIN_BAD_SCHEME,   /* `1ttp://`, a scheme of more than 32 bytes */
+    RS_ORIGIN_BAD_HOST,     /* a byte not allowed in a host, empty label, bad IP literal */
+    RS_ORIGIN_BAD_IDN,      /* libidn2 rejected the non-ASCII host */
+    RS_ORIGIN_BAD_PORT,     /* not 1..65535 */
+    RS_ORIGIN_TOO_LONG      /* host over 253 bytes or a label over 63 */
+} rs_origin_error;
+
+/** @return a static name for an rs_origin_error ("ok", "no host", ...). */
+RS_API const char *rs_origin_error_str(rs_origin_error e);
+
+typedef struct {
+    rs_origin_error error;  /* RS_ORIGIN_OK, or why the URL has no origin */
+    rs_str   origin;        /* canonical "scheme://host[:port]", in dst */
+    rs_str   scheme;        /* lower-case, in dst (a prefix of origin) */
+    rs_str   host;          /* canonical host, IPv6 with brackets, in dst */
+    uint32_t port;          /* effective port (80 for plain http); 0: unknown scheme, none given */
+} rs_origin;
+
+/**
+ * Finds the canonical origin of @url (SPEC 3). Never allocates for an ASCII
+ * host (libidn2 allocates for IDN hosts). Safe from many threads.
+ * @param dst     where the canonical strings are written; @dst_cap >= RS_ORIGIN_MAX.
+ * @param out     OUT: slices into @dst; out->error says whether @url had an origin.
+ * @return RS_OK (also for a malformed URL: see out->error), RS_ERR_USAGE when
+ *         @dst_cap < RS_ORIGIN_MAX, RS_ERR_NOMEM when libidn2 ran out of memory.
+ */
+RS_API rs_status rs_origin_parse(const char *url, size_t len, char *dst, size_t dst_cap,
+                                 rs_origin *out);
+
+/**
+ * Canonicalises a bare host (no scheme, userinfo or port) the way
+ * rs_origin_parse() does; a bracketed IPv6 literal keeps its brackets.
+ * @param out_len OUT: bytes written to @dst (@dst_cap >= RS_ORIGIN_MAX).
+ * @return RS_ORIGIN_OK or why the host is invalid (nothing else is written).
+ */
+RS_API rs_origin_error rs_host_canon(const char *host, size_t len, char *dst, size_t dst_cap,
+                                     size_t *out_len);
+
+/** Why a URL got its verdict (the `reason` output field, SPEC 5). */
+typedef enum {
+    RS_REASON_MATCHED = 0,  /* the rules applied and a rule line decided (verdict.line > 0) */
+    RS_REASON_NO_MATCH,     /* the rules applied, no rule line decided: allowed */
+    RS_REASON_UNAVAILABLE,  /* robots.txt fetch gave 3xx/4xx: allow all */
+    RS_REASON_UNREACHABLE,  /* robots.txt fetch gave 5xx or failed: disallow all */
+    RS_REASON_NO_ROBOTS     /* no source knows the origin: the caller decides (--missing) */
+} rs_reason;
+#define RS_REASON_COUNT 5
+
+/** @return "matched", "no-match", "unavailable", "unreachable" or "no-robots". */
+RS_API const char *rs_reason_str(rs_reason r);
+
+typedef struct rs_sites rs_sites;
+
+/**
+ * Opens robots sources, in priority order (each a file, directory or
+ * `*.tsv` manifest). Directories and manifests are indexed now (names only;
+ * no body is read).
+ * @param out OUT: the handle. It is set even when the call fails (unless
+ *            memory ran out before it existed, then NULL) so that
+ *            rs_sites_errmsg() can say what failed; always rs_sites_free() it.
+ * @return RS_OK; RS_ERR_IO (a path cannot be opened or read); RS_ERR_CORRUPT
+ *         (a malformed manifest line); RS_ERR_USAGE (n == 0); RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_sites_create(const char *const *paths, size_t n, rs_sites **out);
+
+/** Frees the handle and every cached ruleset and matcher. Accepts NULL. */
+RS_API void rs_sites_free(rs_sites *s);
+
+/** @return the detail of the last failure ("" if none); valid until the next call on @s. */
+RS_API const char *rs_sites_errmsg(const rs_sites *s);
+
+/**
+ * Semantics of the matchers returned from now on (default RS_SEMANTICS_GOOGLE;
+ * matchers are cached per semantics). Not concurrently with rs_site_lookup.
+ */
+RS_API void rs_sites_set_semantics(rs_sites *s, rs_semantics semantics);
+
+/**
+ * The shared allow-all (@disallow_all == 0) or disallow-all matcher, the ones
+ * lookups return for unavailable/unreachable origins; handy for --missing.
+ * @return a matcher owned by @s, valid until rs_sites_free().
+ */
+RS_API const rs_matcher *rs_sites_constant_matcher(const rs_sites *s, int disallow_all);
+
+typedef struct {
+    rs_reason reason;           /* RS_REASON_NO_MATCH when rules apply (see rs_site_reason),
+                                   UNAVAILABLE, UNREACHABLE or NO_ROBOTS */
+    const rs_matcher *matcher;  /* the agent's matcher (constant for unavailable/unreachable);
+                                   NULL for no-robots */
+    const rs_ruleset *ruleset;  /* the parsed body (crawl-delay etc.); NULL unless rules apply */
+    const char *robots_path;    /* the file that answered (NUL-terminated); NULL for no-robots
+                                   and for manifest lines without a file */
+    uint32_t http_status;       /* manifest status; 200 for file/directory sources; 0 for
+                                   `error` and no-robots */
+    uint32_t source;            /* index into the paths given to rs_sites_create; 0 for no-robots */
+} rs_site_result;
+
+/**
+ * The matcher for @agent at @origin (from rs_origin_parse; origin->error must
+ * be RS_ORIGIN_OK). The first lookup of an origin resolves it through the
+ * sources; the first lookup of a (robots file, agent) reads, parses and
+ * compiles (under one mutex). Later lookups only hash (XXH3) and compare:
+ * no lock, no allocation, no write to shared memory, so threads do not
+ * contend. Safe to call from many threads at once. Pointers in @out live
+ * until rs_sites_free(). Callers that see runs of URLs of one origin may skip
+ * the call when the origin string equals the previous one.
+ * @param out OUT: filled on RS_OK.
+ * @return RS_OK; RS_ERR_IO (a robots file cannot be read; see
+ *         rs_sites_errmsg); RS_ERR_NOMEM; RS_ERR_USAGE (a malformed origin).
+ */
+RS_API rs_status rs_site_lookup(rs_sites *s, const rs_origin *origin,
+                                const char *agent, size_t agent_len, rs_site_result *out);
+
+/**
+ * The reason to report for a verdict: for rules, RS_REASON_MATCHED when
+ * @v->line > 0, else RS_REASON_NO_MATCH; otherwise @r->reason. @v may be
+ * NULL for no-robots.
+ */
+RS_API rs_reason rs_site_reason(const rs_site_result *r, const rs_verdict *v);
+
+typedef struct {
+    size_t sources;          /* paths given */
+    size_t dir_entries;      /* directory entries indexed (all directories) */
+    size_t dir_skipped;      /* directory entries whose name is not a host (or dot-file, *.tsv) */
+    size_t dir_duplicates;   /* entries shadowed by another name for the same host and port */
+    size_t manifest_lines;   /* manifest lines indexed */
+    size_t origins;          /* distinct origins looked up so far */
+    size_t bodies_parsed;    /* robots files read and parsed so far */
+    size_t matchers;         /* (file, agent) matchers compiled so far */
+} rs_sites_stats;
+
+/** Fills @out with counters (consistent when no lookup runs concurrently). */
+RS_API void rs_sites_get_stats(const rs_sites *s, rs_sites_stats *out);
 
 
 /* ===== Access logs (src/log) ===== */
@@ -285,6 +702,40 @@ RS_API rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const char *con
 
 /** Appends raw bytes. */
 RS_API rs_status rs_outbuf_append(rs_outbuf *out, const void *src, size_t size);
+
+/** Appends @s as a JSON string (quotes included; invalid UTF-8 bytes as \\u00XX). */
+RS_API rs_status rs_outbuf_json_string(rs_outbuf *out, const char *s, size_t len);
+
+/*
+ * Tallies: string keys -> a fixed number of uint64 counters each, hashed
+ * with XXH3. Per-thread tallies are merged at the end (and, later, across
+ * shards), so statistics never need locks on the hot path. Entry indexes
+ * are stable: callers may cache one to skip the hash on repeated keys.
+ */
+typedef struct rs_tally rs_tally;
+
+/** @param counters counters per key (1..64). @param out OUT: free with rs_tally_free. */
+RS_API rs_status rs_tally_create(unsigned counters, rs_tally **out);
+RS_API void rs_tally_free(rs_tally *t);
+
+/**
+ * Finds or inserts @key. @param index OUT: the entry's stable index.
+ * @return RS_OK or RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_tally_find(rs_tally *t, const char *key, size_t len, uint32_t *index);
+
+/** The counters of entry @index (valid until the next insertion). */
+RS_API uint64_t *rs_tally_counters(rs_tally *t, uint32_t index);
+RS_API const uint64_t *rs_tally_counters_const(const rs_tally *t, uint32_t index);
+
+/** @return the number of keys. */
+RS_API uint32_t rs_tally_size(const rs_tally *t);
+
+/** The key of entry @index. */
+RS_API rs_str rs_tally_key(const rs_tally *t, uint32_t index);
+
+/** Adds every counter of @src into @dst (same counter count). */
+RS_API rs_status rs_tally_merge(rs_tally *dst, const rs_tally *src);
 
 
 /* ===== Lint (src/lint) ===== */

@@ -103,7 +103,7 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         o->jobs = (int)n;
         return 0;
     }
-    if (!strcmp(name, "--help")) return 0; /* the command prints its help */
+    if (!strcmp(name, "--help")) { o->help = 1; return 0; }
     if (!strcmp(name, "--encode-urls")) { o->encode_urls = 1; return 0; }
     if (!strcmp(name, "--quiet")) { o->quiet = 1; return 0; }
     if (!strcmp(name, "--verbose")) { o->verbose = 1; return 0; }

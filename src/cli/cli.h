@@ -32,6 +32,7 @@ struct cli_opts {
     const char *host;                   /* --host */
     const char *scheme;                 /* --scheme */
     const char *log_format;             /* --log-format */
+    int         help;                   /* --help */
     char      **args;                   /* positional arguments */
     int         n_args;
 };

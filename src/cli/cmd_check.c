@@ -107,8 +107,11 @@ int cmd_check(int argc, char **argv)
     struct cli_opts o;
     int rc = cli_parse("check", ACCEPTED, argc, argv, &o);
     if (rc) return rc;
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) { fputs(HELP, stdout); return 0; }
+    if (o.help) {
+        fputs(HELP, stdout);
+        free(o.args);
+        return 0;
+    }
     if (o.n_robots != 1) return cli_usage_error("check", "needs exactly one --robots FILE");
     if (o.n_agents != 1) return cli_usage_error("check", "needs exactly one --agent TOKEN");
     cli_check_agent(o.agents[0]);

@@ -185,8 +185,11 @@ int cmd_lint(int argc, char **argv)
     struct cli_opts o;
     int rc = cli_parse("lint", ACCEPTED, argc, argv, &o);
     if (rc) return rc;
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) { fputs(HELP, stdout); free(o.args); return 0; }
+    if (o.help) {
+        fputs(HELP, stdout);
+        free(o.args);
+        return 0;
+    }
     if (!o.format_given) o.format = RS_FORMAT_TEXT;
     if (o.format != RS_FORMAT_TEXT && o.format != RS_FORMAT_JSONL) {
         free(o.args);

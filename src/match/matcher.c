@@ -73,6 +73,26 @@ struct rs_matcher {
 
 /* ===== Pattern helpers ===== */
 
+/*
+ * Leftmost occurrence of needle in haystack. Needles are short pattern
+ * segments, where memmem's setup cost dominates: look for the first byte
+ * with memchr, then compare the rest. O(hn * nn) at worst.
+ */
+static const char *find_segment(const char *h, size_t hn, const char *n, size_t nn)
+{
+    if (nn > hn) return NULL;
+    const char *p = h;
+    const char *const last = h + (hn - nn);      /* last possible start */
+    const char first = n[0];
+    while (p <= last) {
+        p = memchr(p, first, (size_t)(last - p) + 1);
+        if (p == NULL) return NULL;
+        if (memcmp(p + 1, n + 1, nn - 1) == 0) return p;
+        p++;
+    }
+    return NULL;
+}
+
 /* Tail after a '*': segments at leftmost occurrences, last one anchored if asked. */
 static int match_after_star(const char *path, size_t plen, size_t pos,
                             const char *tail, size_t tlen, int anchored)
@@ -83,10 +103,10 @@ static int match_after_star(const char *path, size_t plen, size_t pos,
         if (star == NULL) {
             if (anchored)
                 return plen - pos >= seg && memcmp(path + plen - seg, tail, seg) == 0;
-            return seg == 0 || memmem(path + pos, plen - pos, tail, seg) != NULL;
+            return seg == 0 || find_segment(path + pos, plen - pos, tail, seg) != NULL;
         }
         if (seg) {
-            const char *f = memmem(path + pos, plen - pos, tail, seg);
+            const char *f = find_segment(path + pos, plen - pos, tail, seg);
             if (f == NULL) return 0;
             pos = (size_t)(f - path) + seg;
         }
@@ -163,12 +183,12 @@ static trie_node *node_at(trie_builder *tb, uint32_t i)
  */
 static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uint32_t depth)
 {
+    if (tb->status != RS_OK) return; /* @node may not exist */
     uint32_t i = lo;
     uint32_t n_wild = 0;
     const uint32_t wild_first = (uint32_t)(tb->wild.len / sizeof(wild_rule));
     for (; i < hi && tb->c[i].prefix_len == depth; i++) {
         const cand *c = &tb->c[i];
-        if (tb->status != RS_OK) return;
         if (c->wildcard) {
             wild_rule w;
             memset(&w, 0, sizeof w);
@@ -180,6 +200,7 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
             w.tail_off = c->off + c->prefix_len + 1;
             w.tail_len = c->len - c->prefix_len - 1 - c->anchored;
             tb->status = rs_buf_append(&tb->wild, &w, sizeof w);
+            if (tb->status != RS_OK) return;
             n_wild++;
         } else {
             const int slot = (c->type == RS_RULE_ALLOW ? SLOT_ALLOW : SLOT_DISALLOW)

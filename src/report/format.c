@@ -192,3 +192,11 @@ rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const char *const *nam
     put(out, '\n');
     return RS_OK;
 }
+
+rs_status rs_outbuf_json_string(rs_outbuf *out, const char *s, size_t len)
+{
+    RS_FORWARD(reserve(out, 6 * len + 2));
+    const rs_str str = { s, len };
+    put_json_string(out, str);
+    return RS_OK;
+}

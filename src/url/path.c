@@ -5,11 +5,11 @@
  */
 #include "common/common.h"
 
-/* First byte of @set in s[from, n), or n. */
-static size_t find_first_of(const char *s, size_t n, size_t from, const char *set)
+/* First '/', '?' or ';' in s[from, n), or n. */
+static size_t find_path_start(const char *s, size_t n, size_t from)
 {
     for (size_t i = from; i < n; i++)
-        if (strchr(set, s[i]) != NULL && s[i] != '\0') return i;
+        if (s[i] == '/' || s[i] == '?' || s[i] == ';') return i;
     return n;
 }
 
@@ -25,12 +25,12 @@ rs_str rs_url_path(const char *url, size_t len, char *scratch, size_t scratch_ca
     static const char ROOT[] = "/";
     rs_str out = { ROOT, 1 };
     const size_t start = (len >= 2 && url[0] == '/' && url[1] == '/') ? 2 : 0;
-    const size_t early_path = find_first_of(url, len, start, "/?;");
+    const size_t early_path = find_path_start(url, len, start);
     size_t authority = find_scheme_end(url, len, start);
     if (early_path < authority || authority == len) authority = start;
     else authority += 3;
 
-    const size_t path_start = find_first_of(url, len, authority, "/?;");
+    const size_t path_start = find_path_start(url, len, authority);
     if (path_start == len) return out;
     const char *hash = memchr(url + start, '#', len - start);
     const size_t hash_pos = hash ? (size_t)(hash - url) : len;

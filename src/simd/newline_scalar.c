@@ -1,0 +1,35 @@
+/*
+ * newline_scalar.c - the reference byte-class kernels: one byte at a time,
+ * obviously correct. Every vector kernel is tested against these.
+ *
+ *   find_newline(p, n):   for i in 0..n: if p[i] == '\n': return i
+ *                         return n
+ *   count_newlines(p, n): return #{ i < n : p[i] == '\n' }
+ *   find_any(p, n, set):  for i in 0..n: if p[i] in set: return i
+ *                         return n
+ */
+#include "simd/simd.h"
+
+size_t rs_find_newline_scalar(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '\n') return i;
+    return n;
+}
+
+size_t rs_count_newlines_scalar(const char *p, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += p[i] == '\n';
+    return count;
+}
+
+size_t rs_find_any_scalar(const char *p, size_t n, const rs_byteset *set)
+{
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)p[i];
+        if (set->bits[c >> 6] >> (c & 63) & 1) return i;
+    }
+    return n;
+}

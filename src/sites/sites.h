@@ -1,0 +1,108 @@
+/*
+ * sites.h - internals of src/sites shared by sources.c and table.c: the
+ * concurrent string map, robots documents, sources, and the rs_sites handle.
+ * Not part of the public interface.
+ */
+#ifndef RS_SITES_H
+#define RS_SITES_H
+
+#include "common/common.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* ===== String map (table.c) =====
+ *
+ * Open addressing, power-of-two capacity, linear probing, grows at 70% load.
+ * Readers (rs_map_find) take no lock: slots are published with release
+ * stores and an outgrown slot array stays alive (chained on `prev`) until
+ * rs_map_free, so a reader holding an old array still sees valid entries.
+ * Writers (rs_map_insert, rs_map_set) must be serialised by the caller.
+ */
+typedef struct rs_map_entry {
+    uint64_t hash;
+    void    *value;          /* written before publication; rs_map_set only while no reader runs */
+    size_t   len;
+    char     key[];          /* not NUL-terminated */
+} rs_map_entry;
+
+typedef struct rs_map_slots {
+    struct rs_map_slots *prev; /* the outgrown array, kept for readers */
+    size_t mask;
+    _Atomic(rs_map_entry *) slot[];
+} rs_map_slots;
+
+typedef struct {
+    _Atomic(rs_map_slots *) cur;
+    size_t count;
+} rs_map;
+
+uint64_t      rs_map_hash(const char *key, size_t len);
+rs_status     rs_map_init(rs_map *m, size_t initial_cap);
+void          rs_map_free(rs_map *m);
+/* @return the entry for @key, or NULL. Lock-free. */
+rs_map_entry *rs_map_find(const rs_map *m, uint64_t hash, const char *key, size_t len);
+/* Adds @key (which must not be present). @return RS_OK or RS_ERR_NOMEM. */
+rs_status     rs_map_insert(rs_map *m, uint64_t hash, const char *key, size_t len, void *value);
+
+/* ===== Robots documents ===== */
+
+/* A compiled matcher for one agent, cached on its document (a push-only list). */
+typedef struct rs_agent_matcher {
+    struct rs_agent_matcher *next;
+    rs_matcher  *matcher;
+    rs_semantics semantics;
+    size_t       agent_len;
+    char         agent[];
+} rs_agent_matcher;
+
+/* One robots.txt outcome: a file of a directory, a manifest line, a single file. */
+typedef struct {
+    rs_reason  outcome;      /* RS_REASON_NO_MATCH (rules apply), UNAVAILABLE or UNREACHABLE */
+    uint32_t   http_status;
+    uint32_t   source;       /* index of the source that owns it */
+    char      *path;         /* NUL-terminated, NULL when there is no file */
+    size_t     name_off;     /* directory entries: offset of the entry name in path */
+    rs_ruleset *ruleset;     /* set under the lock, before any matcher is pushed */
+    int         loaded;      /* ruleset parsed (only read under the lock) */
+    _Atomic(rs_agent_matcher *) agents;
+} rs_doc;
+
+/* ===== Sources (sources.c) ===== */
+
+typedef enum { RS_SOURCE_FILE, RS_SOURCE_DIR, RS_SOURCE_MANIFEST } rs_source_kind;
+
+typedef struct {
+    rs_source_kind kind;
+    char    *path;
+    rs_map   index;          /* DIR: "host" / "host:port" -> doc; MANIFEST: origin -> doc */
+    rs_doc **docs;           /* owned */
+    size_t   ndocs, capdocs;
+} rs_source;
+
+struct rs_sites {
+    pthread_mutex_t lock;    /* serialises every miss: resolve, read, parse, compile */
+    rs_semantics semantics;
+    rs_source   *sources;
+    size_t       nsources;
+    rs_map       origins;    /* canonical origin -> rs_doc* (NULL value: no robots) */
+    rs_matcher  *allow_all;
+    rs_matcher  *deny_all;
+    rs_sites_stats stats;    /* updated under the lock */
+    char errmsg[1024];
+};
+
+/* Opens and indexes one source (no body is read). Sets s->errmsg on failure. */
+rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char *path);
+void      rs_source_close(rs_source *src);
+
+/* The first document of any source that knows @o (NULL: none). Under the lock. */
+rs_doc   *rs_sources_resolve(rs_sites *s, const rs_origin *o);
+
+/* Reads at most RS_ROBOTS_MAX_BODY bytes of @path into a new buffer. Sets s->errmsg. */
+rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size);
+
+/* Formats s->errmsg. */
+void rs_sites_seterr(rs_sites *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* RS_SITES_H */

@@ -1,0 +1,481 @@
+/*
+ * sources.c - robots sources: a single robots.txt, a directory of per-host
+ * files, a `*.tsv` manifest of fetch outcomes (SPEC 3).
+ *
+ * Does: classify a --robots path, index a directory by entry names (hosts
+ * normalised with rs_host_canon, IDN included) and a manifest by canonical
+ * origin, answer "which document serves this origin", read a body (capped
+ * at RS_ROBOTS_MAX_BODY).
+ * Does not: parse robots.txt, compile or cache matchers (table.c), lock
+ * (callers hold the rs_sites lock after creation).
+ *
+ * Directory names (documented in robotscan.h): HOST, HOST.txt, HOST:PORT,
+ * HOST:PORT.txt, HOST_PORT, HOST_PORT.txt and HOST/robots.txt. HOST is a
+ * host name or a bracketed IPv6 literal. Keys in the index are the
+ * canonical host ("example.com") for default ports and "example.com:8080"
+ * for an explicit port. When two entries give the same key the name that
+ * sorts first (strcmp) wins, so the result does not depend on readdir order.
+ */
+#include "sites/sites.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+void rs_sites_seterr(rs_sites *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+    va_end(ap);
+}
+
+static int ends_with(const char *s, size_t len, const char *suffix, int icase)
+{
+    const size_t n = strlen(suffix);
+    if (len < n) return 0;
+    return icase ? rs_ieq(s + len - n, n, suffix, n) : memcmp(s + len - n, suffix, n) == 0;
+}
+
+static char *join_path(const char *dir, size_t dir_len, const char *name, const char *tail)
+{
+    const size_t nl = strlen(name), tl = tail ? strlen(tail) : 0;
+    char *p = rs_malloc(dir_len + 1 + nl + tl + 1);
+    if (p == NULL) return NULL;
+    memcpy(p, dir, dir_len);
+    p[dir_len] = '/';
+    memcpy(p + dir_len + 1, name, nl);
+    if (tl) memcpy(p + dir_len + 1 + nl, tail, tl);
+    p[dir_len + 1 + nl + tl] = '\0';
+    return p;
+}
+
+static rs_doc *doc_new(rs_source *src, uint32_t source, rs_reason outcome, uint32_t status, char *path)
+{
+    if (src->ndocs == src->capdocs) {
+        const size_t cap = src->capdocs ? src->capdocs * 2 : 16;
+        rs_doc **d = rs_realloc(src->docs, cap * sizeof *d);
+        if (d == NULL) return NULL;
+        src->docs = d;
+        src->capdocs = cap;
+    }
+    rs_doc *doc = rs_calloc(1, sizeof *doc);
+    if (doc == NULL) return NULL;
+    doc->outcome = outcome;
+    doc->http_status = status;
+    doc->source = source;
+    doc->path = path;
+    atomic_init(&doc->agents, NULL);
+    src->docs[src->ndocs++] = doc;
+    return doc;
+}
+
+static void doc_free(rs_doc *d)
+{
+    if (d == NULL) return;
+    rs_agent_matcher *a = atomic_load_explicit(&d->agents, memory_order_relaxed);
+    while (a) {
+        rs_agent_matcher *next = a->next;
+        rs_matcher_free(a->matcher);
+        rs_free(a);
+        a = next;
+    }
+    rs_ruleset_free(d->ruleset);
+    rs_free(d->path);
+    rs_free(d);
+}
+
+void rs_source_close(rs_source *src)
+{
+    if (src == NULL) return;
+    for (size_t i = 0; i < src->ndocs; i++) doc_free(src->docs[i]);
+    rs_free(src->docs);
+    rs_map_free(&src->index);
+    rs_free(src->path);
+    memset(src, 0, sizeof *src);
+}
+
+/* ===== Directories ===== */
+
+/*
+ * Splits a directory entry name (".txt" already removed) into a canonical
+ * index key "host" or "host:port". @return 1 on success, 0 if not a host.
+ */
+static int dir_key(const char *name, size_t len, char *key, size_t *key_len)
+{
+    size_t host_len = len;
+    const char *port = NULL;
+    size_t port_len = 0;
+    if (len > 0 && name[0] == '[') {
+        const char *rb = memchr(name, ']', len);
+        if (rb == NULL) return 0;
+        host_len = (size_t)(rb - name) + 1;
+        if (host_len < len) {
+            if (name[host_len] != ':' && name[host_len] != '_') return 0;
+            port = name + host_len + 1;
+            port_len = len - host_len - 1;
+        }
+    } else {
+        const char *colon = memchr(name, ':', len);
+        if (colon != NULL) {
+            host_len = (size_t)(colon - name);
+            port = colon + 1;
+            port_len = len - host_len - 1;
+        } else {
+            /* HOST_PORT: a trailing "_digits" (protego's test-data naming). */
+            size_t i = len;
+            while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
+            if (i > 1 && i < len && name[i - 1] == '_') {
+                host_len = i - 1;
+                port = name + i;
+                port_len = len - i;
+            }
+        }
+    }
+    uint32_t pv = 0;
+    if (port != NULL) {
+        if (port_len == 0 || port_len > 5) return 0;
+        for (size_t i = 0; i < port_len; i++) {
+            if (port[i] < '0' || port[i] > '9') return 0;
+            pv = pv * 10 + (uint32_t)(port[i] - '0');
+        }
+        if (pv == 0 || pv > 65535) return 0;
+    }
+    size_t n = 0;
+    if (rs_host_canon(name, host_len, key, RS_ORIGIN_MAX, &n) != RS_ORIGIN_OK) return 0;
+    if (port != NULL) n += (size_t)snprintf(key + n, 8, ":%u", (unsigned)pv);
+    *key_len = n;
+    return 1;
+}
+
+static int is_regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
+{
+    DIR *d = opendir(src->path);
+    if (d == NULL) {
+        rs_sites_seterr(s, "cannot open robots directory %s: %s", src->path, strerror(errno));
+        return RS_ERR_IO;
+    }
+    rs_status st = RS_OK;
+    const size_t dir_len = strlen(src->path);
+    for (;;) {
+        errno = 0;
+        const struct dirent *de = readdir(d);
+        if (de == NULL) break;
+        const char *name = de->d_name;
+        size_t len = strlen(name);
+        if (name[0] == '.' || ends_with(name, len, ".tsv", 1)) {
+            if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) s->stats.dir_skipped++;
+            continue;
+        }
+        char *path = join_path(src->path, dir_len, name, NULL);
+        if (path == NULL) { st = RS_ERR_NOMEM; goto out; }
+        struct stat sb;
+        int usable = stat(path, &sb) == 0;
+        if (usable && S_ISDIR(sb.st_mode)) {
+            rs_free(path);
+            path = join_path(src->path, dir_len, name, "/robots.txt");
+            if (path == NULL) { st = RS_ERR_NOMEM; goto out; }
+            usable = is_regular(path);
+        } else if (usable && !S_ISREG(sb.st_mode)) {
+            usable = 0;
+        } else if (ends_with(name, len, ".txt", 1)) {
+            len -= 4;
+        }
+        char key[RS_ORIGIN_MAX + 8];
+        size_t key_len = 0;
+        if (!usable || !dir_key(name, len, key, &key_len)) {
+            rs_free(path);
+            s->stats.dir_skipped++;
+            continue;
+        }
+        const uint64_t h = rs_map_hash(key, key_len);
+        rs_map_entry *e = rs_map_find(&src->index, h, key, key_len);
+        if (e != NULL) {
+            /* Same host and port twice: the name that sorts first wins. */
+            rs_doc *old = e->value;
+            s->stats.dir_duplicates++;
+            if (strcmp(path + dir_len + 1, old->path + old->name_off) >= 0) {
+                rs_free(path);
+                continue;
+            }
+            rs_free(old->path);
+            old->path = path;
+            continue;
+        }
+        rs_doc *doc = doc_new(src, index, RS_REASON_NO_MATCH, 200, path);
+        if (doc == NULL) { rs_free(path); st = RS_ERR_NOMEM; goto out; }
+        doc->name_off = dir_len + 1;
+        st = rs_map_insert(&src->index, h, key, key_len, doc);
+        if (st != RS_OK) goto out;
+        s->stats.dir_entries++;
+    }
+    if (errno != 0) {
+        rs_sites_seterr(s, "cannot list robots directory %s: %s", src->path, strerror(errno));
+        st = RS_ERR_IO;
+    }
+out:
+    closedir(d);
+    return st;
+}
+
+/* ===== Manifests ===== */
+
+static rs_status read_all(rs_sites *s, const char *path, rs_buf *b)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        rs_sites_seterr(s, "cannot open robots manifest %s: %s", path, strerror(errno));
+        return RS_ERR_IO;
+    }
+    rs_status st = RS_OK;
+    for (;;) {
+        st = rs_buf_reserve(b, 65536);
+        if (st != RS_OK) break;
+        const size_t n = fread(b->ptr + b->len, 1, b->cap - b->len, f);
+        b->len += n;
+        if (n == 0) {
+            if (ferror(f)) {
+                rs_sites_seterr(s, "cannot read robots manifest %s: %s", path, strerror(errno));
+                st = RS_ERR_IO;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    return st;
+}
+
+#define MANIFEST_ERR(...) do { \
+        rs_sites_seterr(s, __VA_ARGS__); st = RS_ERR_CORRUPT; goto out; } while (0)
+
+static rs_status index_manifest(rs_sites *s, rs_source *src, uint32_t index)
+{
+    rs_buf b = {0};
+    rs_status st = read_all(s, src->path, &b);
+    if (st != RS_OK) goto out;
+    const char *slash = strrchr(src->path, '/');
+    const size_t dir_len = slash ? (size_t)(slash - src->path) : 1;
+    const char *dir = slash ? src->path : ".";
+    const char *mf = src->path;
+
+    size_t pos = 0;
+    uint32_t lineno = 0;
+    while (pos < b.len) {
+        const char *line = b.ptr + pos;
+        const char *nl = memchr(line, '\n', b.len - pos);
+        size_t len = nl ? (size_t)(nl - line) : b.len - pos;
+        pos += len + (nl != NULL);
+        lineno++;
+        if (len > 0 && line[len - 1] == '\r') len--;
+        size_t k = 0;
+        while (k < len && (line[k] == ' ' || line[k] == '\t')) k++;
+        if (k == len || line[k] == '#') continue;
+
+        /* Fields: ORIGIN TAB STATUS [TAB FILE]. */
+        const char *f[4];
+        size_t fl[4], nf = 0, start = 0;
+        for (size_t i = 0; i <= len; i++) {
+            if (i < len && line[i] != '\t') continue;
+            if (nf == 4) break;
+            f[nf] = line + start;
+            fl[nf] = i - start;
+            nf++;
+            start = i + 1;
+        }
+        if (nf < 2 || nf > 3)
+            MANIFEST_ERR("%s:%u: expected ORIGIN<TAB>STATUS<TAB>FILE, got %zu field%s",
+                         mf, lineno, nf, nf == 1 ? "" : "s");
+        if (memchr(line, '\0', len) != NULL) MANIFEST_ERR("%s:%u: NUL byte in line", mf, lineno);
+
+        /* ORIGIN: "scheme://host[:port]" with an optional "/" or "/robots.txt". */
+        const char *sep = NULL;
+        for (size_t i = 0; i + 3 <= fl[0]; i++)
+            if (memcmp(f[0] + i, "://", 3) == 0) { sep = f[0] + i; break; }
+        size_t tail = 0;
+        if (sep != NULL) {
+            tail = (size_t)(sep - f[0]) + 3;
+            while (tail < fl[0] && f[0][tail] != '/' && f[0][tail] != '?' &&
+                   f[0][tail] != '#' && f[0][tail] != ';')
+                tail++;
+        }
+        const char *rest = f[0] + tail;
+        const size_t rest_len = fl[0] - tail;
+        if (sep == NULL || !(rest_len == 0 || (rest_len == 1 && rest[0] == '/') ||
+                             (rest_len == 11 && memcmp(rest, "/robots.txt", 11) == 0)))
+            MANIFEST_ERR("%s:%u: ORIGIN must be scheme://host[:port] (or its /robots.txt URL): '%.*s'",
+                         mf, lineno, (int)RS_MIN(fl[0], 200), f[0]);
+        char odst[RS_ORIGIN_MAX];
+        rs_origin o;
+        st = rs_origin_parse(f[0], fl[0], odst, sizeof odst, &o);
+        if (st != RS_OK) goto out;
+        if (o.error != RS_ORIGIN_OK)
+            MANIFEST_ERR("%s:%u: bad origin '%.*s' (%s)", mf, lineno, (int)RS_MIN(fl[0], 200), f[0],
+                         rs_origin_error_str(o.error));
+
+        /* STATUS: 200..599 or "error". */
+        uint32_t status = 0;
+        rs_reason outcome;
+        if (rs_ieq(f[1], fl[1], "error", 5)) {
+            outcome = RS_REASON_UNREACHABLE;
+        } else {
+            int ok = fl[1] == 3;
+            for (size_t i = 0; ok && i < 3; i++) {
+                if (f[1][i] < '0' || f[1][i] > '9') ok = 0;
+                else status = status * 10 + (uint32_t)(f[1][i] - '0');
+            }
+            if (!ok || status < 200 || status > 599)
+                MANIFEST_ERR("%s:%u: bad STATUS '%.*s' (an HTTP status 200..599 or 'error')",
+                             mf, lineno, (int)RS_MIN(fl[1], 50), f[1]);
+            outcome = status < 300 ? RS_REASON_NO_MATCH
+                    : status < 500 ? RS_REASON_UNAVAILABLE : RS_REASON_UNREACHABLE;
+        }
+
+        /* FILE: required for 2xx; optional ("" or "-") otherwise. */
+        const int has_file = nf == 3 && fl[2] > 0 && !(fl[2] == 1 && f[2][0] == '-');
+        if (outcome == RS_REASON_NO_MATCH && !has_file)
+            MANIFEST_ERR("%s:%u: STATUS %u needs a FILE", mf, lineno, status);
+
+        const uint64_t h = rs_map_hash(o.origin.ptr, o.origin.len);
+        if (rs_map_find(&src->index, h, o.origin.ptr, o.origin.len) != NULL) continue; /* first wins */
+        char *path = NULL;
+        if (has_file) {
+            char name[4096];
+            if (fl[2] >= sizeof name) MANIFEST_ERR("%s:%u: FILE name too long", mf, lineno);
+            memcpy(name, f[2], fl[2]);
+            name[fl[2]] = '\0';
+            if (name[0] == '/') {
+                path = rs_malloc(fl[2] + 1);
+                if (path) memcpy(path, name, fl[2] + 1);
+            } else {
+                path = join_path(dir, dir_len, name, NULL);
+            }
+            if (path == NULL) { st = RS_ERR_NOMEM; goto out; }
+        }
+        rs_doc *doc = doc_new(src, index, outcome, status, path);
+        if (doc == NULL) { rs_free(path); st = RS_ERR_NOMEM; goto out; }
+        st = rs_map_insert(&src->index, h, o.origin.ptr, o.origin.len, doc);
+        if (st != RS_OK) goto out;
+        s->stats.manifest_lines++;
+    }
+out:
+    rs_buf_free(&b);
+    return st;
+}
+
+/* ===== Sources ===== */
+
+rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char *path)
+{
+    memset(src, 0, sizeof *src);
+    const size_t len = strlen(path);
+    src->path = rs_malloc(len + 1);
+    RS_RETURN_IF(src->path == NULL, RS_ERR_NOMEM);
+    memcpy(src->path, path, len + 1);
+    for (size_t n = len; n > 1 && src->path[n - 1] == '/'; n--) src->path[n - 1] = '\0';
+    RS_FORWARD(rs_map_init(&src->index, 16));
+
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        rs_sites_seterr(s, "cannot open robots source %s: %s", path, strerror(errno));
+        return RS_ERR_IO;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        src->kind = RS_SOURCE_DIR;
+        return index_dir(s, src, index);
+    }
+    if (ends_with(path, len, ".tsv", 1) && S_ISREG(st.st_mode)) {
+        src->kind = RS_SOURCE_MANIFEST;
+        return index_manifest(s, src, index);
+    }
+    src->kind = RS_SOURCE_FILE;
+    char *copy = rs_malloc(len + 1);
+    RS_RETURN_IF(copy == NULL, RS_ERR_NOMEM);
+    memcpy(copy, path, len + 1);
+    if (doc_new(src, index, RS_REASON_NO_MATCH, 200, copy) == NULL) {
+        rs_free(copy);
+        return RS_ERR_NOMEM;
+    }
+    return RS_OK;
+}
+
+static rs_doc *find_doc(rs_source *src, const char *key, size_t len)
+{
+    const rs_map_entry *e = rs_map_find(&src->index, rs_map_hash(key, len), key, len);
+    return e ? e->value : NULL;
+}
+
+rs_doc *rs_sources_resolve(rs_sites *s, const rs_origin *o)
+{
+    const int http = (o->scheme.len == 4 && memcmp(o->scheme.ptr, "http", 4) == 0);
+    const int https = (o->scheme.len == 5 && memcmp(o->scheme.ptr, "https", 5) == 0);
+    for (size_t i = 0; i < s->nsources; i++) {
+        rs_source *src = &s->sources[i];
+        rs_doc *d = NULL;
+        switch (src->kind) {
+        case RS_SOURCE_FILE:
+            d = src->docs[0];
+            break;
+        case RS_SOURCE_MANIFEST:
+            d = find_doc(src, o->origin.ptr, o->origin.len);
+            break;
+        case RS_SOURCE_DIR:
+            if (!http && !https) break;
+            {
+                char key[RS_ORIGIN_MAX + 8];
+                memcpy(key, o->host.ptr, o->host.len);
+                const size_t n = o->host.len + (size_t)snprintf(key + o->host.len, 8, ":%u",
+                                                                (unsigned)o->port);
+                d = find_doc(src, key, n);
+                if (d == NULL && o->port == (http ? 80u : 443u))
+                    d = find_doc(src, o->host.ptr, o->host.len);
+            }
+            break;
+        }
+        if (d != NULL) return d;
+    }
+    return NULL;
+}
+
+rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        rs_sites_seterr(s, "cannot open robots file %s: %s", path, strerror(errno));
+        return RS_ERR_IO;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = rs_malloc(cap);
+    rs_status st = RS_OK;
+    if (buf == NULL) { st = RS_ERR_NOMEM; goto out; }
+    while (len < RS_ROBOTS_MAX_BODY) {
+        if (len == cap) {
+            cap = RS_MIN(cap * 4, (size_t)RS_ROBOTS_MAX_BODY);
+            char *nb = rs_realloc(buf, cap);
+            if (nb == NULL) { st = RS_ERR_NOMEM; goto out; }
+            buf = nb;
+        }
+        const size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f)) {
+                rs_sites_seterr(s, "cannot read robots file %s: %s", path, strerror(errno));
+                st = RS_ERR_IO;
+            }
+            break;
+        }
+    }
+out:
+    fclose(f);
+    if (st != RS_OK) { rs_free(buf); return st; }
+    *body = buf;
+    *size = len;
+    return RS_OK;
+}

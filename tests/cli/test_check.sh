@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# CLI tests for `robotscan check`: formats, stdin vs arguments, exit codes, usage errors.
+# Usage: bash tests/cli/test_check.sh ./robotscan ../shared
+set -u
+BIN=${1:-./robotscan}
+SHARED=${2:-../shared}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect_run NAME WANT_EXIT CMD... : runs CMD, checks its exit status; output in $T/out, $T/err
+expect_run() {
+    local name=$1 want=$2; shift 2
+    "$@" >"$T/out" 2>"$T/err" </dev/null
+    local got=$?
+    [ "$got" = "$want" ] || fail "$name: exit $got, want $want (stderr: $(head -c 300 "$T/err"))"
+}
+expect_out() { # NAME EXPECTED_FILE_CONTENT
+    diff -u <(printf '%s' "$2") "$T/out" >"$T/diff" || fail "$1: output differs: $(cat "$T/diff")"
+}
+
+cat >"$T/robots.txt" <<'R'
+User-agent: *
+Disallow: /private
+Allow: /private/ok
+Disallow:
+
+User-agent: FooBot
+Disallow: /
+R
+
+# --- arguments, TSV, exit 1 when any URL is disallowed
+expect_run "tsv args" 1 "$BIN" check --robots "$T/robots.txt" --agent BarBot --format tsv \
+    http://e.com/private/x http://e.com/private/ok http://e.com/public
+expect_out "tsv args" 'url	verdict	line	rule
+http://e.com/private/x	disallow	2	disallow: /private
+http://e.com/private/ok	allow	3	allow: /private/ok
+http://e.com/public	allow	4	disallow: 
+'
+
+# --- exit 0 when everything is allowed
+expect_run "all allowed" 0 "$BIN" check --robots "$T/robots.txt" --agent BarBot --format tsv http://e.com/public
+
+# --- stdin, CRLF, empty lines are URLs too, order kept
+printf 'http://e.com/private\r\n\nhttp://e.com/a\n' >"$T/urls"
+"$BIN" check --robots "$T/robots.txt" --agent foobot --format tsv <"$T/urls" >"$T/out" 2>"$T/err"
+[ $? = 1 ] || fail "stdin: exit status"
+expect_out "stdin" 'url	verdict	line	rule
+http://e.com/private	disallow	7	disallow: /
+	disallow	7	disallow: /
+http://e.com/a	disallow	7	disallow: /
+'
+
+# --- stdin and arguments give the same rows
+printf 'http://e.com/private/x\nhttp://e.com/public\n' >"$T/urls2"
+"$BIN" check --robots "$T/robots.txt" --agent x --format csv <"$T/urls2" >"$T/stdin.csv"
+"$BIN" check --robots "$T/robots.txt" --agent x --format csv http://e.com/private/x http://e.com/public >"$T/args.csv"
+cmp -s "$T/stdin.csv" "$T/args.csv" || fail "stdin and args differ"
+
+# --- csv and jsonl
+expect_run "csv" 1 "$BIN" check --robots "$T/robots.txt" --agent x --format csv 'http://e.com/private,x'
+expect_out "csv" 'url,verdict,line,rule
+"http://e.com/private,x",disallow,2,disallow: /private
+'
+expect_run "jsonl" 1 "$BIN" check --robots "$T/robots.txt" --agent x --format jsonl http://e.com/private
+expect_out "jsonl" '{"url":"http://e.com/private","verdict":"disallow","line":2,"rule":"disallow: /private"}
+'
+
+# --- text for people
+expect_run "text" 1 "$BIN" check --robots "$T/robots.txt" --agent x --format text http://e.com/private http://e.com/
+grep -q '^DISALLOWED  http://e.com/private  (line 2: disallow: /private)$' "$T/out" || fail "text: disallowed row: $(cat "$T/out")"
+grep -q '^allowed     http://e.com/  (line 4: disallow: )$' "$T/out" || fail "text: allowed row: $(cat "$T/out")"
+
+# --- default format is tsv on a pipe
+"$BIN" check --robots "$T/robots.txt" --agent x http://e.com/ | head -1 | grep -q $'^url\tverdict\tline\trule$' \
+    || fail "default format on a pipe is not tsv"
+
+# --- --format=VALUE form and --encode-urls
+printf 'User-agent: *\nDisallow: /caf%%C3%%A9\n' >"$T/enc.txt"
+expect_run "no encode" 0 "$BIN" check --robots "$T/enc.txt" --agent x --format=tsv $'http://e.com/caf\xc3\xa9'
+expect_run "encode" 1 "$BIN" check --robots "$T/enc.txt" --agent x --format=tsv --encode-urls $'http://e.com/caf\xc3\xa9'
+expect_run "encode lowercase escape" 1 "$BIN" check --robots "$T/enc.txt" --agent x --encode-urls 'http://e.com/caf%c3%a9'
+
+# --- an agent that is not a product token: accepted, warned, globals apply
+expect_run "agent not a token" 0 "$BIN" check --robots "$T/robots.txt" --agent FooBot/2.1 --format tsv http://e.com/x
+grep -q "did you mean 'FooBot'" "$T/err" || fail "no token suggestion: $(cat "$T/err")"
+
+# --- semantics
+printf 'User-agent: *\nDisallow: /\nAllow: /a\n' >"$T/fm.txt"
+expect_run "first-match" 1 "$BIN" check --robots "$T/fm.txt" --agent x --semantics first-match http://e.com/a
+expect_run "google" 0 "$BIN" check --robots "$T/fm.txt" --agent x --semantics google http://e.com/a
+
+# --- help and version
+expect_run "help" 0 "$BIN" check --help
+grep -q '^Usage: robotscan check' "$T/out" || fail "check --help on stdout"
+expect_run "top help" 0 "$BIN" --help
+expect_run "version" 0 "$BIN" --version
+grep -q '^robotscan [0-9]' "$T/out" || fail "version text"
+
+# --- bad usage: exit 2, one clear line on stderr
+expect_run "no robots" 2 "$BIN" check --agent x http://e.com/
+grep -q -- '--robots' "$T/err" || fail "missing --robots not named"
+expect_run "no agent" 2 "$BIN" check --robots "$T/robots.txt" http://e.com/
+grep -q -- '--agent' "$T/err" || fail "missing --agent not named"
+expect_run "unknown flag" 2 "$BIN" check --robots "$T/robots.txt" --agent x --bogus
+grep -q 'unknown option --bogus' "$T/err" || fail "unknown flag message"
+expect_run "bad format" 2 "$BIN" check --robots "$T/robots.txt" --agent x --format xml
+expect_run "value missing" 2 "$BIN" check --robots "$T/robots.txt" --agent
+expect_run "unknown command" 2 "$BIN" frobnicate
+expect_run "no command" 2 "$BIN"
+
+# --- unreadable robots file: exit 2, names the file
+expect_run "missing file" 2 "$BIN" check --robots "$T/nope.txt" --agent x http://e.com/
+grep -q "$T/nope.txt" "$T/err" || fail "missing file not named"
+expect_run "directory" 2 "$BIN" check --robots "$T" --agent x http://e.com/
+grep -q "is a directory" "$T/err" || fail "directory not reported"
+
+# --- the real thing: a conformance folder through the binary
+if [ -d "$SHARED/conformance/google-unittests" ]; then
+    python3 "$SHARED/tools/conformance_check.py" "$SHARED/conformance/google-unittests" --bin "$BIN" >"$T/conf" \
+        || fail "conformance: $(tail -3 "$T/conf")"
+fi
+
+if [ "$failures" -ne 0 ]; then
+    echo "test_check.sh: $failures failure(s)"
+    exit 1
+fi
+echo "test_check.sh: all passed"

@@ -1,0 +1,245 @@
+/* test_match.c - SPEC 2.3-2.5: patterns, precedence, the reported line. */
+#include "verdict_helper.h"
+#include "common/common.h" /* rs_alloc_fail_after */
+
+#define U(path) "http://example.com" path
+
+static void expect_pattern(const char *pattern, const char *path, int matches)
+{
+    char body[256];
+    snprintf(body, sizeof body, "User-agent: *\nDisallow: %s\n", pattern);
+    char url[256];
+    snprintf(url, sizeof url, "http://example.com%s", path);
+    const rs_verdict v = verdict_of(body, "x", url);
+    cr_expect_eq(v.disallowed, matches, "pattern '%s' vs path '%s': got %d", pattern, path, v.disallowed);
+}
+
+Test(match, rfc9309_prefix_examples)
+{
+    static const char *const YES[] = { "/fish", "/fish.html", "/fish/salmon.html", "/fishheads",
+                                       "/fishheads/yummy.html", "/fish.php?id=anything" };
+    static const char *const NO[] = { "/Fish.asp", "/catfish", "/?id=fish", "/desert/fish" };
+    for (size_t i = 0; i < 6; i++) expect_pattern("/fish", YES[i], 1);
+    for (size_t i = 0; i < 4; i++) expect_pattern("/fish", NO[i], 0);
+    expect_pattern("/fish*", "/fishheads", 1);
+    expect_pattern("/fish/", "/fish/", 1);
+    expect_pattern("/fish/", "/fish/?id=anything", 1);
+    expect_pattern("/fish/", "/fish", 0);
+    expect_pattern("/fish/", "/fish.html", 0);
+}
+
+Test(match, rfc9309_wildcard_and_anchor_examples)
+{
+    expect_pattern("/*.php", "/index.php", 1);
+    expect_pattern("/*.php", "/folder/filename.php?parameters", 1);
+    expect_pattern("/*.php", "/windows.PHP", 0);
+    expect_pattern("/*.php$", "/filename.php", 1);
+    expect_pattern("/*.php$", "/folder/filename.php", 1);
+    expect_pattern("/*.php$", "/filename.php?parameters", 0);
+    expect_pattern("/*.php$", "/filename.php/", 0);
+    expect_pattern("/*.php$", "/filename.php5", 0);
+    expect_pattern("/fish*.php", "/fish.php", 1);
+    expect_pattern("/fish*.php", "/fishheads/catfish.php?parameters", 1);
+    expect_pattern("/fish*.php", "/Fish.PHP", 0);
+}
+
+Test(match, rfc9309_dollar_inside_is_literal)
+{
+    expect_pattern("/a$b", "/a$b", 1);
+    expect_pattern("/a$b", "/ab", 0);
+    expect_pattern("/a$$", "/a$", 1);
+    expect_pattern("/a$$", "/a$x", 0);
+    expect_pattern("/a*$", "/a/anything", 1);
+}
+
+Test(match, rfc9309_pattern_must_start_with_slash_or_star)
+{
+    expect_pattern("fish/", "/fish/", 0);
+    expect_pattern("*fish", "/catfish", 1);
+    expect_pattern("$", "/", 0);
+}
+
+Test(match, rfc9309_empty_pattern_matches_everything_with_priority_zero)
+{
+    /* Matches, but priority 0 never disallows; it is still the reported line. */
+    expect_verdict("User-agent: *\nDisallow:\n", "x", U("/a"), 0, 2);
+    expect_verdict("User-agent: *\nAllow:\nDisallow:\n", "x", U("/a"), 0, 2);
+}
+
+Test(match, rfc9309_case_sensitive_bytes)
+{
+    expect_pattern("/%E4", "/%E4x", 1);
+    expect_pattern("/%e4", "/%E4x", 1);   /* the pattern is canonicalized ... */
+    expect_pattern("/%E4", "/%e4x", 0);   /* ... the path is not (see --encode-urls) */
+}
+
+Test(match, rfc9309_longest_match_wins)
+{
+    expect_verdict("User-agent: *\nAllow: /p\nDisallow: /\n", "x", U("/page"), 0, 2);
+    expect_verdict("User-agent: *\nAllow: /folder\nDisallow: /folder\n", "x", U("/folder/page"), 0, 2);
+    expect_verdict("User-agent: *\nAllow: /page\nDisallow: /*.htm\n", "x", U("/page.htm"), 1, 3);
+    expect_verdict("User-agent: *\nAllow: /$\nDisallow: /\n", "x", U("/"), 0, 2);
+    expect_verdict("User-agent: *\nAllow: /$\nDisallow: /\n", "x", U("/page.htm"), 1, 3);
+}
+
+Test(match, rfc9309_priority_counts_wildcards)
+{
+    // "/*.htm" is 6 bytes, "/page" 5: the wildcard rule is longer.
+    expect_verdict("User-agent: *\nDisallow: /*.htm\nAllow: /page\n", "x", U("/page.htm"), 1, 2);
+    expect_verdict("User-agent: *\nDisallow: /a**\nAllow: /a/b\n", "x", U("/a/b"), 0, 3);
+}
+
+Test(match, rfc9309_ties_go_to_allow_and_first_line)
+{
+    expect_verdict("User-agent: *\nDisallow: /x\nAllow: /x\n", "x", U("/x"), 0, 3);
+    expect_verdict("User-agent: *\nAllow: /a\nAllow: /a\nDisallow: /\n", "x", U("/a"), 0, 2);
+    expect_verdict("User-agent: *\nDisallow: /a\nDisallow: /a\n", "x", U("/a"), 1, 2);
+    expect_verdict("User-agent: *\nDisallow: /a*\nDisallow: /ab\n", "x", U("/abc"), 1, 2);
+}
+
+Test(match, rfc9309_reported_line_rules)
+{
+    /* No match at all: line 0. */
+    expect_verdict("User-agent: *\nDisallow: /x\n", "x", U("/y"), 0, 0);
+    /* An allow only. */
+    expect_verdict("User-agent: *\nAllow: /y\n", "x", U("/y"), 0, 2);
+    /* An empty Disallow names its line for an allowed URL. */
+    expect_verdict("User-agent: *\nDisallow:\nAllow: /q\n", "x", U("/y"), 0, 2);
+    expect_verdict("User-agent: *\nDisallow:\nAllow: /q\n", "x", U("/q"), 0, 3);
+}
+
+Test(match, rfc9309_index_html_allows_directory)
+{
+    const char *body = "User-agent: *\nDisallow: /\nAllow: /dir/index.html\n";
+    expect_verdict(body, "x", U("/dir/"), 0, 3);
+    expect_verdict(body, "x", U("/dir/index.html"), 0, 3);
+    expect_verdict(body, "x", U("/dir/x"), 1, 2);
+    expect_verdict(body, "x", U("/dir"), 1, 2);
+    expect_verdict("User-agent: *\nDisallow: /\nAllow: /index.htm\n", "x", U("/"), 0, 3);
+    /* Only for allow rules. */
+    expect_verdict("User-agent: *\nDisallow: /d/index.html\n", "x", U("/d/"), 0, 0);
+    /* The retry's priority is that of the short pattern: "/dir/$" (6) loses to a 7-byte disallow. */
+    expect_verdict("User-agent: *\nDisallow: /dir/*$\nAllow: /dir/index.html\n", "x", U("/dir/"), 1, 2);
+}
+
+Test(match, rfc9309_worst_case_is_bounded)
+{
+    /* "/" + 300 x "*a" + "b" against a 100 KB path of 'a': backtracking would never end. */
+    const size_t plen = 100 * 1024;
+    char *body = malloc(1024);
+    char *url = malloc(plen + 32);
+    size_t k = (size_t)sprintf(body, "User-agent: *\nDisallow: /");
+    for (int i = 0; i < 300; i++) { body[k++] = '*'; body[k++] = 'a'; }
+    strcpy(body + k, "b\nAllow: /*a$\n");
+    strcpy(url, "http://e.com/");
+    memset(url + 13, 'a', plen);
+    url[13 + plen] = '\0';
+    expect_verdict(body, "x", url, 0, 3);
+    url[13 + plen - 1] = 'b';
+    expect_verdict(body, "x", url, 1, 2);
+    free(body);
+    free(url);
+}
+
+Test(match, compat_many_rules_share_prefixes)
+{
+    /* Radix-trie splits: rules that end inside, at and past each other's labels. */
+    const char *body = "User-agent: *\nDisallow: /abc\nAllow: /abcdef\nDisallow: /abd\nAllow: /ab\n"
+                       "Disallow: /abcdefg$\nDisallow: /abc*z\n";
+    expect_verdict(body, "x", U("/ab"), 0, 5);
+    expect_verdict(body, "x", U("/abc"), 1, 2);
+    expect_verdict(body, "x", U("/abcde"), 1, 2);
+    expect_verdict(body, "x", U("/abcdef"), 0, 3);
+    expect_verdict(body, "x", U("/abcdefg"), 1, 6);
+    expect_verdict(body, "x", U("/abcdefgh"), 0, 3);
+    expect_verdict(body, "x", U("/abcdefghz"), 0, 3);
+    expect_verdict(body, "x", U("/abcdefghijz"), 0, 3); /* "/abc*z" (6) < "/abcdef" (7) */
+    expect_verdict(body, "x", U("/abcXz"), 1, 7);
+    expect_verdict(body, "x", U("/abdx"), 1, 4);
+}
+
+Test(match, compat_rule_info_names_the_deciding_rule)
+{
+    const char *body = "User-agent: *\nDisallow: /private*\nAllow: /private/ok\n";
+    rs_ruleset *rs;
+    rs_matcher *m;
+    cr_assert_eq(rs_ruleset_parse(body, strlen(body), &rs), RS_OK);
+    cr_assert_eq(rs_matcher_create(rs, "x", 1, RS_SEMANTICS_GOOGLE, &m), RS_OK);
+    rs_ruleset_free(rs);
+    cr_expect_eq(rs_matcher_rule_count(m), 2);
+    rs_verdict v;
+    rs_matcher_match(m, "/private/x", 10, &v);
+    rs_rule_info info;
+    cr_assert_eq(rs_matcher_rule(m, v.rule, &info), RS_OK);
+    cr_expect_eq(info.type, RS_RULE_DISALLOW);
+    cr_expect_eq(info.line, 2);
+    cr_expect(info.pattern.len == 9 && memcmp(info.pattern.ptr, "/private*", 9) == 0);
+    rs_matcher_match(m, "/public", 7, &v);
+    cr_expect_eq(v.rule, -1);
+    cr_expect_eq(rs_matcher_rule(m, -1, &info), RS_ERR_USAGE);
+    cr_expect_eq(rs_matcher_rule(m, 2, &info), RS_ERR_USAGE);
+    rs_matcher_free(m);
+}
+
+Test(match, compat_constant_matchers)
+{
+    rs_matcher *m;
+    rs_verdict v;
+    cr_assert_eq(rs_matcher_create_constant(1, &m), RS_OK);
+    rs_matcher_match(m, "/", 1, &v);
+    cr_expect(v.disallowed && v.line == 0 && v.rule == -1);
+    rs_matcher_free(m);
+    cr_assert_eq(rs_matcher_create_constant(0, &m), RS_OK);
+    rs_matcher_match(m, "/", 1, &v);
+    cr_expect(!v.disallowed && v.line == 0);
+    rs_matcher_free(m);
+    rs_matcher_free(NULL);
+}
+
+Test(match, compat_allocation_failure_is_reported)
+{
+    const char *body = "User-agent: *\nDisallow: /a*b\nAllow: /c\n";
+    for (unsigned long n = 1; n < 40; n++) {
+        rs_ruleset *rs = NULL;
+        rs_matcher *m = NULL;
+        rs_alloc_fail_after(n);
+        rs_status st = rs_ruleset_parse(body, strlen(body), &rs);
+        if (st == RS_OK) st = rs_matcher_create(rs, "x", 1, RS_SEMANTICS_GOOGLE, &m);
+        rs_alloc_fail_after(0);
+        cr_expect(st == RS_OK || st == RS_ERR_NOMEM);
+        if (st == RS_OK) {
+            rs_verdict v;
+            rs_matcher_match(m, "/a/b", 4, &v);
+            cr_expect_eq(v.disallowed, 1);
+        }
+        rs_matcher_free(m);
+        rs_ruleset_free(rs);
+    }
+}
+
+static rs_verdict first_match(const char *body, const char *url)
+{
+    return verdict_sem(body, strlen(body), "SomeBot", url, RS_SEMANTICS_FIRST_MATCH);
+}
+
+Test(match, first_match_order_decides)
+{
+    rs_verdict v = first_match("User-agent: *\nAllow: /*?$\nDisallow: /*?\n", U("/page?"));
+    cr_expect(!v.disallowed && v.line == 2);
+    v = first_match("User-agent: *\nDisallow: /\nAllow: /a\n", U("/a"));
+    cr_expect(v.disallowed && v.line == 2);
+}
+
+Test(match, first_match_relative_patterns_match_anywhere)
+{
+    rs_verdict v = first_match("User-agent: *\nDisallow: html$\n", U("/tmpa.html"));
+    cr_expect(v.disallowed && v.line == 2);
+    v = first_match("User-agent: *\nDisallow: htm$\n", U("/a.html"));
+    cr_expect(!v.disallowed && v.line == 0);
+}
+
+Test(match, first_match_empty_disallow_matches_nothing)
+{
+    rs_verdict v = first_match("User-agent: *\nDisallow:\n", U("/x"));
+    cr_expect(!v.disallowed && v.line == 0);
+}

@@ -1,0 +1,241 @@
+/*
+ * test_simd.c - every kernel implementation the CPU can run, compared with
+ * the scalar twin (and with a naive check) on a shared case table, each case
+ * re-run at several offsets with poison bytes on both sides, on every
+ * newline position of 64/128-byte windows, and on random buffers.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robotscan.h"
+
+#define MAX_PAD 40
+
+/* The sets under test other than scalar; the scalar set is the reference. */
+static const rs_simd_kernels *impl(size_t i) { return rs_simd_get(rs_simd_impl_at(i)); }
+
+static size_t naive_find(const char *p, size_t n, int (*in)(unsigned char))
+{
+    for (size_t i = 0; i < n; i++) if (in((unsigned char)p[i])) return i;
+    return n;
+}
+static int is_nl(unsigned char c) { return c == '\n'; }
+static int is_url_stop(unsigned char c) { return c == '/' || c == '?' || c == ';' || c == '#' || c == 0; }
+
+static rs_byteset url_stops(void)
+{
+    rs_byteset set;
+    cr_assert_eq(rs_byteset_init(&set, "/?;#\0", 5), RS_OK);
+    return set;
+}
+
+/*
+ * Runs every kernel of every implementation on data[0..n) placed at each
+ * offset 0..MAX_PAD of a heap buffer whose surrounding bytes are @poison (a
+ * newline and a set member, so an over-read changes the answer), and on an
+ * exact-size heap copy (ASan sees any over-read).
+ */
+static void check_all(const char *data, size_t n, char poison)
+{
+    const rs_byteset set = url_stops();
+    size_t want_nl = naive_find(data, n, is_nl);
+    size_t want_any = naive_find(data, n, is_url_stop);
+    size_t want_count = 0;
+    for (size_t i = 0; i < n; i++) want_count += data[i] == '\n';
+
+    char *buf = malloc(n + 2 * MAX_PAD + 1);
+    char *exact = malloc(n ? n : 1);
+    cr_assert(buf && exact);
+    memcpy(exact, data, n);
+    for (size_t i = 0; rs_simd_impl_at(i); i++) {
+        const rs_simd_kernels *k = impl(i);
+        if (k == NULL) {
+            cr_log_warn("kernel set %s not supported by this CPU: not tested", rs_simd_impl_at(i));
+            continue;
+        }
+        for (size_t off = 0; off <= MAX_PAD; off++) {
+            memset(buf, poison, n + 2 * MAX_PAD + 1);
+            memcpy(buf + off, data, n);
+            const char *p = buf + off;
+            cr_assert_eq(k->find_newline(p, n), want_nl, "%s find_newline n=%zu off=%zu", k->name, n, off);
+            cr_assert_eq(k->count_newlines(p, n), want_count, "%s count_newlines n=%zu off=%zu", k->name, n, off);
+            cr_assert_eq(k->find_any(p, n, &set), want_any, "%s find_any n=%zu off=%zu", k->name, n, off);
+        }
+        cr_assert_eq(k->find_newline(exact, n), want_nl);
+        cr_assert_eq(k->count_newlines(exact, n), want_count);
+        cr_assert_eq(k->find_any(exact, n, &set), want_any);
+    }
+    free(buf);
+    free(exact);
+}
+
+Test(simd, scalar_is_always_available)
+{
+    cr_assert_str_eq(rs_simd_impl_at(0), "scalar");
+    cr_assert_not_null(rs_simd_get("scalar"));
+    cr_assert_null(rs_simd_get("neon-on-x86-or-nonsense"));
+    cr_assert_eq(rs_simd_get(NULL), rs_simd_active());
+}
+
+Test(simd, dispatch_honours_env_override)
+{
+    const char *env = getenv("RS_SIMD");
+    const char *name = rs_simd_impl_name();
+    int known = 0;
+    for (size_t i = 0; rs_simd_impl_at(i); i++) known |= strcmp(rs_simd_impl_at(i), name) == 0;
+    cr_assert(known, "active set %s is not a compiled-in set", name);
+#ifdef RS_SIMD_FORCE                         /* the tests are built with the library's flags */
+#  define STR2(x) #x
+#  define STR(x) STR2(x)
+    (void)env;
+    cr_assert_str_eq(name, STR(RS_SIMD_FORCE), "-DRS_SIMD_FORCE=%s ignored", STR(RS_SIMD_FORCE));
+#else
+    if (env && rs_simd_get(env)) cr_assert_str_eq(name, env, "RS_SIMD=%s ignored", env);
+#endif
+    cr_log_info("active kernel set: %s", name);
+}
+
+Test(simd, case_table)
+{
+    static const struct { const char *s; size_t n; } cases[] = {
+#define C(lit) { lit, sizeof(lit) - 1 }
+        C(""), C("\n"), C("a"), C("a\n"), C("\na"), C("\n\n\n"), C("abc\ndef\n"),
+        C("/"), C("?"), C("#"), C(";"), C("\0"), C("abc\0def"), C("no newline at all here"),
+        C("http://example.com/path?q=1#frag\nnext"),
+        C("exactly sixteen!"), C("exactly sixteen!\n"), C("\nexactly sixteen!"),
+        C("thirty-one bytes without any nl"), C("thirty-two bytes, without any nl"),
+        C("thirty-three bytes, without any n"),
+        C("\x8a\x0a\xff\x80\x7f\x0b\x09\x0d"),       /* near misses and high bytes */
+        C("\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+          "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\n"),
+        C("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n"),
+        C("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"),
+        C("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0\n"),
+        C("\r\n\r\n\r\n"),
+#undef C
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        check_all(cases[c].s, cases[c].n, '\n');
+        check_all(cases[c].s, cases[c].n, '/');
+        check_all(cases[c].s, cases[c].n, 'x');
+    }
+}
+
+/* Every single and double newline (or stop byte) position in windows up to 130 bytes. */
+Test(simd, every_position_in_window)
+{
+    char buf[130];
+    for (size_t n = 0; n <= sizeof buf; n++) {
+        for (size_t pos = 0; pos < n; pos++) {
+            memset(buf, 'x', n);
+            buf[pos] = '\n';
+            check_all(buf, n, '\n');
+            memset(buf, 'x', n);
+            buf[pos] = '?';
+            check_all(buf, n, '\n');
+        }
+        if (n == 64 || n == 128 || n == 130) {
+            for (size_t a = 0; a < n; a++)
+                for (size_t b = a + 1; b < n; b += 7) {
+                    memset(buf, 'y', n);
+                    buf[a] = '\n';
+                    buf[b] = '\n';
+                    check_all(buf, n, 'z');
+                }
+        }
+    }
+}
+
+Test(simd, random_buffers)
+{
+    unsigned seed = 12345;
+    char *buf = malloc(20000);
+    cr_assert_not_null(buf);
+    for (int round = 0; round < 300; round++) {
+        const size_t n = (size_t)(rand_r(&seed) % 20000);
+        const int density = 1 + rand_r(&seed) % 200;           /* 1 in density bytes is special */
+        for (size_t i = 0; i < n; i++) {
+            const int r = rand_r(&seed);
+            if (r % density == 0) buf[i] = "\n/?;#\0\r"[(r >> 8) % 7];
+            else buf[i] = (char)(33 + (r >> 8) % 223);        /* 33..255: no \n, \r, NUL */
+            if (buf[i] == '/' || buf[i] == '?' || buf[i] == ';' || buf[i] == '#') buf[i] = 'q';
+        }
+        const rs_byteset set = url_stops();
+        const rs_simd_kernels *s = rs_simd_get("scalar");
+        for (size_t i = 0; rs_simd_impl_at(i); i++) {
+            const rs_simd_kernels *k = impl(i);
+            if (k == NULL) continue;
+            /* walk the buffer like a line splitter would */
+            size_t at = 0;
+            while (at <= n) {
+                const size_t a = k->find_newline(buf + at, n - at);
+                cr_assert_eq(a, s->find_newline(buf + at, n - at), "%s at %zu", k->name, at);
+                at += a + 1;
+            }
+            cr_assert_eq(k->count_newlines(buf, n), s->count_newlines(buf, n), "%s n=%zu", k->name, n);
+            cr_assert_eq(k->find_any(buf, n, &set), s->find_any(buf, n, &set), "%s n=%zu", k->name, n);
+        }
+    }
+    free(buf);
+}
+
+/* The byte counters of the vector count kernels are flushed before they overflow. */
+Test(simd, count_many_newlines)
+{
+    const size_t n = 1000003;
+    char *buf = malloc(n);
+    cr_assert_not_null(buf);
+    memset(buf, '\n', n);
+    for (size_t i = 0; rs_simd_impl_at(i); i++) {
+        const rs_simd_kernels *k = impl(i);
+        if (k == NULL) continue;
+        cr_assert_eq(k->count_newlines(buf, n), n, "%s", k->name);
+        cr_assert_eq(k->count_newlines(buf + 1, n - 1), n - 1, "%s", k->name);
+        cr_assert_eq(k->find_newline(buf + 5, n - 5), 0, "%s", k->name);
+    }
+    memset(buf, 'a', n);
+    buf[n - 1] = '\n';
+    for (size_t i = 0; rs_simd_impl_at(i); i++) {
+        const rs_simd_kernels *k = impl(i);
+        if (k == NULL) continue;
+        cr_assert_eq(k->count_newlines(buf, n), 1, "%s", k->name);
+        cr_assert_eq(k->find_newline(buf, n), n - 1, "%s", k->name);
+    }
+    free(buf);
+}
+
+Test(simd, dispatching_entry_points_agree)
+{
+    const char s[] = "line one\nline two?x\n#three";
+    const rs_byteset set = url_stops();
+    cr_assert_eq(rs_simd_find_newline(s, sizeof s - 1), 8);
+    cr_assert_eq(rs_simd_count_newlines(s, sizeof s - 1), 2);
+    cr_assert_eq(rs_simd_find_any(s, sizeof s - 1, &set), 17);
+    cr_assert_eq(rs_simd_find_newline(NULL, 0), 0);
+    cr_assert_eq(rs_simd_count_newlines(NULL, 0), 0);
+}
+
+Test(simd, byteset_init)
+{
+    rs_byteset set;
+    cr_assert_eq(rs_byteset_init(&set, "aab", 3), RS_OK);
+    cr_assert_eq(set.count, 2);
+    cr_assert_eq(rs_byteset_init(&set, "0123456789abcdef", 16), RS_OK);
+    cr_assert_eq(set.count, 16);
+    cr_assert_eq(rs_byteset_init(&set, "0123456789abcdefg", 17), RS_ERR_LIMIT);
+    cr_assert_eq(rs_byteset_init(&set, "", 0), RS_OK);
+    cr_assert_eq(rs_simd_find_any("abc", 3, &set), 3, "the empty set matches nothing");
+    cr_assert_eq(rs_byteset_init(NULL, "a", 1), RS_ERR_USAGE);
+    /* a 16-member set with high bytes, on every implementation */
+    cr_assert_eq(rs_byteset_init(&set, "\xff\x80\x01 \t\r\n\"'<>\\^`{}", 16), RS_OK);
+    char buf[100];
+    for (size_t pos = 0; pos < sizeof buf; pos++) {
+        memset(buf, 'm', sizeof buf);
+        buf[pos] = (char)0x80;
+        for (size_t i = 0; rs_simd_impl_at(i); i++) {
+            const rs_simd_kernels *k = impl(i);
+            if (k) cr_assert_eq(k->find_any(buf, sizeof buf, &set), pos, "%s", k->name);
+        }
+    }
+}
