@@ -424,7 +424,7 @@ static int is_absolute_url(const char *s, size_t n)
 static void on_unknown(linter *l, const rs_robots_line *ev)
 {
     static const struct { const char *key, *why; } KNOWN[] = {
-        { "crawl-delay", "Google ignores it (Bing and Yandex honour it; robotscan logs audits it)" },
+        { "crawl-delay", "Google ignores it (Bing and Yandex honour it)" },
         { "host", "a Yandex extension; Google ignores it" },
         { "clean-param", "a Yandex extension; Google ignores it" },
         { "noindex", "Google stopped reading noindex in robots.txt in 2019; use a meta tag or header" },
