@@ -563,8 +563,9 @@ static int group_cls_cmp(const void *a, const void *b)
 }
 
 typedef struct {
-    const char *ptr;
-    uint32_t len, line, type, group;
+    const char *ptr;           /* into l->text: valid until the next add() */
+    uint32_t off, len, line, type, group;
+    uint32_t partner, partner_cls;   /* OUT: earliest opposite line (0: none) and its class */
 } rule_key;
 
 static int rule_cmp(const void *a, const void *b)
@@ -599,7 +600,7 @@ static void find_conflicts(linter *l)
 
     /* Intern classes: the '*' class first, then each distinct token. */
     for (uint32_t i = 0; i < n_mem; i++) {
-        mk[i].ptr = l->text.ptr + mem[i].tok_off;
+        mk[i].ptr = mem[i].tok_len ? l->text.ptr + mem[i].tok_off : "";
         mk[i].len = mem[i].tok_len;
         mk[i].global = mem[i].global;
         mk[i].idx = i;
@@ -626,6 +627,8 @@ static void find_conflicts(linter *l)
 
     for (uint32_t i = 0; i < n_rules; i++) {
         rk[i].ptr = l->text.ptr + rules[i].pat_off;
+        rk[i].off = rules[i].pat_off;
+        rk[i].partner = 0;
         rk[i].len = rules[i].pat_len;
         rk[i].line = rules[i].line;
         rk[i].type = rules[i].type;
@@ -653,24 +656,29 @@ static void find_conflicts(linter *l)
                         first[2 * c + t] = rk[i].line;
                     }
                 }
-                if (partner == 0) continue;
-                const member_rec *nm = &mem[cls_name[partner_cls]];
-                if (nm->global) strcpy(b2, "*");
-                else show(b2, sizeof b2, l->text.ptr + nm->tok_off, nm->tok_len);
-                show(b1, sizeof b1, rk[i].ptr, rk[i].len);
-                if (rk[i].type == RS_RULE_DISALLOW)
-                    add(l, rk[i].line, RS_LINT_CONFLICTING_RULES,
-                        "\"%s\" is also allowed by line %u for user-agent %s; allow wins ties, "
-                        "so this disallow has no effect", b1, partner, b2);
-                else
-                    add(l, rk[i].line, RS_LINT_CONFLICTING_RULES,
-                        "\"%s\" is also disallowed by line %u for user-agent %s; allow wins ties, "
-                        "so line %u has no effect", b1, partner, b2, partner);
+                rk[i].partner = partner;
+                rk[i].partner_cls = partner_cls;
             }
             for (uint32_t k = 0; k < n_touched; k++)
                 first[2 * touched[k]] = first[2 * touched[k] + 1] = 0;
         }
         a = e;
+    }
+    /* Messages last: add() grows l->text, which moves the patterns rk[].ptr point to. */
+    for (uint32_t i = 0; i < n_rules; i++) {
+        if (rk[i].partner == 0) continue;
+        const member_rec *nm = &mem[cls_name[rk[i].partner_cls]];
+        if (nm->global) strcpy(b2, "*");
+        else show(b2, sizeof b2, l->text.ptr + nm->tok_off, nm->tok_len);
+        show(b1, sizeof b1, l->text.ptr + rk[i].off, rk[i].len);
+        if (rk[i].type == RS_RULE_DISALLOW)
+            add(l, rk[i].line, RS_LINT_CONFLICTING_RULES,
+                "\"%s\" is also allowed by line %u for user-agent %s; allow wins ties, "
+                "so this disallow has no effect", b1, rk[i].partner, b2);
+        else
+            add(l, rk[i].line, RS_LINT_CONFLICTING_RULES,
+                "\"%s\" is also disallowed by line %u for user-agent %s; allow wins ties, "
+                "so line %u has no effect", b1, rk[i].partner, b2, rk[i].partner);
     }
 out:
     rs_free(mk);
@@ -728,7 +736,7 @@ rs_status rs_lint(const void *body, size_t size, const rs_lint_options *options,
     if (st == RS_OK) {
         finding_rec *f = (finding_rec *)(void *)l.findings.ptr;
         const size_t n = l.findings.len / sizeof *f;
-        qsort(f, n, sizeof *f, finding_cmp);
+        if (n > 1) qsort(f, n, sizeof *f, finding_cmp);
         uint32_t skip = options ? options->ignore : 0;
         if (l.html_start || popcount(l.html_markers) >= 2) skip |= HTML_SUPPRESSED;
         for (size_t i = 0; i < n; i++) {
@@ -810,7 +818,8 @@ rs_status rs_lint_agent(const void *body, size_t size, const char *agent, size_t
     for (uint32_t i = 0; i < rs->n_rules; i++) {
         const rs_rule_record *r = &rs->rules[i];
         if (!selected[r->group]) continue;
-        const rs_str p = rs_ruleset_str(rs, r->pattern);
+        static const rs_str EMPTY = { "", 0 };
+        const rs_str p = r->pattern.len ? rs_ruleset_str(rs, r->pattern) : EMPTY;
         rs_lint_rule *e = &v->rules[nr++];
         memset(e, 0, sizeof *e);
         e->type = r->type;
@@ -819,7 +828,7 @@ rs_status rs_lint_agent(const void *body, size_t size, const char *agent, size_t
         e->never_matches = p.len && p.ptr[0] != '/' && p.ptr[0] != '*';
         e->pattern.ptr = v->text + tl;   /* text is not reallocated: pointers stay valid */
         e->pattern.len = p.len;
-        memcpy(v->text + tl, p.ptr, p.len);
+        if (p.len) memcpy(v->text + tl, p.ptr, p.len);
         tl += p.len;
         const size_t cut = r->type == RS_RULE_ALLOW ? index_htm_cut(p.ptr, p.len) : 0;
         if (cut && !e->never_matches) {
@@ -835,7 +844,7 @@ rs_status rs_lint_agent(const void *body, size_t size, const char *agent, size_t
         }
     }
     assert(tl <= 2 * rs->text_len + rs->n_rules);
-    qsort(v->rules, nr, sizeof *v->rules, lint_rule_cmp);
+    if (nr > 1) qsort(v->rules, nr, sizeof *v->rules, lint_rule_cmp);
     v->pub.n_rules = nr;
     v->pub.rules = v->rules;
     v->pub.group_lines = v->group_lines;

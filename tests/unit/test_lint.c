@@ -268,6 +268,25 @@ Test(lint, conflicting_rules_across_groups)
     cr_assert_eq(count(g, RS_LINT_CONFLICTING_RULES), 2);
 }
 
+Test(lint, conflicting_rules_many)
+{
+    /* Enough messages to move the text arena while conflicts are reported (was a
+     * use-after-free found by fuzzing); every conflict is still found. */
+    char *body = malloc(1 << 16);
+    size_t len = 0;
+    for (int i = 0; i < 300; i++)
+        len += (size_t)sprintf(body + len, "User-agent: bot%c%c\nDisallow: /p%d/some/longer/path\n"
+                               "Allow: /p%d/some/longer/path\n", 'a' + i % 26, 'a' + i / 26, i, i);
+    const got *g = lint_n(body, len, NULL);
+    cr_assert_eq(count(g, RS_LINT_CONFLICTING_RULES), 300);
+    for (int i = 0; i < 300; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "\"/p%d/some/longer/path\" is also disallowed by line %d", i, 3 * i + 2);
+        expect_msg(expect(g, RS_LINT_CONFLICTING_RULES, (uint32_t)(3 * i + 3), RS_LINT_WARNING), want);
+    }
+    free(body);
+}
+
 Test(lint, conflicting_rules_is_what_the_matcher_does)
 {
     /* The reported disallow really has no effect: allow wins for that agent. */
