@@ -457,7 +457,7 @@ static void on_unknown(linter *l, const rs_robots_line *ev)
 static void on_line(void *ctx, const rs_robots_line *ev)
 {
     linter *l = ctx;
-    char b1[320], b2[320];
+    char b1[320], b2[320], b3[320];
     const rs_str c = line_content(ev);
     html_scan(l, ev->line, c);
     l->seen_content = 1;
@@ -492,8 +492,9 @@ static void on_line(void *ctx, const rs_robots_line *ev)
             add(l, ev->line, RS_LINT_MISSING_COLON, "\"%s\" has no colon; read as %s: %s", b1, name,
                 show(b2, sizeof b2, ev->value.ptr, ev->value.len));
         else
-            add(l, ev->line, RS_LINT_MISSING_COLON, "\"%s\" has no colon; read as key \"%s\"", b1,
-                show(b2, sizeof b2, ev->key.ptr, ev->key.len));
+            add(l, ev->line, RS_LINT_MISSING_COLON, "\"%s\" has no colon; read as %s: %s", b1,
+                show(b2, sizeof b2, ev->key.ptr, ev->key.len),
+                show(b3, sizeof b3, ev->value.ptr, ev->value.len));
     }
     switch (ev->directive) {
     case RS_DIRECTIVE_USER_AGENT: on_user_agent(l, ev); break;

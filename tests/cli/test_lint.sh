@@ -4,6 +4,10 @@
 set -u
 BIN=${1:-./robotscan}
 SHARED=${2:-../shared}
+# Absolute paths, then run from the repository root (tests/lint/ and data/ are relative to it).
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+SHARED=$(cd "$SHARED" 2>/dev/null && pwd || echo "$SHARED")
+cd "$(dirname "$0")/../.." || exit 1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 failures=0
@@ -75,6 +79,22 @@ for f in tests/lint/clean-*.txt data/example-robots.txt; do
     expect_run "sample $f" 0 "$BIN" lint "$f"
     grep -q ': \(warning\|error\): ' "$T/out" && fail "sample $f has a warning: $(cat "$T/out")"
 done
+
+# --- one planted file per code: output as reviewed in tests/lint/planted/CODE.expected,
+#     and the file's own code among the findings (file-too-large is generated below)
+n_planted=0
+for f in tests/lint/planted/*.txt; do
+    code=$(basename "$f" .txt)
+    "$BIN" lint "$f" >"$T/out" 2>"$T/err"
+    rc=$?
+    diff -u "${f%.txt}.expected" "$T/out" >"$T/diff" || fail "planted $code: output differs: $(cat "$T/diff")"
+    grep -q "\[$code\]\$" "$T/out" || fail "planted $code: no $code finding"
+    want=1
+    grep -q ': \(warning\|error\): ' "${f%.txt}.expected" || want=0
+    [ $rc = $want ] || fail "planted $code: exit $rc, want $want"
+    n_planted=$((n_planted + 1))
+done
+[ $n_planted -ge 18 ] || fail "planted: only $n_planted files"
 
 # --- several files; whole-file findings have no line number
 printf 'Disallow: /x\n' >"$T/nogroup.txt"
