@@ -164,6 +164,14 @@ typedef enum {
 RS_API rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out);
 RS_API void rs_ruleset_free(rs_ruleset *rs);
 
+/**
+ * The product tokens the user-agent lines of @rs name (non-empty, not `*`),
+ * in file order, each once (ASCII case-insensitively).
+ * @param out   OUT: up to @cap slices into @rs, valid as long as @rs.
+ * @return the number of distinct tokens (may exceed @cap).
+ */
+RS_API size_t rs_ruleset_tokens(const rs_ruleset *rs, rs_str *out, size_t cap);
+
 /** @return 1 if some user-agent line of @rs names @agent (SPEC 2.2.13). */
 RS_API int rs_ruleset_names_agent(const rs_ruleset *rs, const char *agent, size_t agent_len);
 
@@ -224,6 +232,24 @@ RS_API size_t rs_matcher_rule_count(const rs_matcher *m);
  * @param scratch_cap must be >= url_len + 1.
  */
 RS_API rs_str rs_url_path(const char *url, size_t url_len, char *scratch, size_t scratch_cap);
+
+/** Where a URL's parts start, as the matcher reads them (SPEC 2.3.14). */
+typedef struct {
+    size_t authority;      /* after "scheme://" (if before the first '/', '?', ';'), or a leading "//" */
+    size_t authority_end;  /* the first '/', '?', ';' or '#' at or after @authority, or the length */
+    int fragment_first;    /* a '#' comes before any path: the path is "/" */
+} rs_url_parts;
+
+/**
+ * Splits @url once. Two URLs whose bytes agree up to and including
+ * authority_end (or entirely, when it is the length) have the same origin,
+ * which lets bulk callers skip repeated origin work.
+ */
+RS_API rs_url_parts rs_url_split(const char *url, size_t url_len);
+
+/** rs_url_path for a URL already split by rs_url_split (same contract). */
+RS_API rs_str rs_url_path_of(const char *url, size_t url_len, const rs_url_parts *parts,
+                             char *scratch, size_t scratch_cap);
 
 /**
  * Percent-encodes bytes >= 0x80 and upper-cases %xx escapes of a path, as
@@ -655,6 +681,189 @@ RS_API void rs_sites_get_stats(const rs_sites *s, rs_sites_stats *out);
 
 
 /* ===== Access logs (src/log) ===== */
+
+/*
+ * rs_logformat: a log layout compiled once from a named format or an nginx
+ * log_format string; rs_logline_parse() splits one line into borrowed slices.
+ * rs_botid: finds the crawler product token in a User-Agent string, from the
+ * built-in known-crawler table plus the tokens a site's robots.txt names.
+ */
+
+typedef struct rs_logformat rs_logformat;
+
+/* Fields a format provides (rs_logformat_fields()). */
+#define RS_LOGF_CLIENT     0x001u  /* $remote_addr */
+#define RS_LOGF_HOST       0x002u  /* $host, $server_name, $http_host; %v of vhost_combined */
+#define RS_LOGF_PORT       0x004u  /* $server_port; %p of vhost_combined */
+#define RS_LOGF_TIME       0x008u  /* $time_local, $time_iso8601 or $msec */
+#define RS_LOGF_REQUEST    0x010u  /* $request, or $request_method / $request_uri */
+#define RS_LOGF_STATUS     0x020u  /* $status */
+#define RS_LOGF_BYTES      0x040u  /* $body_bytes_sent or $bytes_sent */
+#define RS_LOGF_REFERER    0x080u  /* $http_referer */
+#define RS_LOGF_USER_AGENT 0x100u  /* $http_user_agent */
+#define RS_LOGF_USER       0x200u  /* $remote_user */
+
+/**
+ * Compiles a log format. @spec is either a name, `combined` (Apache/nginx
+ * default), `common` or `vhost_combined` (`%v:%p` first), or an nginx
+ * log_format string: literal text and `$name` / `${name}` variables. A
+ * variable directly between two `"` is a quoted field (`\"` inside it does not
+ * end it). Known variables are listed by the RS_LOGF_* flags plus
+ * $request_method, $request_uri, $uri, $server_protocol; any other variable
+ * is a field that is skipped. Two variables with no literal text between
+ * them cannot be split and are refused. A spec starting with `'` is taken as
+ * copied from nginx.conf: its single-quoted strings are concatenated (a final
+ * `;` is allowed) and nginx's escapes (\' \" \\ \t \r \n) resolved.
+ * @param err      OUT: optional (may be NULL), a one-line reason on failure.
+ * @param out      OUT: the format, owned by the caller (rs_logformat_free);
+ *                 @spec may be freed afterwards.
+ * @return RS_OK, RS_ERR_USAGE for a bad spec, RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_logformat_create(const char *spec, size_t spec_len,
+                                     char *err, size_t err_cap, rs_logformat **out);
+RS_API void rs_logformat_free(rs_logformat *fmt);
+/** @return the RS_LOGF_* fields @fmt provides. */
+RS_API unsigned rs_logformat_fields(const rs_logformat *fmt);
+
+/* Outcome of rs_logline_parse(). Anything but OK/EMPTY is a malformed line. */
+typedef enum {
+    RS_LOGLINE_OK = 0,
+    RS_LOGLINE_EMPTY,        /* nothing but whitespace: not a record */
+    RS_LOGLINE_BAD_LAYOUT,   /* literal text or a field missing (truncated line, wrong format) */
+    RS_LOGLINE_BAD_TIME,     /* the timestamp does not parse */
+    RS_LOGLINE_BAD_STATUS,   /* status is not `-` or 1..3 digits; bytes not `-` or digits */
+    RS_LOGLINE_NOT_FIELD_END /* a quoted field is not followed by what the format says */
+} rs_logline_status;
+
+/** @return a static name for a rs_logline_status ("ok", "bad-layout", ...). */
+RS_API const char *rs_logline_status_str(rs_logline_status st);
+
+/* rs_logrec.flags */
+#define RS_LOGREC_EXTRA_FIELDS 0x01u  /* text after the format's last field (ignored) */
+#define RS_LOGREC_BAD_REQUEST  0x02u  /* the request line is not `METHOD SP TARGET [SP PROTOCOL]` */
+#define RS_LOGREC_HAS_TIME     0x04u  /* epoch is valid */
+
+/**
+ * One parsed line. Every slice borrows from the line passed to
+ * rs_logline_parse() and is valid as long as that buffer. Nothing is
+ * unescaped: a quoted field keeps its `\"` and `\xNN` as written. A field
+ * written as `-` (and a field the format lacks) is an empty slice; empty
+ * slices still point into the line (never NULL unless the line is).
+ */
+typedef struct {
+    rs_str   client;      /* $remote_addr: IPv4, IPv6 or host name */
+    rs_str   user;        /* $remote_user */
+    rs_str   host;        /* the virtual host ($host, %v) */
+    rs_str   port;        /* $server_port, %p */
+    rs_str   time;        /* the timestamp as written, without brackets */
+    rs_str   request;     /* the whole request line ($request) */
+    rs_str   method;      /* GET, POST, ... */
+    rs_str   target;      /* request target as written (not decoded) */
+    rs_str   protocol;    /* HTTP/1.1 ... (empty for HTTP/0.9 requests) */
+    rs_str   referer;
+    rs_str   user_agent;
+    int64_t  epoch;       /* UTC seconds, zone offset applied; valid with RS_LOGREC_HAS_TIME */
+    int64_t  bytes;       /* -1 when `-` or absent */
+    int      status;      /* HTTP status; 0 when `-` or absent */
+    uint32_t flags;       /* RS_LOGREC_* */
+    size_t   error_offset;/* on failure: byte offset in the line where parsing stopped */
+} rs_logrec;
+
+/**
+ * Parses one line (without its line end; a trailing CR is ignored). Never
+ * allocates; @fmt may be shared by many threads. Text after the format's
+ * last field is accepted when it starts with a space or tab (extra trailing
+ * fields) and flagged RS_LOGREC_EXTRA_FIELDS.
+ * @param out OUT: filled on every outcome (slices empty on failure).
+ * @return RS_LOGLINE_OK, RS_LOGLINE_EMPTY, or the reason the line is malformed.
+ */
+RS_API rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, size_t len,
+                                          rs_logrec *out);
+
+/**
+ * Parses an access-log timestamp: `17/May/2015:10:05:03 +0000` ($time_local,
+ * %t without brackets), `2015-05-17T10:05:03+00:00` ($time_iso8601, `Z`
+ * allowed) or `1431857103.123` ($msec). One-second resolution.
+ * @param epoch OUT: UTC seconds since 1970-01-01.
+ * @return 1 on success, 0 if @s is not such a timestamp.
+ */
+RS_API int rs_log_parse_time(const char *s, size_t len, int64_t *epoch);
+
+/* ----- Bot identification ----- */
+
+typedef struct rs_botid rs_botid;
+
+/* rs_bot.flags and rs_crawler_info.flags */
+#define RS_BOT_BUILTIN      0x01u  /* the token is in the built-in known-crawler table */
+#define RS_BOT_NAMED        0x02u  /* a robots.txt group names the token (a candidate) */
+#define RS_BOT_IGNORES_STAR 0x04u  /* documented to ignore `User-agent: *` groups */
+#define RS_BOT_GROUP_NAMED  0x08u  /* rs_bot only: a group names the bot or a family ancestor
+                                      (rs_bot_group_agent); without it the `*` groups apply,
+                                      or nothing at all with RS_BOT_IGNORES_STAR */
+
+typedef struct {
+    rs_str   token;       /* the product token as written in the table or robots.txt;
+                             valid as long as the rs_botid */
+    uint32_t id;          /* 0..rs_botid_count()-1, dense: index per-bot counters with it */
+    uint32_t flags;       /* RS_BOT_* */
+} rs_bot;
+
+/**
+ * Builds a bot identifier from the built-in table (src/log/crawlers_table.c,
+ * generated from data/crawlers.tsv) and the product tokens that one site's
+ * robots.txt groups name (as rs_agent_token() gives them). A candidate equal
+ * (ASCII case-insensitively) to a built-in token marks that row RS_BOT_NAMED
+ * and the table's spelling is reported; others are added as written.
+ * Candidates shorter than 2 bytes, containing `*`, or generic words of
+ * browser user agents (rs_bot_token_is_generic) are left out.
+ * @param candidates may be NULL when @n is 0; copied, may be freed afterwards.
+ * @param out OUT: owned by the caller (rs_botid_free); read-only afterwards,
+ *            shareable across threads.
+ * @return RS_OK or RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_botid_create(const rs_str *candidates, size_t n, rs_botid **out);
+RS_API void rs_botid_free(rs_botid *b);
+/** @return the number of distinct tokens (bot ids) in @b. */
+RS_API size_t rs_botid_count(const rs_botid *b);
+
+/**
+ * Finds the crawler in a User-Agent string. A token matches ASCII
+ * case-insensitively where it starts a word (preceded by the start or by a
+ * byte other than [A-Za-z0-9_./-]) and ends one (followed by the end or a
+ * byte other than [A-Za-z0-9_-]); the longest matching token wins, the
+ * earliest on ties. Only if none matches, a token followed by `-` or `_`
+ * (`msnbot-foo/1.0`) is taken. Never allocates.
+ * @param bot OUT: the crawler; untouched when the result is 0.
+ * @return 1 for a bot, 0 for "not a bot" (browsers and unknown clients).
+ */
+RS_API int rs_bot_identify(const rs_botid *b, const char *ua, size_t ua_len, rs_bot *bot);
+
+/**
+ * The token whose robots.txt group a crawler follows (crawler families): the
+ * bot's own token if a group names it, else the nearest ancestor in the
+ * built-in family table that a group names (`Googlebot-Image` follows
+ * `Googlebot`; `YandexImages` follows `Yandex`), else the bot's own token
+ * (then the `*` groups apply, unless the bot has RS_BOT_IGNORES_STAR).
+ * @return a slice valid as long as @b.
+ */
+RS_API rs_str rs_bot_group_agent(const rs_botid *b, const rs_bot *bot);
+
+/**
+ * @return 1 if @token (compared whole, ASCII case-insensitively) is a word
+ * found in browser user agents (`Mozilla`, `Chrome`, `compatible`, `bot`,
+ * ...) and so never identifies a crawler.
+ */
+RS_API int rs_bot_token_is_generic(const char *token, size_t len);
+
+/** One row of the built-in known-crawler table. */
+typedef struct {
+    const char *token;    /* NUL-terminated product token */
+    const char *parent;   /* token whose group applies when none names this one, or NULL */
+    uint32_t    flags;    /* RS_BOT_IGNORES_STAR or 0 */
+} rs_crawler_info;
+
+/** The built-in table (static storage). @param n OUT: its number of rows. */
+RS_API const rs_crawler_info *rs_crawler_table(size_t *n);
 
 
 /* ===== Reports and writers (src/report) =====

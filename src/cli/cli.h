@@ -10,6 +10,9 @@
 
 #define CLI_MAX_LIST 64
 
+/* Returns a failed rs_status to the caller. */
+#define CLI_TRY(expr) do { const rs_status cli_st_ = (expr); if (cli_st_ != RS_OK) return cli_st_; } while (0)
+
 /* Options of every command; args.c fills and validates, nothing runs meanwhile. */
 struct cli_opts {
     const char *command;                /* "check", "urls", ... */
@@ -63,6 +66,8 @@ int cli_out_flush(size_t threshold);
 int cli_out_finish(void);
 
 int cmd_check(int argc, char **argv);
+int cmd_urls(int argc, char **argv);
+int cmd_logs(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 
 #endif /* RS_CLI_H */

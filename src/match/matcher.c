@@ -49,7 +49,29 @@ typedef struct {
     uint8_t  anchored;
     uint32_t tail_off;         /* pattern after its first '*', anchor removed */
     uint32_t tail_len;
+    uint64_t needs;            /* byte_mask() of the tail's literal bytes */
 } wild_rule;
+
+/*
+ * A 64-bit summary of which bytes occur in a string (bit c & 63 for byte c).
+ * A wildcard tail can only match a path whose summary has all the tail's
+ * bits, which rejects most candidates without searching.
+ */
+static uint64_t byte_mask(const char *s, size_t n)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++) m |= 1ull << ((unsigned char)s[i] & 63);
+    return m;
+}
+
+/* byte_mask() of a wildcard tail's literal bytes ('*' separators excluded). */
+static uint64_t tail_mask(const char *s, size_t n)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != '*') m |= 1ull << ((unsigned char)s[i] & 63);
+    return m;
+}
 
 typedef struct {
     rs_rule_type type;
@@ -120,7 +142,7 @@ static int pattern_matches(const char *path, size_t plen, const char *pat, size_
 {
     int anchored = patlen > 0 && pat[patlen - 1] == '$';
     if (anchored) patlen--;
-    const char *star = memchr(pat, '*', patlen);
+    const char *star = patlen ? memchr(pat, '*', patlen) : NULL;
     const size_t lit = star ? (size_t)(star - pat) : patlen;
     if (plen < lit || memcmp(path, pat, lit) != 0) return 0;
     if (star == NULL) return !anchored || plen == lit;
@@ -199,6 +221,7 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
             w.anchored = c->anchored;
             w.tail_off = c->off + c->prefix_len + 1;
             w.tail_len = c->len - c->prefix_len - 1 - c->anchored;
+            w.needs = tail_mask(tb->text + w.tail_off, w.tail_len);
             tb->status = rs_buf_append(&tb->wild, &w, sizeof w);
             if (tb->status != RS_OK) return;
             n_wild++;
@@ -258,7 +281,7 @@ static rs_status add_cand(rs_buf *cands, rs_buf *text, const char *pat, size_t l
     c.rule = rule;
     c.type = (uint8_t)type;
     c.anchored = len > 0 && pat[len - 1] == '$';
-    const char *star = memchr(pat, '*', len);
+    const char *star = len ? memchr(pat, '*', len) : NULL; /* pat may be NULL when empty */
     c.wildcard = star != NULL;
     c.prefix_len = star ? (uint32_t)(star - pat) : (uint32_t)(len - c.anchored);
     RS_FORWARD(rs_buf_append(text, pat, len));
@@ -428,11 +451,36 @@ static inline void consider(best_match *b, int32_t prio, const lit_slot *s)
     }
 }
 
+/* Index of the child of @node whose label starts with @c, or -1. Children are sorted. */
+static inline int64_t find_child(const rs_matcher *m, const trie_node *node, unsigned char c)
+{
+    const uint8_t *bytes = m->child_byte + node->child_first;
+    uint32_t lo = 0, hi = node->n_children;
+    while (hi - lo > 8) { /* binary search down to a short run */
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (bytes[mid] <= c) lo = mid;
+        else hi = mid;
+    }
+    for (; lo < hi; lo++)
+        if (bytes[lo] == c) return m->child_node[node->child_first + lo];
+    return -1;
+}
+
+static inline int label_matches(const char *a, const char *b, size_t n)
+{
+    if (n > 16) return memcmp(a, b, n) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
 static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
 {
     best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
     const trie_node *node = m->nodes;
     size_t depth = 0;
+    uint64_t path_bytes = 0;   /* byte_mask(path), computed on first need */
+    int have_path_bytes = 0;
     for (;;) {
         consider(&best[0], (int32_t)depth, &node->lit[SLOT_ALLOW]);
         consider(&best[1], (int32_t)depth, &node->lit[SLOT_DISALLOW]);
@@ -444,6 +492,11 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
         for (uint32_t k = 0; k < node->n_wild; k++, w++) {
             best_match *b = &best[w->type == RS_RULE_DISALLOW];
             if (!beats((int32_t)w->prio, w->line, b)) continue;
+            if (!have_path_bytes) {
+                path_bytes = byte_mask(path, plen);
+                have_path_bytes = 1;
+            }
+            if (w->needs & ~path_bytes) continue; /* a byte it needs is not in the path */
             if (match_after_star(path, plen, depth, m->trie_text + w->tail_off, w->tail_len,
                                  w->anchored)) {
                 b->prio = (int32_t)w->prio;
@@ -452,12 +505,11 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
             }
         }
         if (depth == plen || node->n_children == 0) break;
-        const uint8_t *bytes = m->child_byte + node->child_first;
-        const uint8_t *hit = memchr(bytes, (unsigned char)path[depth], node->n_children);
-        if (hit == NULL) break;
-        const trie_node *child = m->nodes + m->child_node[node->child_first + (uint32_t)(hit - bytes)];
+        const int64_t c = find_child(m, node, (unsigned char)path[depth]);
+        if (c < 0) break;
+        const trie_node *child = m->nodes + c;
         if (plen - depth < child->label_len
-            || memcmp(path + depth, m->trie_text + child->label_off, child->label_len) != 0)
+            || !label_matches(path + depth, m->trie_text + child->label_off, child->label_len))
             break;
         depth += child->label_len;
         node = child;

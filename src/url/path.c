@@ -5,42 +5,59 @@
  */
 #include "common/common.h"
 
+/* Byte sets as rs_byteset_init builds them, constant so threads can share them. */
+#define BIT(c) (1ull << ((c) & 63))
+static const rs_byteset PATH_START = { /* '/', '?', ';' */
+    { BIT('/') | BIT('?') | BIT(';'), 0, 0, 0 }, { '/', '?', ';' }, 3,
+};
+static const rs_byteset AUTHORITY_END = { /* '/', '?', ';', '#' */
+    { BIT('/') | BIT('?') | BIT(';') | BIT('#'), 0, 0, 0 }, { '/', '?', ';', '#' }, 4,
+};
+static const rs_byteset PATH_END = {   /* '#' or the NUL of a C string */
+    { BIT('#') | BIT('\0'), 0, 0, 0 }, { '#', '\0' }, 2,
+};
+
 /* First '/', '?' or ';' in s[from, n), or n. */
 static size_t find_path_start(const char *s, size_t n, size_t from)
 {
-    for (size_t i = from; i < n; i++)
-        if (s[i] == '/' || s[i] == '?' || s[i] == ';') return i;
-    return n;
+    return from + rs_simd_find_any(s + from, n - from, &PATH_START);
 }
 
-static size_t find_scheme_end(const char *s, size_t n, size_t from)
+/* A "://" whose ':' lies in s[from, limit) (the bytes after may lie past limit). */
+static size_t find_scheme_end(const char *s, size_t n, size_t from, size_t limit)
 {
-    for (size_t i = from; i + 3 <= n; i++)
+    for (size_t i = from; i < limit && i + 3 <= n; i++)
         if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/') return i;
     return n;
 }
 
-rs_str rs_url_path(const char *url, size_t len, char *scratch, size_t scratch_cap)
+rs_url_parts rs_url_split(const char *url, size_t len)
+{
+    rs_url_parts parts;
+    const size_t start = (len >= 2 && url[0] == '/' && url[1] == '/') ? 2 : 0;
+    /* "://" is a scheme's end only when it starts before the first '/', '?' or ';'. */
+    const size_t early_path = find_path_start(url, len, start);
+    size_t authority = find_scheme_end(url, len, start, early_path);
+    authority = authority == len ? start : authority + 3;
+    parts.authority = authority;
+    parts.authority_end = authority + rs_simd_find_any(url + authority, len - authority, &AUTHORITY_END);
+    /* A '#' in the scheme part counts as a fragment before the path, as in the reference. */
+    parts.fragment_first = parts.authority_end < len && url[parts.authority_end] == '#';
+    if (!parts.fragment_first && authority > start && memchr(url + start, '#', authority - start))
+        parts.fragment_first = 1;
+    return parts;
+}
+
+rs_str rs_url_path_of(const char *url, size_t len, const rs_url_parts *parts, char *scratch,
+                      size_t scratch_cap)
 {
     static const char ROOT[] = "/";
     rs_str out = { ROOT, 1 };
-    const size_t start = (len >= 2 && url[0] == '/' && url[1] == '/') ? 2 : 0;
-    const size_t early_path = find_path_start(url, len, start);
-    size_t authority = find_scheme_end(url, len, start);
-    if (early_path < authority || authority == len) authority = start;
-    else authority += 3;
+    const size_t path_start = parts->authority_end;
+    if (path_start == len || parts->fragment_first) return out;
 
-    const size_t path_start = find_path_start(url, len, authority);
-    if (path_start == len) return out;
-    const char *hash = memchr(url + start, '#', len - start);
-    const size_t hash_pos = hash ? (size_t)(hash - url) : len;
-    if (hash_pos < path_start) return out;
-
-    /* The reference hands the path on as a C string: a NUL ends it. */
-    size_t path_len = hash_pos - path_start;
-    const char *nul = memchr(url + path_start, '\0', path_len);
-    if (nul) path_len = (size_t)(nul - (url + path_start));
-
+    /* The path ends at '#'; the reference hands it on as a C string, so a NUL ends it too. */
+    const size_t path_len = rs_simd_find_any(url + path_start, len - path_start, &PATH_END);
     if (url[path_start] == '/') {
         out.ptr = url + path_start;
         out.len = path_len;
@@ -54,4 +71,10 @@ rs_str rs_url_path(const char *url, size_t len, char *scratch, size_t scratch_ca
     out.ptr = scratch;
     out.len = path_len + 1;
     return out;
+}
+
+rs_str rs_url_path(const char *url, size_t len, char *scratch, size_t scratch_cap)
+{
+    const rs_url_parts parts = rs_url_split(url, len);
+    return rs_url_path_of(url, len, &parts, scratch, scratch_cap);
 }

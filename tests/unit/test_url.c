@@ -59,3 +59,106 @@ Test(url, compat_path_is_not_decoded)
     expect_path("http://a.com/%7Efoo/%2f", "/%7Efoo/%2f");
     expect_path("http://a.com/caf\xc3\xa9", "/caf\xc3\xa9");
 }
+
+Test(url, compat_path_end_set_matches_byteset_init)
+{
+    /* rs_url_path's constant byte set must equal what rs_byteset_init builds. */
+    rs_byteset a;
+    cr_assert_eq(rs_byteset_init(&a, "#", 2), RS_OK);
+    char scratch[64];
+    const char url[] = "http://a.com/x\0y#z";
+    const rs_str p = rs_url_path(url, sizeof url - 1, scratch, sizeof scratch);
+    cr_expect_eq(p.len, 2);
+    cr_expect_eq(rs_simd_find_any("/x#", 3, &a), 2);
+    cr_expect_eq(a.count, 2);
+    cr_expect_eq(a.bits[0], (1ull << 35) | 1ull);
+}
+
+Test(url, compat_long_urls_all_kernels_agree)
+{
+    /* Paths longer than a vector, '#' and NUL at every position. */
+    char url[200], scratch[256];
+    memcpy(url, "http://a.com/", 13);
+    for (size_t end = 13; end < sizeof url; end++) {
+        memset(url + 13, 'p', sizeof url - 13);
+        for (int which = 0; which < 2; which++) {
+            url[end] = which ? '#' : '\0';
+            const rs_str p = rs_url_path(url, sizeof url, scratch, sizeof scratch);
+            cr_expect_eq(p.len, end == 13 ? 1 : end - 12, "end %zu which %d", end, which);
+        }
+    }
+}
+
+Test(url, compat_path_start_set_matches_byteset_init)
+{
+    rs_byteset a;
+    cr_assert_eq(rs_byteset_init(&a, "/?;", 3), RS_OK);
+    cr_expect_eq(a.bits[0], (1ull << '/') | (1ull << '?') | (1ull << ';'));
+    cr_expect_eq(a.bits[1] | a.bits[2] | a.bits[3], 0);
+    cr_expect_eq(a.count, 3);
+    cr_expect(memcmp(a.bytes, "/?;", 3) == 0);
+}
+
+/* The reference's GetPathParamsQuery, ported literally (std::string -> bytes). */
+static size_t ref_find_first_of(const char *s, size_t n, size_t from, const char *set)
+{
+    for (size_t i = from; i < n; i++)
+        for (const char *c = set; *c; c++)
+            if (s[i] == *c) return i;
+    return (size_t)-1;
+}
+
+static size_t ref_find(const char *s, size_t n, size_t from, const char *needle)
+{
+    const size_t m = strlen(needle);
+    for (size_t i = from; i + m <= n; i++)
+        if (memcmp(s + i, needle, m) == 0) return i;
+    return (size_t)-1;
+}
+
+static void ref_path(const char *url, size_t n, char *out, size_t *out_len)
+{
+    const size_t npos = (size_t)-1;
+    size_t search_start = (n >= 2 && url[0] == '/' && url[1] == '/') ? 2 : 0;
+    size_t early_path = ref_find_first_of(url, n, search_start, "/?;");
+    size_t protocol_end = ref_find(url, n, search_start, "://");
+    if (early_path < protocol_end) protocol_end = npos;
+    protocol_end = protocol_end == npos ? search_start : protocol_end + 3;
+    size_t path_start = ref_find_first_of(url, n, protocol_end, "/?;");
+    size_t len = 0;
+    if (path_start != npos) {
+        size_t hash_pos = ref_find(url, n, search_start, "#");
+        if (hash_pos < path_start) { out[0] = '/'; *out_len = 1; return; }
+        size_t path_end = hash_pos == npos ? n : hash_pos;
+        if (url[path_start] != '/') out[len++] = '/';
+        memcpy(out + len, url + path_start, path_end - path_start);
+        len += path_end - path_start;
+    } else {
+        out[len++] = '/';
+    }
+    /* path.c_str(): a NUL ends it. */
+    const char *nul = memchr(out, '\0', len);
+    *out_len = nul ? (size_t)(nul - out) : len;
+}
+
+Test(url, compat_random_urls_match_reference_port)
+{
+    static const char ALPHA[] = "/?;#:a.\0%xh";
+    unsigned seed = 12345;
+    char url[80], scratch[96], want[96];
+    for (int iter = 0; iter < 200000; iter++) {
+        seed = seed * 1103515245u + 12345u;
+        const size_t n = (seed >> 16) % 70;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            url[i] = ALPHA[(seed >> 16) % (sizeof ALPHA - 1)];
+        }
+        if (iter % 3 == 0 && n > 8) memcpy(url, "http://", 7);
+        size_t want_len;
+        ref_path(url, n, want, &want_len);
+        const rs_str got = rs_url_path(url, n, scratch, sizeof scratch);
+        cr_assert(got.len == want_len && memcmp(got.ptr, want, want_len) == 0,
+                  "url '%.*s' (%zu bytes): got '%.*s', want '%.*s'", (int)n, url, n, (int)got.len,
+                  got.ptr, (int)want_len, want);
+    }
+}

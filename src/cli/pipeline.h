@@ -1,0 +1,87 @@
+/*
+ * pipeline.h - the streaming engine of the bulk commands: reader blocks ->
+ * worker threads -> results written strictly in input order.
+ *
+ * A command supplies process(): one block of whole lines in, formatted
+ * records, diagnostics and counters out (into a pipeline_result). Each
+ * worker thread has its own state (caches, scratch) and its own tallies,
+ * merged at the end, so nothing on the hot path takes a lock.
+ */
+#ifndef RS_CLI_PIPELINE_H
+#define RS_CLI_PIPELINE_H
+
+#include "cli/cli.h"
+
+typedef struct {
+    uint64_t lines;        /* lines read, oversized ones included */
+    uint64_t blank;        /* blank and comment lines */
+    uint64_t urls;         /* records decided */
+    uint64_t malformed;    /* lines that are not records */
+    uint64_t skipped;      /* records skipped on purpose (--missing skip, filters) */
+    uint64_t verdict[2];   /* [0] allow, [1] disallow */
+    uint64_t reason[RS_REASON_COUNT];
+    uint64_t extra[8];     /* command-specific counters */
+} pipeline_counts;
+
+typedef struct {
+    rs_outbuf out;         /* records, for stdout */
+    rs_outbuf diag;        /* lines for stderr (--verbose) */
+    rs_outbuf scratch_key; /* free for process() */
+    rs_outbuf aux;         /* command-specific per-block data for in_order() */
+    pipeline_counts counts;
+    rs_tally *origins;     /* this worker's tallies (NULL when not wanted) */
+    rs_tally *rules;
+    void *user;            /* this worker's command-specific accumulator */
+    rs_status status;      /* a fatal failure: stops the run */
+    char errmsg[512];
+} pipeline_result;
+
+typedef struct {
+    int jobs;                       /* worker threads; 1 = all on the calling thread */
+    rs_status (*process)(void *ctx, void *state, const rs_block *block, pipeline_result *res);
+    void *ctx;
+    void *(*state_new)(void);       /* per-worker state (may be NULL) */
+    void (*state_free)(void *state);
+    unsigned tally_counters_origin; /* counters per origin; 0 = no tallies */
+    void *(*user_new)(void);        /* per-worker accumulator (may be NULL) */
+    void (*user_free)(void *user);
+    /* Called on the main thread for each finished block, in input order, before
+     * its records are written; it may take them (consume res->out). */
+    rs_status (*in_order)(void *ctx, pipeline_result *res);
+    int progress;                   /* progress line on stderr */
+    int write_header;
+    rs_format format;
+    const char *const *columns;
+    size_t n_columns;
+} pipeline_config;
+
+typedef struct {
+    pipeline_counts counts;
+    rs_tally *origins;              /* merged tallies (NULL when not wanted) */
+    rs_tally *rules;
+    uint64_t bytes_in, bytes_out;
+} pipeline_totals;
+
+typedef struct pipeline_impl pipeline_impl;
+typedef struct {
+    pipeline_impl *impl;
+} pipeline;
+
+/* @return 0, or 2 after printing an error. */
+int pipeline_init(pipeline *p, const pipeline_config *cfg);
+/* Runs one input ("-" = stdin) to its end. @return 0, or 2 after printing an error
+ * (every record before the failure has been written). */
+int pipeline_run(pipeline *p, const char *path);
+/* Totals over every input so far; tallies merged on first call after a run. */
+const pipeline_totals *pipeline_totals_get(pipeline *p);
+/* The accumulators of each worker (for commands that post-process): count in *n. */
+void **pipeline_users(pipeline *p, int *n);
+void pipeline_free(pipeline *p);
+
+/* From process(): a diagnostic line for stderr, written in input order. */
+void pipeline_diag(pipeline_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* From process(): a fatal failure with its message. */
+void pipeline_fail(pipeline_result *res, rs_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* RS_CLI_PIPELINE_H */

@@ -1,0 +1,646 @@
+/*
+ * logline.c - access-log formats and line parsing.
+ *
+ * Does: compile a log layout once (a named format or an nginx log_format
+ * string) into a list of literal texts and fields; split one line into
+ * borrowed slices (client, host, port, time, request parts, status, bytes,
+ * referer, user agent); parse timestamps with their zone offsets.
+ *
+ * Does not: read files or split lines (src/input), unescape anything (the
+ * slices stay borrowed and raw), decode or normalise the request target
+ * (src/url), identify bots (bots.c), or allocate per line.
+ *
+ * Matching a line against the layout walks the items left to right:
+ *  - a literal must be found at the current position; each space in it
+ *    matches a run of one or more spaces or tabs;
+ *  - a quoted field (a variable with `"` right before and after it) ends at
+ *    the first `"` not escaped by a backslash that is followed by the rest of
+ *    the next literal (or, at the end of the format, by the end of the line or
+ *    whitespace). A `"` inside a user agent that a server failed to escape is
+ *    thereby skipped when what follows does not fit;
+ *  - an unquoted field ends at the first byte of the next literal, except
+ *    that a field followed by a space ends at the first space or tab (for
+ *    $time_local, at the one after its zone offset), and one followed by `:`
+ *    ends at the last `:` before the next whitespace (so `[2001:db8::1]:443`
+ *    splits into host and port);
+ *  - text left after the last item is accepted when it starts with
+ *    whitespace (extra trailing fields) and flagged.
+ */
+#include "common/common.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* ===== Format compilation ===== */
+
+enum field {
+    F_SKIP = 0, F_CLIENT, F_USER, F_HOST, F_PORT, F_TIME_LOCAL, F_TIME_ISO, F_MSEC,
+    F_REQUEST, F_METHOD, F_URI, F_PROTOCOL, F_STATUS, F_BYTES, F_REFERER, F_UA
+};
+
+static const struct {
+    const char *name;
+    enum field field;
+    unsigned flag;
+} variables[] = {
+    {"remote_addr", F_CLIENT, RS_LOGF_CLIENT},
+    {"remote_user", F_USER, RS_LOGF_USER},
+    {"host", F_HOST, RS_LOGF_HOST},
+    {"server_name", F_HOST, RS_LOGF_HOST},
+    {"http_host", F_HOST, RS_LOGF_HOST},
+    {"server_port", F_PORT, RS_LOGF_PORT},
+    {"time_local", F_TIME_LOCAL, RS_LOGF_TIME},
+    {"time_iso8601", F_TIME_ISO, RS_LOGF_TIME},
+    {"msec", F_MSEC, RS_LOGF_TIME},
+    {"request", F_REQUEST, RS_LOGF_REQUEST},
+    {"request_method", F_METHOD, RS_LOGF_REQUEST},
+    {"request_uri", F_URI, RS_LOGF_REQUEST},
+    {"uri", F_URI, RS_LOGF_REQUEST},
+    {"server_protocol", F_PROTOCOL, RS_LOGF_REQUEST},
+    {"status", F_STATUS, RS_LOGF_STATUS},
+    {"body_bytes_sent", F_BYTES, RS_LOGF_BYTES},
+    {"bytes_sent", F_BYTES, RS_LOGF_BYTES},
+    {"http_referer", F_REFERER, RS_LOGF_REFERER},
+    {"http_user_agent", F_UA, RS_LOGF_USER_AGENT},
+};
+
+/* The named formats, written as nginx log_format strings. `$remote_ident`
+ * (Apache's %l) is not an nginx variable: an unknown variable is skipped. */
+static const struct {
+    const char *name;
+    const char *spec;
+} named_formats[] = {
+    {"combined", "$remote_addr $remote_ident $remote_user [$time_local] \"$request\" $status "
+                 "$body_bytes_sent \"$http_referer\" \"$http_user_agent\""},
+    {"common", "$remote_addr $remote_ident $remote_user [$time_local] \"$request\" $status "
+               "$body_bytes_sent"},
+    {"vhost_combined", "$host:$server_port $remote_addr $remote_ident $remote_user [$time_local] "
+                       "\"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\""},
+};
+
+typedef struct {
+    uint32_t lit_off;     /* literal: offset into fmt->text; 0 for fields */
+    uint32_t lit_len;     /* literal length; 0 marks a field */
+    uint8_t  field;       /* enum field */
+    uint8_t  quoted;      /* field between two `"` */
+} item;
+
+struct rs_logformat {
+    item    *items;
+    size_t   n_items;
+    char    *text;        /* literal bytes of all items */
+    unsigned fields;      /* RS_LOGF_* */
+};
+
+static void set_err(char *err, size_t err_cap, const char *msg, const char *name, size_t name_len)
+{
+    if (err == NULL || err_cap == 0) return;
+    if (name != NULL)
+        snprintf(err, err_cap, "%s: $%.*s", msg, (int)RS_MIN(name_len, 64), name);
+    else
+        snprintf(err, err_cap, "%s", msg);
+}
+
+static int is_var_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/*
+ * A log_format copied from nginx.conf: single-quoted strings, concatenated,
+ * optionally ending with `;` (`'$remote_addr - $remote_user ' '"$request"';`).
+ * Writes the unquoted text to @dst (capacity >= len) with nginx's escapes
+ * (\' \" \\ \t \r \n) resolved. @return its length, or -1 if @src is not
+ * entirely such strings (then it is used as written).
+ */
+static ptrdiff_t unquote_nginx(const char *src, size_t len, char *dst)
+{
+    size_t i = 0, n = 0;
+    int segments = 0;
+    for (;;) {
+        while (i < len && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\n')) i++;
+        if (i == len || (src[i] == ';' && segments > 0)) break;
+        if (src[i] != '\'') return -1;
+        for (i++;; i++) {
+            if (i >= len) return -1;
+            if (src[i] == '\'') break;
+            if (src[i] == '\\' && i + 1 < len) {
+                const char c = src[++i];
+                switch (c) {
+                case 't': dst[n++] = '\t'; break;
+                case 'r': dst[n++] = '\r'; break;
+                case 'n': dst[n++] = '\n'; break;
+                case '\'': case '"': case '\\': dst[n++] = c; break;
+                default: dst[n++] = '\\'; dst[n++] = c; break;   /* kept as written */
+                }
+                continue;
+            }
+            dst[n++] = src[i];
+        }
+        i++;
+        segments++;
+    }
+    if (i < len) {   /* a `;`: only whitespace may follow */
+        for (i++; i < len; i++)
+            if (src[i] != ' ' && src[i] != '\t' && src[i] != '\r' && src[i] != '\n') return -1;
+    }
+    return segments > 0 ? (ptrdiff_t)n : -1;
+}
+
+rs_status rs_logformat_create(const char *spec, size_t spec_len, char *err, size_t err_cap,
+                              rs_logformat **out)
+{
+    RS_RETURN_IF(out == NULL || (spec == NULL && spec_len > 0), RS_ERR_USAGE);
+    *out = NULL;
+    for (size_t i = 0; i < sizeof named_formats / sizeof named_formats[0]; i++) {
+        if (rs_ieq(spec, spec_len, named_formats[i].name, strlen(named_formats[i].name))) {
+            spec = named_formats[i].spec;
+            spec_len = strlen(spec);
+            break;
+        }
+    }
+    RS_RETURN_IF(spec_len > UINT32_MAX / 2, RS_ERR_LIMIT);
+
+    char *unquoted = NULL;
+    {
+        size_t k = 0;
+        while (k < spec_len && (spec[k] == ' ' || spec[k] == '\t')) k++;
+        if (k < spec_len && spec[k] == '\'') {
+            unquoted = rs_malloc(spec_len);
+            RS_RETURN_IF(unquoted == NULL, RS_ERR_NOMEM);
+            const ptrdiff_t n = unquote_nginx(spec, spec_len, unquoted);
+            if (n >= 0) {
+                spec = unquoted;
+                spec_len = (size_t)n;
+            }
+        }
+    }
+
+    rs_logformat *fmt = rs_calloc(1, sizeof *fmt);
+    if (fmt == NULL) {
+        rs_free(unquoted);
+        return RS_ERR_NOMEM;
+    }
+    /* At most one item per spec byte plus one. */
+    fmt->items = rs_calloc(spec_len + 1, sizeof *fmt->items);
+    fmt->text = rs_malloc(spec_len + 1);
+    rs_status st = RS_OK;
+    if (fmt->items == NULL || fmt->text == NULL) { st = RS_ERR_NOMEM; goto out; }
+
+    size_t text_len = 0, n = 0, n_fields = 0;
+    size_t i = 0;
+    while (i < spec_len) {
+        const char *name = NULL;
+        size_t name_len = 0, next = i;
+        if (spec[i] == '$' && i + 1 < spec_len) {
+            if (spec[i + 1] == '{') {
+                const char *close = memchr(spec + i + 2, '}', spec_len - i - 2);
+                if (close != NULL) {
+                    name = spec + i + 2;
+                    name_len = (size_t)(close - name);
+                    next = (size_t)(close - spec) + 1;
+                }
+            } else if (is_var_char((unsigned char)spec[i + 1])) {
+                name = spec + i + 1;
+                next = i + 1;
+                while (next < spec_len && is_var_char((unsigned char)spec[next])) next++;
+                name_len = next - i - 1;
+            }
+        }
+        if (name == NULL || name_len == 0) {          /* literal byte */
+            if (n == 0 || fmt->items[n - 1].lit_len == 0) {
+                fmt->items[n].lit_off = (uint32_t)text_len;
+                n++;
+            }
+            fmt->text[text_len++] = spec[i];
+            fmt->items[n - 1].lit_len++;
+            i++;
+            continue;
+        }
+        if (n > 0 && fmt->items[n - 1].lit_len == 0) {
+            set_err(err, err_cap, "two variables with no text between them", name, name_len);
+            st = RS_ERR_USAGE;
+            goto out;
+        }
+        enum field f = F_SKIP;
+        for (size_t k = 0; k < sizeof variables / sizeof variables[0]; k++) {
+            if (strlen(variables[k].name) == name_len && memcmp(variables[k].name, name, name_len) == 0) {
+                f = variables[k].field;
+                fmt->fields |= variables[k].flag;
+                break;
+            }
+        }
+        fmt->items[n].field = (uint8_t)f;
+        n++;
+        n_fields++;
+        i = next;
+    }
+    if (n_fields == 0) {
+        set_err(err, err_cap, "log format has no $variables", NULL, 0);
+        st = RS_ERR_USAGE;
+        goto out;
+    }
+    for (size_t k = 0; k < n; k++) {
+        item *it = &fmt->items[k];
+        if (it->lit_len != 0 || k == 0 || k + 1 == n) continue;
+        const item *prev = &fmt->items[k - 1], *nx = &fmt->items[k + 1];
+        it->quoted = fmt->text[prev->lit_off + prev->lit_len - 1] == '"' && fmt->text[nx->lit_off] == '"';
+    }
+    fmt->n_items = n;
+out:
+    rs_free(unquoted);
+    if (st != RS_OK) {
+        rs_logformat_free(fmt);
+        return st;
+    }
+    *out = fmt;
+    return RS_OK;
+}
+
+void rs_logformat_free(rs_logformat *fmt)
+{
+    if (fmt == NULL) return;
+    rs_free(fmt->items);
+    rs_free(fmt->text);
+    rs_free(fmt);
+}
+
+unsigned rs_logformat_fields(const rs_logformat *fmt) { return fmt->fields; }
+
+const char *rs_logline_status_str(rs_logline_status st)
+{
+    switch (st) {
+    case RS_LOGLINE_OK:            return "ok";
+    case RS_LOGLINE_EMPTY:         return "empty";
+    case RS_LOGLINE_BAD_LAYOUT:    return "bad-layout";
+    case RS_LOGLINE_BAD_TIME:      return "bad-time";
+    case RS_LOGLINE_BAD_STATUS:    return "bad-status";
+    case RS_LOGLINE_NOT_FIELD_END: return "unterminated-field";
+    }
+    return "unknown";
+}
+
+/* ===== Timestamps ===== */
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const unsigned yoe = (unsigned)(y - era * 400);
+    const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* Reads exactly @n digits at s[*pos]. */
+static int digits(const char *s, size_t len, size_t *pos, unsigned n, unsigned *val)
+{
+    unsigned v = 0;
+    if (len - *pos < n) return 0;
+    for (unsigned k = 0; k < n; k++) {
+        unsigned char c = (unsigned char)s[*pos + k];
+        if (c < '0' || c > '9') return 0;
+        v = v * 10 + (c - '0');
+    }
+    *pos += n;
+    *val = v;
+    return 1;
+}
+
+static int expect(const char *s, size_t len, size_t *pos, char c)
+{
+    if (*pos >= len || s[*pos] != c) return 0;
+    (*pos)++;
+    return 1;
+}
+
+static int valid_date(unsigned y, unsigned mo, unsigned d, unsigned h, unsigned mi, unsigned sec)
+{
+    static const unsigned char mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1]) return 0;
+    if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) return 0;
+    return h <= 23 && mi <= 59 && sec <= 60;   /* 60: a leap second, as written */
+}
+
+static int64_t to_epoch(unsigned y, unsigned mo, unsigned d, unsigned h, unsigned mi, unsigned sec,
+                        int offset_min)
+{
+    return days_from_civil((int64_t)y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + sec
+           - (int64_t)offset_min * 60;
+}
+
+/* `+hhmm`, `+hh:mm`, `-...`, or `Z` when @allow_z. */
+static int zone(const char *s, size_t len, size_t *pos, int allow_z, int *offset_min)
+{
+    if (allow_z && *pos < len && (s[*pos] == 'Z' || s[*pos] == 'z')) {
+        (*pos)++;
+        *offset_min = 0;
+        return 1;
+    }
+    if (*pos >= len || (s[*pos] != '+' && s[*pos] != '-')) return 0;
+    const int neg = s[*pos] == '-';
+    (*pos)++;
+    unsigned hh, mm;
+    if (!digits(s, len, pos, 2, &hh)) return 0;
+    (void)expect(s, len, pos, ':');
+    if (!digits(s, len, pos, 2, &mm)) return 0;
+    if (hh > 23 || mm > 59) return 0;
+    *offset_min = (neg ? -1 : 1) * (int)(hh * 60 + mm);
+    return 1;
+}
+
+/* 17/May/2015:10:05:03 +0000 */
+static int parse_time_local(const char *s, size_t len, int64_t *epoch)
+{
+    static const char months[] = "janfebmaraprmayjunjulaugsepoctnovdec";
+    size_t pos = 0;
+    unsigned d, mo = 0, y, h, mi, sec;
+    if (!digits(s, len, &pos, 2, &d) || !expect(s, len, &pos, '/') || len - pos < 3) return 0;
+    for (unsigned k = 0; k < 12; k++) {
+        if (rs_ieq(s + pos, 3, months + 3 * k, 3)) { mo = k + 1; break; }
+    }
+    if (mo == 0) return 0;
+    pos += 3;
+    int off;
+    if (!expect(s, len, &pos, '/') || !digits(s, len, &pos, 4, &y) || !expect(s, len, &pos, ':') ||
+        !digits(s, len, &pos, 2, &h) || !expect(s, len, &pos, ':') || !digits(s, len, &pos, 2, &mi) ||
+        !expect(s, len, &pos, ':') || !digits(s, len, &pos, 2, &sec) || !expect(s, len, &pos, ' ') ||
+        !zone(s, len, &pos, 0, &off) || pos != len || !valid_date(y, mo, d, h, mi, sec))
+        return 0;
+    *epoch = to_epoch(y, mo, d, h, mi, sec, off);
+    return 1;
+}
+
+/* 2015-05-17T10:05:03+00:00, optional .fraction, Z allowed */
+static int parse_time_iso(const char *s, size_t len, int64_t *epoch)
+{
+    size_t pos = 0;
+    unsigned y, mo, d, h, mi, sec;
+    int off;
+    if (!digits(s, len, &pos, 4, &y) || !expect(s, len, &pos, '-') || !digits(s, len, &pos, 2, &mo) ||
+        !expect(s, len, &pos, '-') || !digits(s, len, &pos, 2, &d) ||
+        !(expect(s, len, &pos, 'T') || expect(s, len, &pos, ' ')) || !digits(s, len, &pos, 2, &h) ||
+        !expect(s, len, &pos, ':') || !digits(s, len, &pos, 2, &mi) || !expect(s, len, &pos, ':') ||
+        !digits(s, len, &pos, 2, &sec))
+        return 0;
+    if (expect(s, len, &pos, '.')) {
+        size_t start = pos;
+        while (pos < len && s[pos] >= '0' && s[pos] <= '9') pos++;
+        if (pos == start) return 0;
+    }
+    if (!zone(s, len, &pos, 1, &off) || pos != len || !valid_date(y, mo, d, h, mi, sec)) return 0;
+    *epoch = to_epoch(y, mo, d, h, mi, sec, off);
+    return 1;
+}
+
+/* 1431857103.123 (seconds, optional fraction; fractions are dropped) */
+static int parse_msec(const char *s, size_t len, int64_t *epoch)
+{
+    size_t pos = 0;
+    int64_t v = 0;
+    while (pos < len && s[pos] >= '0' && s[pos] <= '9') {
+        if (pos >= 15) return 0;  /* beyond year 30000000: not a timestamp */
+        v = v * 10 + (s[pos] - '0');
+        pos++;
+    }
+    if (pos == 0) return 0;
+    if (pos < len) {
+        if (s[pos] != '.' || pos + 1 == len) return 0;
+        for (pos++; pos < len; pos++)
+            if (s[pos] < '0' || s[pos] > '9') return 0;
+    }
+    *epoch = v;
+    return 1;
+}
+
+int rs_log_parse_time(const char *s, size_t len, int64_t *epoch)
+{
+    if (s == NULL || len < 1) return 0;
+    if (len >= 5 && s[2] == '/') return parse_time_local(s, len, epoch);
+    if (len >= 5 && s[4] == '-') return parse_time_iso(s, len, epoch);
+    return parse_msec(s, len, epoch);
+}
+
+/* ===== Line parsing ===== */
+
+static int is_ws(char c) { return c == ' ' || c == '\t'; }
+
+/* Matches literal @lit at line[*pos]; a space in the literal takes a run of
+ * spaces/tabs. @return 1 and advances *pos, or 0. */
+static int match_literal(const char *lit, size_t lit_len, const char *line, size_t len, size_t *pos)
+{
+    size_t p = *pos;
+    for (size_t k = 0; k < lit_len; k++) {
+        if (lit[k] == ' ') {
+            if (p >= len || !is_ws(line[p])) return 0;
+            while (p < len && is_ws(line[p])) p++;
+        } else {
+            if (p >= len || line[p] != lit[k]) return 0;
+            p++;
+        }
+    }
+    *pos = p;
+    return 1;
+}
+
+static const char *find_ws(const char *p, const char *end)
+{
+    while (p < end && !is_ws(*p)) p++;
+    return p;
+}
+
+static int parse_uint(rs_str s, unsigned max_digits, int64_t *v)
+{
+    if (s.len == 0 || s.len > max_digits) return 0;
+    int64_t x = 0;
+    for (size_t k = 0; k < s.len; k++) {
+        unsigned char c = (unsigned char)s.ptr[k];
+        if (c < '0' || c > '9') return 0;
+        x = x * 10 + (c - '0');
+    }
+    *v = x;
+    return 1;
+}
+
+static int is_method_char(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+/* METHOD SP TARGET [SP PROTOCOL]; a target may itself contain spaces. */
+static void split_request(rs_logrec *r)
+{
+    const char *s = r->request.ptr, *end = s + r->request.len;
+    const char *sp = s;
+    while (sp < end && *sp != ' ') {
+        if (!is_method_char((unsigned char)*sp)) goto bad;
+        sp++;
+    }
+    if (sp == s || sp == end) goto bad;
+    const char *t = sp;
+    while (t < end && *t == ' ') t++;
+    const char *te = end;
+    while (te > t && te[-1] == ' ') te--;
+    if (t == te) goto bad;
+    r->method = (rs_str){s, (size_t)(sp - s)};
+    const char *last = te;
+    while (last > t && last[-1] != ' ') last--;
+    if (last > t && rs_istarts(last, (size_t)(te - last), "HTTP/")) {
+        r->protocol = (rs_str){last, (size_t)(te - last)};
+        te = last;
+        while (te > t && te[-1] == ' ') te--;
+    }
+    r->target = (rs_str){t, (size_t)(te - t)};
+    return;
+bad:
+    r->flags |= RS_LOGREC_BAD_REQUEST;
+}
+
+/* Stores a field value; `-` becomes empty. @return 0 on a bad value. */
+static rs_logline_status store(rs_logrec *r, enum field f, rs_str v)
+{
+    const int dash = v.len == 1 && v.ptr[0] == '-';
+    const rs_str val = dash ? (rs_str){v.ptr, 0} : v;
+    int64_t x;
+    switch (f) {
+    case F_SKIP:     break;
+    case F_CLIENT:   r->client = val; break;
+    case F_USER:     r->user = val; break;
+    case F_HOST:     r->host = val; break;
+    case F_PORT:     r->port = val; break;
+    case F_REQUEST:  r->request = val; break;
+    case F_METHOD:   r->method = val; break;
+    case F_URI:      r->target = val; break;
+    case F_PROTOCOL: r->protocol = val; break;
+    case F_REFERER:  r->referer = val; break;
+    case F_UA:       r->user_agent = val; break;
+    case F_TIME_LOCAL:
+    case F_TIME_ISO:
+    case F_MSEC: {
+        r->time = v;
+        int ok = f == F_TIME_LOCAL ? parse_time_local(v.ptr, v.len, &r->epoch)
+               : f == F_TIME_ISO   ? parse_time_iso(v.ptr, v.len, &r->epoch)
+                                   : parse_msec(v.ptr, v.len, &r->epoch);
+        if (!ok) return RS_LOGLINE_BAD_TIME;
+        r->flags |= RS_LOGREC_HAS_TIME;
+        break;
+    }
+    case F_STATUS:
+        if (dash) break;
+        if (!parse_uint(v, 3, &x)) return RS_LOGLINE_BAD_STATUS;
+        r->status = (int)x;
+        break;
+    case F_BYTES:
+        if (dash) break;
+        if (!parse_uint(v, 18, &x)) return RS_LOGLINE_BAD_STATUS;
+        r->bytes = x;
+        break;
+    }
+    return RS_LOGLINE_OK;
+}
+
+/* Every slice empty but pointing into the line, so callers may memcmp/memcpy
+ * any of them without a NULL check. */
+static void clear(rs_logrec *r, const char *line)
+{
+    memset(r, 0, sizeof *r);
+    const rs_str none = {line, 0};
+    r->client = r->user = r->host = r->port = r->time = r->request = none;
+    r->method = r->target = r->protocol = r->referer = r->user_agent = none;
+    r->bytes = -1;
+}
+
+rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, size_t len,
+                                   rs_logrec *out)
+{
+    clear(out, line);
+    if (len > 0 && line[len - 1] == '\r') len--;
+    {
+        size_t k = 0;
+        while (k < len && (is_ws(line[k]) || line[k] == '\r' || line[k] == '\n')) k++;
+        if (k == len) return RS_LOGLINE_EMPTY;
+    }
+    const char *const end = line + len;
+    size_t pos = 0;
+    rs_logline_status st = RS_LOGLINE_OK;
+
+    for (size_t k = 0; k < fmt->n_items; k++) {
+        const item *it = &fmt->items[k];
+        if (it->lit_len != 0) {
+            if (!match_literal(fmt->text + it->lit_off, it->lit_len, line, len, &pos)) {
+                st = RS_LOGLINE_BAD_LAYOUT;
+                goto fail;
+            }
+            continue;
+        }
+        const item *nx = k + 1 < fmt->n_items ? &fmt->items[k + 1] : NULL;
+        const char *start = line + pos, *fend;
+        if (nx == NULL) {
+            fend = find_ws(start, end);
+        } else if (it->quoted) {
+            /* The next literal starts with '"'; the rest of it must follow. */
+            const char *rest = fmt->text + nx->lit_off + 1;
+            const size_t rest_len = nx->lit_len - 1;
+            const int last = k + 2 == fmt->n_items;
+            const char *p = start;
+            fend = NULL;
+            while (p < end) {
+                if (*p == '\\') {            /* skip the escaped byte */
+                    if (end - p < 2) break;
+                    p += 2;
+                    continue;
+                }
+                if (*p == '"') {
+                    size_t after = (size_t)(p + 1 - line);
+                    if (match_literal(rest, rest_len, line, len, &after) &&
+                        (!last || after == len || is_ws(line[after]))) {
+                        fend = p;
+                        break;
+                    }
+                }
+                p++;
+            }
+            if (fend == NULL) {
+                st = RS_LOGLINE_NOT_FIELD_END;
+                pos = len;
+                goto fail;
+            }
+        } else {
+            const char c = fmt->text[nx->lit_off];
+            if (c == ' ' && it->field == F_TIME_LOCAL) {
+                /* `17/May/2015:10:05:03 +0000` outside brackets: two words. */
+                fend = find_ws(start, end);
+                const char *z = fend;
+                while (z < end && is_ws(*z)) z++;
+                if (z < end && (*z == '+' || *z == '-')) fend = find_ws(z, end);
+            } else if (c == ' ') {
+                fend = find_ws(start, end);
+            } else if (c == ':') {
+                const char *ws = find_ws(start, end);
+                fend = ws;
+                while (fend > start && fend[-1] != ':') fend--;
+                if (fend == start) { st = RS_LOGLINE_BAD_LAYOUT; goto fail; }
+                fend--;
+            } else {
+                fend = memchr(start, c, (size_t)(end - start));
+                if (fend == NULL) { st = RS_LOGLINE_BAD_LAYOUT; pos = len; goto fail; }
+            }
+        }
+        st = store(out, (enum field)it->field, (rs_str){start, (size_t)(fend - start)});
+        if (st != RS_LOGLINE_OK) goto fail;
+        pos = (size_t)(fend - line);
+    }
+    if (pos < len) {
+        if (!is_ws(line[pos])) { st = RS_LOGLINE_BAD_LAYOUT; goto fail; }
+        out->flags |= RS_LOGREC_EXTRA_FIELDS;
+    }
+    if (out->request.len > 0) split_request(out);
+    else if (fmt->fields & RS_LOGF_REQUEST && out->method.len == 0 && out->target.len == 0)
+        out->flags |= RS_LOGREC_BAD_REQUEST;
+    return RS_LOGLINE_OK;
+fail:
+    clear(out, line);
+    out->error_offset = pos;
+    return st;
+}
