@@ -1038,6 +1038,8 @@ typedef struct {
  * Computes what @agent (compared whole, as rs_matcher_create does) gets from
  * a robots.txt body: applying groups and their merged rules.
  * @param out OUT: owned by the caller (rs_lint_agent_free); independent of @body.
+ *            Its arrays and patterns live until rs_lint_agent_free.
+ * @return RS_OK, RS_ERR_NOMEM, or RS_ERR_USAGE (out NULL, or agent NULL with a length).
  */
 RS_API rs_status rs_lint_agent(const void *body, size_t size, const char *agent, size_t agent_len,
                                rs_lint_agent_view **out);
