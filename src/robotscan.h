@@ -979,6 +979,7 @@ typedef enum {
     RS_LINT_IGNORED_LINE,           /* warning: not a key/value line (or empty key): ignored */
     RS_LINT_MISSPELLED_KEY,         /* warning: unknown key close to a real one: ignored */
     RS_LINT_NUL_BYTE,               /* warning: a NUL byte ends the line early */
+    RS_LINT_EMPTY_GROUP,            /* warning: last group has no rules: its agents get everything */
     RS_LINT_CODE_COUNT
 } rs_lint_code;
 

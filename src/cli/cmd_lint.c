@@ -32,7 +32,8 @@ static const char HELP[] =
     "Codes: typo-key missing-colon line-too-long rule-outside-group unknown-key\n"
     "       pattern-never-matches dollar-not-at-end conflicting-rules user-agent-not-token\n"
     "       empty-user-agent sitemap-not-absolute file-too-large bom invalid-utf8\n"
-    "       html-content no-groups ignored-line misspelled-key nul-byte (docs/lint.md)\n"
+    "       html-content no-groups ignored-line misspelled-key nul-byte empty-group\n"
+    "       (docs/lint.md)\n"
     "Exit status: 0 no warning or error, 1 some warning or error, 2 usage error or a\n"
     "file that cannot be read (the other files are still linted).\n";
 

@@ -47,6 +47,7 @@ static const struct {
     [RS_LINT_IGNORED_LINE]          = { "ignored-line",          RS_LINT_WARNING },
     [RS_LINT_MISSPELLED_KEY]        = { "misspelled-key",        RS_LINT_WARNING },
     [RS_LINT_NUL_BYTE]              = { "nul-byte",              RS_LINT_WARNING },
+    [RS_LINT_EMPTY_GROUP]           = { "empty-group",           RS_LINT_WARNING },
 };
 
 const char *rs_lint_code_name(rs_lint_code code)
@@ -203,7 +204,7 @@ typedef struct {
 } rule_rec;
 
 typedef struct {
-    uint32_t group, global, tok_off, tok_len;
+    uint32_t group, global, tok_off, tok_len, line;
 } member_rec;
 
 typedef struct {
@@ -350,6 +351,7 @@ static void on_user_agent(linter *l, const rs_robots_line *ev)
     m.global = (uint32_t)global;
     m.tok_len = (uint32_t)tok;
     m.tok_off = add_text(l, v.ptr, tok);
+    m.line = ev->line;
     if ((global || tok) && l->status == RS_OK) l->status = rs_buf_append(&l->members, &m, sizeof m);
     if (global) return;
     if (v.len == 0)
@@ -691,6 +693,80 @@ out:
     rs_free(touched);
 }
 
+/* ===== A last group without rules =====
+ *
+ * A user-agent line opens a group only after a rule, so every group but the
+ * last has rules, and the last one has none when no allow/disallow follows
+ * its user-agent lines (end of file, or only sitemap/unknown lines). A token
+ * named there and in no earlier group then gets no rules at all: it may fetch
+ * everything instead of getting the rules of the earlier '*' groups. Without
+ * an earlier '*' group it would get everything anyway, and an empty '*' group
+ * changes nothing (unnamed crawlers get everything without it too): neither
+ * is reported. Tokens also named earlier get those groups' rules.
+ */
+
+static int u32_cmp(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : (x > y);
+}
+
+static void find_empty_group(linter *l)
+{
+    if (l->group == UINT32_MAX || l->saw_rule) return;
+    const member_rec *mem = (const member_rec *)(void *)l->members.ptr;
+    const uint32_t n_mem = (uint32_t)(l->members.len / sizeof(member_rec));
+    uint32_t n_earlier = 0;   /* members are in file order: the last group's come last */
+    while (n_earlier < n_mem && mem[n_earlier].group != l->group) n_earlier++;
+    if (n_earlier == n_mem) return;   /* the group names nobody: empty-user-agent says so */
+    int earlier_global = 0;
+    for (uint32_t i = 0; i < n_earlier && !earlier_global; i++) earlier_global = (int)mem[i].global;
+    if (!earlier_global) return;
+
+    /* Sorted by (class, file order): a class is new in the last group iff the
+     * first member of its run belongs to it. */
+    member_key *mk = rs_malloc(n_mem * sizeof *mk);
+    uint32_t *fresh = rs_malloc(n_mem * sizeof *fresh);
+    if (mk == NULL || fresh == NULL) {
+        l->status = RS_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t i = 0; i < n_mem; i++) {
+        mk[i].ptr = mem[i].tok_len ? l->text.ptr + mem[i].tok_off : "";
+        mk[i].len = mem[i].tok_len;
+        mk[i].global = mem[i].global;
+        mk[i].idx = i;
+        mk[i].group = mem[i].group;
+    }
+    qsort(mk, n_mem, sizeof *mk, member_cmp);
+    uint32_t n_fresh = 0;
+    for (uint32_t i = 0; i < n_mem; i++) {
+        const member_key *p = i ? &mk[i - 1] : NULL;
+        const int same = p && p->global == mk[i].global && p->len == mk[i].len
+                         && rs_ieq(p->ptr, p->len, mk[i].ptr, mk[i].len);
+        if (!same && !mk[i].global && mk[i].idx >= n_earlier) fresh[n_fresh++] = mk[i].idx;
+    }
+    if (n_fresh == 0) goto out;
+    qsort(fresh, n_fresh, sizeof *fresh, u32_cmp);
+    char b1[320], names[1100];
+    size_t names_len = 0;
+    for (uint32_t k = 0; k < n_fresh && k < 3; k++) {
+        const member_rec *m = &mem[fresh[k]];
+        show(b1, sizeof b1, l->text.ptr + m->tok_off, m->tok_len);
+        names_len += (size_t)snprintf(names + names_len, sizeof names - names_len, "%s%s",
+                                      k ? ", " : "", b1);
+    }
+    if (n_fresh > 3)
+        snprintf(names + names_len, sizeof names - names_len, " and %u more", n_fresh - 3);
+    /* Once per group, at the first such user-agent line. */
+    add(l, mem[fresh[0]].line, RS_LINT_EMPTY_GROUP,
+        "no allow or disallow line follows: %s %s no rules and may fetch everything "
+        "(instead of getting the '*' rules)", names, n_fresh > 1 ? "get" : "gets");
+out:
+    rs_free(mk);
+    rs_free(fresh);
+}
+
 /* ===== Driver ===== */
 
 static int finding_cmp(const void *a, const void *b)
@@ -732,6 +808,7 @@ rs_status rs_lint(const void *body, size_t size, const rs_lint_options *options,
         if (l.ua_lines == 0)
             add(&l, 0, RS_LINT_NO_GROUPS, "no user-agent line: every URL is allowed for every crawler");
         find_conflicts(&l);
+        find_empty_group(&l);
     }
     if (st == RS_OK) st = l.status;
     if (st == RS_OK) {

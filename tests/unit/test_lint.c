@@ -415,6 +415,43 @@ Test(lint, no_groups)
     cr_assert_eq(count(lint("User-agent: *\n"), RS_LINT_NO_GROUPS), 0);
 }
 
+Test(lint, empty_group)
+{
+    /* The last group has only a crawl-delay: SemrushBot and Yandex escape the '*' rules. */
+    const got *g = lint("User-agent: *\nDisallow: /search\n\nUser-agent: SemrushBot\nCrawl-delay: 5\n"
+                        "User-agent: Yandex\nUser-agent: semrushbot\n");
+    const got_finding *f = expect(g, RS_LINT_EMPTY_GROUP, 4, RS_LINT_WARNING);
+    cr_assert_str_eq(f->msg, "no allow or disallow line follows: SemrushBot, Yandex get no rules and may "
+                             "fetch everything (instead of getting the '*' rules)");
+    cr_assert_eq(count(g, RS_LINT_EMPTY_GROUP), 1);
+    /* What the matcher does: allowed, although '*' disallows /search. */
+    const char *body = "User-agent: *\nDisallow: /search\n\nUser-agent: Yandex\n";
+    rs_ruleset *rs;
+    rs_matcher *m;
+    cr_assert_eq(rs_ruleset_parse(body, strlen(body), &rs), RS_OK);
+    cr_assert_eq(rs_matcher_create(rs, "Yandex", 6, RS_SEMANTICS_GOOGLE, &m), RS_OK);
+    rs_verdict v;
+    rs_matcher_match(m, "/search", 7, &v);
+    cr_assert_eq(v.disallowed, 0);
+    rs_matcher_free(m);
+    rs_ruleset_free(rs);
+    expect(lint(body), RS_LINT_EMPTY_GROUP, 4, RS_LINT_WARNING);
+    /* No consequence, no finding: token named earlier too, no earlier '*' group,
+     * an empty '*' group, a last group with an empty disallow, a group naming nobody. */
+    cr_assert_eq(count(lint("User-agent: *\nDisallow: /x\nUser-agent: Foo\nDisallow: /y\nUser-agent: foo\n"),
+                       RS_LINT_EMPTY_GROUP), 0);
+    cr_assert_eq(count(lint("User-agent: Bar\nDisallow: /x\nUser-agent: Foo\n"), RS_LINT_EMPTY_GROUP), 0);
+    cr_assert_eq(count(lint("User-agent: Bar\nDisallow: /x\nUser-agent: *\n"), RS_LINT_EMPTY_GROUP), 0);
+    cr_assert_eq(count(lint("User-agent: *\nDisallow: /x\nUser-agent: Foo\nDisallow:\n"), RS_LINT_EMPTY_GROUP), 0);
+    cr_assert_eq(count(lint("User-agent: *\nDisallow: /x\nUser-agent: 42\n"), RS_LINT_EMPTY_GROUP), 0);
+    /* Only the last group can be empty: consecutive user-agent lines share the next rules. */
+    cr_assert_eq(count(lint("User-agent: *\nDisallow: /x\nUser-agent: Foo\nCrawl-delay: 1\n"
+                            "User-agent: Bar\nDisallow: /y\n"), RS_LINT_EMPTY_GROUP), 0);
+    g = lint("User-agent: *\nDisallow: /x\nUser-agent: a\nUser-agent: b\nUser-agent: c\nUser-agent: d\n"
+             "User-agent: e\n");
+    expect_msg(expect(g, RS_LINT_EMPTY_GROUP, 3, RS_LINT_WARNING), "a, b, c and 2 more get no rules");
+}
+
 Test(lint, ignored_line_and_nul_byte)
 {
     const char body[] = "User-agent: *\nthis is not a rule\n: /x\nDisallow: /a\0/b\n";
