@@ -429,6 +429,7 @@ int cmd_urls(int argc, char **argv)
         summary_text(cli_out(), &t->counts, seconds);
         if (cli_out_flush(0) != 0) rc = 2;
     } else if (o.verbose) {
+        if (cli_out_flush(0) != 0) rc = 2; /* records first, then the summary */
         rs_outbuf e = { 0 };
         summary_text(&e, &t->counts, seconds);
         fwrite(e.ptr, 1, e.len, stderr);
