@@ -74,7 +74,7 @@ expect_run "clean" 0 "$BIN" lint "$T/clean.txt"
 expect_out "clean" ""
 expect_run "info only" 0 "$BIN" lint "$T/info-only.txt"
 grep -q '\[unknown-key\]' "$T/out" || fail "info only: the info finding is printed"
-for f in tests/lint/clean-*.txt data/example-robots.txt; do
+for f in tests/lint/clean-*.txt data/example-robots.txt data/robots/*.txt; do
     [ -f "$f" ] || continue
     expect_run "sample $f" 0 "$BIN" lint "$f"
     grep -q ': \(warning\|error\): ' "$T/out" && fail "sample $f has a warning: $(cat "$T/out")"

@@ -514,17 +514,18 @@ Test(lint, clean_samples_have_no_warning)
             cr_assert_eq(g->f[k].severity, RS_LINT_INFO, "%s:%u: %s", FILES[i], g->f[k].line, g->f[k].msg);
         free(body);
     }
-    /* The project's sample, once the lead adds it. */
-    size_t size;
-    char *body = slurp("data/example-robots.txt", &size);
-    if (body) {
+    /* The project's own samples in data/. */
+    static const char *const DATA[] = {
+        "data/example-robots.txt", "data/robots/shop.example.com.txt", "data/robots/news.example.org.txt",
+    };
+    for (size_t i = 0; i < sizeof DATA / sizeof DATA[0]; i++) {
+        size_t size;
+        char *body = slurp(DATA[i], &size);
+        cr_assert_not_null(body, "cannot read %s", DATA[i]);
         const got *g = lint_n(body, size, NULL);
         for (size_t k = 0; k < g->n; k++)
-            cr_assert_eq(g->f[k].severity, RS_LINT_INFO, "data/example-robots.txt:%u: %s", g->f[k].line,
-                         g->f[k].msg);
+            cr_assert_eq(g->f[k].severity, RS_LINT_INFO, "%s:%u: %s", DATA[i], g->f[k].line, g->f[k].msg);
         free(body);
-    } else {
-        cr_log_warn("data/example-robots.txt not present: only tests/lint/clean-*.txt checked");
     }
 }
 
