@@ -116,8 +116,22 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
     return cli_usage_error(c, "unhandled option %s", name);
 }
 
+static int parse_all(const char *command, const char *const *accepted, int argc, char **argv,
+                     struct cli_opts *o);
+
 int cli_parse(const char *command, const char *const *accepted, int argc, char **argv,
               struct cli_opts *o)
+{
+    const int rc = parse_all(command, accepted, argc, argv, o);
+    if (rc) {
+        free(o->args); /* the caller returns at once on a usage error */
+        o->args = NULL;
+    }
+    return rc;
+}
+
+static int parse_all(const char *command, const char *const *accepted, int argc, char **argv,
+                     struct cli_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->command = command;
