@@ -122,12 +122,7 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
 int cli_parse(const char *command, const char *const *accepted, int argc, char **argv,
               struct cli_opts *o)
 {
-    const int rc = parse_all(command, accepted, argc, argv, o);
-    if (rc) {
-        free(o->args); /* the caller returns at once on a usage error */
-        o->args = NULL;
-    }
-    return rc;
+    return parse_all(command, accepted, argc, argv, o);
 }
 
 static int parse_all(const char *command, const char *const *accepted, int argc, char **argv,
@@ -139,8 +134,9 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
     o->progress = -1;
     o->jobs = 1;
     o->missing = "allow";
-    o->args = calloc((size_t)argc + 1, sizeof(char *));
-    if (o->args == NULL) { cli_error("out of memory"); return 2; }
+    /* Positional arguments are compacted into argv itself: the write index
+     * never passes the read index, and nothing needs freeing. */
+    o->args = argv;
     int only_positional = 0;
     for (int i = 0; i < argc; i++) {
         char *a = argv[i];

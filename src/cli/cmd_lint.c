@@ -188,16 +188,14 @@ int cmd_lint(int argc, char **argv)
     if (rc) return rc;
     if (o.help) {
         fputs(HELP, stdout);
-        free(o.args);
         return 0;
     }
     if (!o.format_given) o.format = RS_FORMAT_TEXT;
     if (o.format != RS_FORMAT_TEXT && o.format != RS_FORMAT_JSONL) {
-        free(o.args);
         return cli_usage_error("lint", "--format takes text or jsonl");
     }
-    if (o.n_agents > 1) { free(o.args); return cli_usage_error("lint", "takes at most one --agent TOKEN"); }
-    if (o.n_args == 0) { free(o.args); return cli_usage_error("lint", "needs at least one FILE"); }
+    if (o.n_agents > 1) { return cli_usage_error("lint", "takes at most one --agent TOKEN"); }
+    if (o.n_args == 0) { return cli_usage_error("lint", "needs at least one FILE"); }
     const char *agent = o.n_agents ? o.agents[0] : NULL;
     if (agent) cli_check_agent(agent);
 
@@ -231,7 +229,6 @@ int cmd_lint(int argc, char **argv)
         }
     }
     if (cli_out_finish() != 0) failed = 1;
-    free(o.args);
     if (failed || unreadable) return 2;
     return findings ? 1 : 0;
 }

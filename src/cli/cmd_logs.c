@@ -846,7 +846,6 @@ int cmd_logs(int argc, char **argv)
     if (rc) return rc;
     if (o.help) {
         fputs(HELP, stdout);
-        free(o.args);
         return 0;
     }
     if (o.n_robots < 1) return cli_usage_error("logs", "needs at least one --robots PATH");
@@ -974,7 +973,6 @@ int cmd_logs(int argc, char **argv)
     free(job.delays);
     rs_tally_free(job.delay_keys);
     if (cli_out_finish() != 0) rc = 2;
-    free(o.args);
     if (rc) return 2;
     return o.fail_on && any_violation ? 1 : 0;
 }

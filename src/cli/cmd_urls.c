@@ -367,7 +367,6 @@ int cmd_urls(int argc, char **argv)
     if (rc) return rc;
     if (o.help) {
         fputs(HELP, stdout);
-        free(o.args);
         return 0;
     }
     if (o.n_robots < 1) return cli_usage_error("urls", "needs at least one --robots PATH");
@@ -440,7 +439,6 @@ int cmd_urls(int argc, char **argv)
     pipeline_free(&p);
     rs_sites_free(sites);
     if (cli_out_finish() != 0) rc = 2;
-    free(o.args);
     if (rc) return 2;
     return o.fail_on && disallowed ? 1 : 0;
 }
