@@ -415,20 +415,17 @@ int cmd_urls(int argc, char **argv)
     if (rc) return rc;
     if (o.help) {
         fputs(HELP, stdout);
-        free(o.args);
         return 0;
     }
+    if (o.n_robots < 1) return cli_usage_error("urls", "needs at least one --robots PATH");
+    if (o.n_agents != 1) return cli_usage_error("urls", "needs exactly one --agent TOKEN");
     urls_job job;
     memset(&job, 0, sizeof job);
     job.only = -1;
-    if (o.n_robots < 1) rc = cli_usage_error("urls", "needs at least one --robots PATH");
-    else if (o.n_agents != 1) rc = cli_usage_error("urls", "needs exactly one --agent TOKEN");
-    else if (o.only && !strcmp(o.only, "allowed")) job.only = 0;
-    else if (o.only && !strcmp(o.only, "disallowed")) job.only = 1;
-    else if (o.only) rc = cli_usage_error("urls", "--only takes allowed or disallowed, not '%s'", o.only);
-    if (rc) {
-        free(o.args);
-        return rc;
+    if (o.only) {
+        if (!strcmp(o.only, "allowed")) job.only = 0;
+        else if (!strcmp(o.only, "disallowed")) job.only = 1;
+        else return cli_usage_error("urls", "--only takes allowed or disallowed, not '%s'", o.only);
     }
     job.missing = !strcmp(o.missing, "allow") ? 0 : !strcmp(o.missing, "disallow") ? 1 : 2;
     cli_check_agent(o.agents[0]);
@@ -438,7 +435,6 @@ int cmd_urls(int argc, char **argv)
     if (st != RS_OK) {
         cli_error("%s", sites ? rs_sites_errmsg(sites) : rs_status_str(st));
         rs_sites_free(sites);
-        free(o.args);
         return 2;
     }
     rs_sites_set_semantics(sites, o.semantics);
@@ -491,7 +487,6 @@ int cmd_urls(int argc, char **argv)
     pipeline_free(&p);
     rs_sites_free(sites);
     if (cli_out_finish() != 0) rc = 2;
-    free(o.args);
     if (rc) return 2;
     return o.fail_on && disallowed ? 1 : 0;
 }
