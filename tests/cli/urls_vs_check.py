@@ -2,7 +2,7 @@
 """`robotscan urls` must give the verdicts and lines of `robotscan check` (and of
 the conformance vectors) for the same robots.txt and agent.
 
-Usage: urls_vs_check.py BIN SHARED [conformance|ada|all]
+Usage: urls_vs_check.py BIN SHARED [conformance|ada|cache|all] [--full]
 
 conformance: every google-semantics folder of SHARED/conformance. For each
   (case, agent) group, `urls --robots CASE.txt --agent A --format tsv --verbose`
@@ -18,6 +18,9 @@ ada: SHARED/data/urls/ada-url-kasztp.txt with --robots SHARED/data/robots, for
   origin urls calls matched/no-match must have such a file, one it calls
   no-robots must not; for every origin with a file, `check --robots FILE`
   over its URLs must give the same verdict, line and rule for every URL.
+cache: 20,000 tricky URLs must get the same origins whether or not a URL of
+  another host comes before each (urls reuses the previous origin when the
+  bytes up to the path agree).
 Exit 0 when everything agrees; every disagreement is printed.
 """
 import collections, concurrent.futures, os, re, subprocess, sys
@@ -390,6 +393,41 @@ def ada(binp, shared, pool):
             fail("ada %s: too little compared (%d origins, %d disallowed)" % (agent, len(jobs), disallowed))
 
 
+# ===== (c) the origin of a URL does not depend on the URL before it =====
+
+def cache_order(binp, shared):
+    """urls reuses the previous URL's origin when the bytes up to the path agree. Each of
+    20,000 tricky URLs (blanks, BOMs, userinfo, ports, IDN, dots, no scheme) must get the
+    origin (or the malformed verdict) it gets when a URL of another host precedes it."""
+    import json, random
+    r = random.Random(9309)
+    pre = ["", " ", "\t", "\xef\xbb\xbf", "//", " //", "http://", "HTTP://", "https://", "ftp://",
+           "http:/", "http:", "//u@", "http://u:p@", "x://"]
+    hosts = ["a.com", "a.co", "a.com.b", "A.COM", "a.com.", "b.com", "xn--mller-kva.eu",
+             "m\xc3\xbcller.eu", "1.2.3.4", "0x7f.1", "[::1]", "a.com:80", "a.com:8080", "a.com:",
+             "a.com:0", "a%2ecom", "a..com", "", "a_b.com"]
+    suf = ["", "/", "/x", "?q", "#f", "/x#y", ";p", "/a/b?c#d", ":80/x", ".evil/x", "@b.com/x", " ",
+           "/ ", "\r"]
+    urls = [(r.choice(pre) + r.choice(hosts) + r.choice(suf)).encode("latin-1") for _ in range(20000)]
+    robots = os.path.join(shared, "conformance", "seed-examples", "00000.txt")
+    sep = b"http://reset.invalid/"
+
+    def origins(lines):
+        p = subprocess.run([binp, "urls", "--robots", robots, "--agent", "x", "--format", "jsonl",
+                            "--no-progress"], input=b"\n".join(lines) + b"\n", capture_output=True, timeout=60)
+        if p.returncode != 0:
+            fail("cache order: urls exit %d: %r" % (p.returncode, p.stderr[:300]))
+        return [(d["url"], d["origin"]) for d in map(json.loads, p.stdout.decode().splitlines())]
+    seq = origins(urls)
+    alone = [o for o in origins([x for u in urls for x in (u, sep)]) if o[0] != sep.decode()]
+    if seq != alone:
+        diff = next((i for i, (a, b) in enumerate(zip(seq, alone)) if a != b), min(len(seq), len(alone)))
+        fail("cache order: %d vs %d URLs decided; first difference at record %d: %r vs %r"
+             % (len(seq), len(alone), diff, seq[diff:diff + 1], alone[diff:diff + 1]))
+    print("cache order: %d of %d tricky URLs decided, same origins whatever precedes them"
+          % (len(seq), len(urls)))
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -401,6 +439,8 @@ def main():
             conformance(binp, shared, pool, "--full" in sys.argv)
         if what in ("ada", "all"):
             ada(binp, shared, pool)
+        if what in ("cache", "all"):
+            cache_order(binp, shared)
     if failures:
         print("urls_vs_check.py: %d failure(s)" % len(failures))
         sys.exit(1)
