@@ -273,6 +273,21 @@ http://h.com/two	http://h.com	x	allow	0		no-match
 http://hidden.com/x	http://hidden.com	x	allow	0		no-robots
 http://nobody.com/x	http://nobody.com	x	allow	0		no-robots
 '
+# --- IP literals in file names: canonical forms on both sides
+mkdir -p "$T/ipdir"
+rules v6 >"$T/ipdir/[::1]:8080.txt"
+rules v6b >"$T/ipdir/[2001:DB8:0:0:0:0:0:1]"
+rules v4 >"$T/ipdir/127.0.0.1.txt"
+printf 'http://[0:0::1]:8080/v6\nhttp://[::1]/v6\nhttp://[2001:db8::1]/v6b\nhttp://0x7f.1/v4\nhttps://127.1/v4\n' >"$T/ip.txt"
+expect_run "ip literals" 0 "$BIN" urls --robots "$T/ipdir" --agent x --format csv "$T/ip.txt"
+expect_out "ip literals" 'url,origin,agent,verdict,line,rule,reason
+http://[0:0::1]:8080/v6,http://[::1]:8080,x,disallow,2,disallow: /v6,matched
+http://[::1]/v6,http://[::1],x,allow,0,,no-robots
+http://[2001:db8::1]/v6b,http://[2001:db8::1],x,disallow,2,disallow: /v6b,matched
+http://0x7f.1/v4,http://127.0.0.1,x,disallow,2,disallow: /v4,matched
+https://127.1/v4,https://127.0.0.1,x,disallow,2,disallow: /v4,matched
+'
+
 # --- default port elision: the same record whichever way the port is written
 for u in http://a.com/a http://a.com:80/a http://A.COM:080/a; do
     "$BIN" urls --robots "$D" --agent x --format tsv <<<"$u" | cut -f2- >>"$T/ports"
