@@ -168,6 +168,15 @@ expect_err "directory input" "$T"
 expect_run "second input missing" 2 "$BIN" urls --robots "$T/robots.txt" --agent BarBot "$T/u.txt" "$T/nope.txt"
 expect_err "second input missing" "$T/nope.txt"
 [ "$(wc -l <"$T/out")" = 4 ] || fail "second input missing: first input's records lost"
+# --- a write error (full disk): exit 2 with a message, for one thread and several
+if [ -w /dev/full ]; then
+    for j in 1 2; do
+        "$BIN" urls --robots "$T/robots.txt" --agent x -j $j "$T/u.txt" >/dev/full 2>"$T/err"
+        rc=$?
+        [ $rc = 2 ] || fail "write error -j $j: exit $rc"
+        expect_err "write error -j $j" 'error writing output'
+    done
+fi
 # --- several inputs: one header, line numbers per file in diagnostics
 expect_run "two inputs" 0 "$BIN" urls --robots "$T/robots.txt" --agent BarBot --verbose "$T/q.txt" "$T/u.txt"
 [ "$(grep -c '^url	' "$T/out")" = 1 ] && [ "$(wc -l <"$T/out")" = 6 ] || fail "two inputs: $(cat "$T/out")"
