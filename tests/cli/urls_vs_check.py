@@ -4,13 +4,19 @@ the conformance vectors) for the same robots.txt and agent.
 
 Usage: urls_vs_check.py BIN SHARED [conformance|ada|cache|all] [--full]
 
-conformance: every google-semantics folder of SHARED/conformance. For each
-  (case, agent) group, `urls --robots CASE.txt --agent A --format tsv --verbose`
-  with the group's URLs on stdin. Blank and '#' lines must be skipped silently;
-  every other line is either decided (a row, in input order, url field equal
-  to the input) or malformed (named with its line number on stderr, and
-  counted in the summary). Decided rows must agree with cases.tsv, verdict
-  and line, 100%. Malformed ones are reported (count and a sample).
+conformance: every google-semantics folder of SHARED/conformance, three ways.
+  1. Per (case, agent) group, `urls --robots CASE.txt --agent A --format tsv
+     --verbose` with the group's URLs on stdin: every group of the small
+     folders, every 16th of reference-differential (all of them with --full).
+  2. All URLs of a folder as written in one run: which have no origin.
+  3. All cases of a folder in one run per agent, through a manifest: each
+     case's URLs get the host cCASE.test (the path the matcher sees is
+     unchanged) and the manifest maps those origins to CASE.txt.
+  In each run, blank and '#' lines must be skipped silently; every other line
+  is either decided (a row, in input order, url field equal to the input) or
+  malformed (named with its line number on stderr, and counted in the
+  summary). Decided rows must agree with cases.tsv, verdict and line, 100%.
+  Malformed ones are reported (count and a sample).
 ada: SHARED/data/urls/ada-url-kasztp.txt with --robots SHARED/data/robots, for
   several agents. The robots file serving each origin is derived here, from
   the directory's entry names, independently of robotscan (SPEC 3 naming:
