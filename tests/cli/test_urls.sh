@@ -574,6 +574,15 @@ else
     fail "no $SHARED/conformance or $SHARED/data/robots"
 fi
 
+# --- -jN is -j N
+printf 'https://a.example/x\nhttps://b.example/y\n' >"$T/jn.txt"
+printf 'User-agent: *\nDisallow: /x\n' >"$T/jn-robots.txt"
+"$BIN" urls --robots "$T/jn-robots.txt" --agent x --format tsv -j2 "$T/jn.txt" >"$T/jn1" || fail "-j2: exit status"
+"$BIN" urls --robots "$T/jn-robots.txt" --agent x --format tsv -j 2 "$T/jn.txt" >"$T/jn2"
+cmp -s "$T/jn1" "$T/jn2" || fail "-j2 and -j 2 differ"
+"$BIN" urls --robots "$T/jn-robots.txt" --agent x -jx "$T/jn.txt" >/dev/null 2>&1
+[ $? = 2 ] || fail "-jx should be a usage error"
+
 if [ "$failures" -ne 0 ]; then
     echo "test_urls.sh: $failures failure(s)"
     exit 1
