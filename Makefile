@@ -163,13 +163,15 @@ check: all test-unit ## the fast subset: unit tests only
 test-scalar: ## run every test with the scalar kernels forced
 	RS_SIMD=scalar $(MAKE) test
 
-demo: $(BIN) ## run check, urls and logs on the sample data in data/
+demo: $(BIN) ## run check, urls, logs and lint on the sample data in data/
 	@echo "== robotscan check --agent Googlebot (data/example-robots.txt, data/example-urls.txt)"
 	@./$(BIN) check --robots data/example-robots.txt --agent Googlebot --format text < data/example-urls.txt || true
 	@echo; echo "== robotscan urls: a crawl frontier against a directory of robots.txt files (data/robots/)"
 	@./$(BIN) urls --robots data/robots --agent Googlebot --format text --verbose data/frontier.txt
 	@echo; echo "== robotscan logs: which bots broke data/example-robots.txt in data/access.log"
 	@./$(BIN) logs --robots data/example-robots.txt --host shop.example.com --format text data/access.log
+	@echo; echo "== robotscan lint --agent Googlebot data/example-robots.txt"
+	@./$(BIN) lint --agent Googlebot data/example-robots.txt || true
 
 install: all ## install robotscan, the library and its header under $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

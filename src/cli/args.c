@@ -116,8 +116,17 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
     return cli_usage_error(c, "unhandled option %s", name);
 }
 
+static int parse_all(const char *command, const char *const *accepted, int argc, char **argv,
+                     struct cli_opts *o);
+
 int cli_parse(const char *command, const char *const *accepted, int argc, char **argv,
               struct cli_opts *o)
+{
+    return parse_all(command, accepted, argc, argv, o);
+}
+
+static int parse_all(const char *command, const char *const *accepted, int argc, char **argv,
+                     struct cli_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->command = command;
@@ -125,9 +134,8 @@ int cli_parse(const char *command, const char *const *accepted, int argc, char *
     o->progress = -1;
     o->jobs = 1;
     o->missing = "allow";
-    /* Positional arguments are compacted to the front of argv itself (the
-     * n-th one moves to argv[n], never past the one being read), so nothing
-     * is allocated and no early return can leak. */
+    /* Positional arguments are compacted into argv itself: the write index
+     * never passes the read index, and nothing needs freeing. */
     o->args = argv;
     int only_positional = 0;
     for (int i = 0; i < argc; i++) {
@@ -137,6 +145,12 @@ int cli_parse(const char *command, const char *const *accepted, int argc, char *
             continue;
         }
         if (!strcmp(a, "--")) { only_positional = 1; continue; }
+        if (a[1] == 'j' && a[2] != '\0') { /* -jN */
+            if (!accepts(accepted, "-j")) return cli_usage_error(command, "unknown option %s", a);
+            const int rc = set_option(o, "-j", a + 2);
+            if (rc) return rc;
+            continue;
+        }
         char name[64];
         const char *value = NULL;
         const char *eq = strchr(a, '=');

@@ -68,5 +68,6 @@ int cli_out_finish(void);
 int cmd_check(int argc, char **argv);
 int cmd_urls(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
 
 #endif /* RS_CLI_H */

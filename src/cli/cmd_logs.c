@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 static const char HELP[] =
     "Usage: robotscan logs --robots PATH [--robots PATH...] [OPTIONS] [FILE...]\n"
@@ -112,6 +113,21 @@ typedef struct {
     rs_botid *botid;
 } botid_entry;
 
+/*
+ * Logs repeat a few hundred user agents endlessly: remember what each was
+ * identified as. Direct-mapped, keyed by hash and verified by the bytes, so
+ * a hit is exact; cleared when the identifier (site) changes.
+ */
+#define UA_CACHE_SLOTS 1024
+#define UA_CACHE_MAX 240
+typedef struct {
+    uint64_t hash;
+    uint16_t len;          /* 0 = empty slot */
+    uint8_t  is_bot;
+    rs_bot   bot;
+    char     ua[UA_CACHE_MAX];
+} ua_slot;
+
 typedef struct {
     char origin_buf[RS_ORIGIN_MAX];
     char last_key[RS_ORIGIN_MAX + 16];   /* scheme + host + port of the last line */
@@ -125,6 +141,8 @@ typedef struct {
     rs_site_result base;                 /* lookup for the empty agent: the ruleset */
     rs_botid *botid;                     /* for base.ruleset */
     botid_entry *botids;                 /* cache: ruleset -> identifier */
+    ua_slot *ua_cache;                   /* for botid; NULL until first use */
+    const rs_botid *ua_cache_for;
     size_t n_botids;
     const rs_ruleset *delay_rs;          /* cache of the last crawl-delay lookup */
     char delay_agent[64];
@@ -142,6 +160,7 @@ static void worker_free(void *p)
     if (w == NULL) return;
     for (size_t i = 0; i < w->n_botids; i++) rs_botid_free(w->botids[i].botid);
     free(w->botids);
+    free(w->ua_cache);
     rs_outbuf_free(&w->url);
     rs_outbuf_free(&w->rule);
     rs_outbuf_free(&w->key);
@@ -231,6 +250,33 @@ static double crawl_delay(logs_worker *w, const rs_ruleset *rs, rs_str agent)
     }
     w->delay = d;
     return d;
+}
+
+/* rs_bot_identify through the worker's cache. */
+static int identify(logs_worker *w, const char *ua, size_t len, rs_bot *bot)
+{
+    if (len == 0 || len > UA_CACHE_MAX) return rs_bot_identify(w->botid, ua, len, bot);
+    if (w->ua_cache == NULL) {
+        w->ua_cache = calloc(UA_CACHE_SLOTS, sizeof *w->ua_cache);
+        if (w->ua_cache == NULL) return rs_bot_identify(w->botid, ua, len, bot);
+    }
+    if (w->ua_cache_for != w->botid) {
+        for (size_t i = 0; i < UA_CACHE_SLOTS; i++) w->ua_cache[i].len = 0;
+        w->ua_cache_for = w->botid;
+    }
+    const uint64_t h = XXH3_64bits(ua, len);
+    ua_slot *s = &w->ua_cache[h & (UA_CACHE_SLOTS - 1)];
+    if (s->len == len && s->hash == h && memcmp(s->ua, ua, len) == 0) {
+        if (s->is_bot) *bot = s->bot;
+        return s->is_bot;
+    }
+    const int is_bot = rs_bot_identify(w->botid, ua, len, bot);
+    s->hash = h;
+    s->len = (uint16_t)len;
+    s->is_bot = (uint8_t)is_bot;
+    if (is_bot) s->bot = *bot;
+    memcpy(s->ua, ua, len);
+    return is_bot;
 }
 
 static int agent_wanted(const struct cli_opts *o, rs_str token)
@@ -323,7 +369,7 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
         w->base_ready = 1;
     }
     rs_bot bot;
-    if (!rs_bot_identify(w->botid, rec->user_agent.ptr, rec->user_agent.len, &bot)) {
+    if (!identify(w, rec->user_agent.ptr, rec->user_agent.len, &bot)) {
         res->counts.extra[X_NON_BOT]++;
         return RS_OK;
     }
