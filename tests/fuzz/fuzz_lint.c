@@ -1,94 +1,109 @@
 /*
- * fuzz_lint.c - fuzz entry for rs_lint and rs_lint_agent: no crash, findings
- * in line order within the file's lines, severities as documented, the
- * agent view in precedence order with the matcher's rules.
+ * fuzz_lint.c - robots.txt lint (rs_lint, rs_lint_agent in src/lint).
  *
- * libFuzzer:  clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *                 tests/fuzz/fuzz_lint.c src/common/common.c src/robots/parse.c \
- *                 src/rules/ruleset.c src/match/matcher.c src/lint/lint.c -o fuzz_lint
- * Replay:     cc -DRS_FUZZ_MAIN ... then ./fuzz_lint FILE...
+ * Input: as fuzz_robots_match, "AGENT\nURL\nURL...\n\nBODY" (without a "\n\n"
+ * the whole input is the body, agent FooBot, a few fixed URLs).
+ * Checks: findings are well-formed (known code, its severity and name, line
+ * within the file, one-line message, ordered by line); and the agent view is
+ * differential against the naive oracle: taking its rules in precedence
+ * order, the first that matches a URL's path must give the oracle's verdict.
  */
-#include <assert.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "fuzz.h"
+
 #include <string.h>
 
+#include "common/naive_robots.h"
 #include "robotscan.h"
 
+#define MAX_URLS 32
+
 typedef struct {
-    uint32_t last_line, max_line;
-} state;
+    uint32_t last_line;
+    uint32_t max_line;
+} lint_state;
 
 static void on_finding(void *ctx, const rs_lint_finding *f)
 {
-    state *s = ctx;
-    if (f->line < s->last_line) abort();
-    if (f->severity != rs_lint_code_severity(f->code)) abort();
-    if (f->message.len == 0 || memchr(f->message.ptr, '\n', f->message.len)) abort();
+    lint_state *s = ctx;
+    FUZZ_CHECK((unsigned)f->code < RS_LINT_CODE_COUNT);
+    FUZZ_CHECK(f->code_name != NULL && strcmp(f->code_name, rs_lint_code_name(f->code)) == 0);
+    FUZZ_CHECK(f->severity == rs_lint_code_severity(f->code));
+    FUZZ_CHECK(f->line >= s->last_line && f->line <= s->max_line);
     s->last_line = f->line;
-    if (f->line > s->max_line) s->max_line = f->line;
+    FUZZ_CHECK(f->message.len > 0 && memchr(f->message.ptr, '\n', f->message.len) == NULL);
 }
 
-static void count_lines(void *ctx, const rs_robots_line *line)
+/* The view's verdict for @path: the first matching rule decides. */
+static int view_disallows(const rs_lint_agent_view *v, const char *path, size_t plen)
 {
-    (void)ctx;
-    (void)line;
+    for (size_t i = 0; i < v->n_rules; i++) {
+        const rs_lint_rule *r = &v->rules[i];
+        if (r->never_matches) continue;
+        if (!naive_pattern_matches(path, plen, r->pattern.ptr, r->pattern.len)) continue;
+        return r->type == RS_RULE_DISALLOW && r->pattern.len > 0;
+    }
+    return 0;
 }
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    state s = { 0, 0 };
-    rs_robots_info info;
-    if (rs_robots_parse(data, size, count_lines, NULL, &info) != RS_OK) return 0;
-    if (rs_lint(data, size, NULL, on_finding, &s) != RS_OK) return 0;
-    if (s.max_line > info.lines) abort();
-
-    /* The agent: the first line's first word, or a fixed one. */
-    char agent[32] = "Googlebot";
-    size_t alen = 9;
-    if (size > 0 && data[0] < 0x20) {
-        alen = 0;
-        for (size_t i = 1; i < size && alen < sizeof agent && data[i] > ' '; i++) agent[alen++] = (char)data[i];
-    }
-    rs_lint_agent_view *v;
-    if (rs_lint_agent(data, size, agent, alen, &v) != RS_OK) return 0;
-    size_t originals = 0;
-    for (size_t i = 0; i < v->n_rules; i++) {
-        originals += !v->rules[i].derived;
-        if (v->rules[i].priority != v->rules[i].pattern.len) abort();
-        if (i && v->rules[i - 1].priority < v->rules[i].priority) abort();
-    }
-    rs_ruleset *rs;
-    rs_matcher *m;
-    if (rs_ruleset_parse(data, size, &rs) == RS_OK) {
-        if (rs_matcher_create(rs, agent, alen, RS_SEMANTICS_GOOGLE, &m) == RS_OK) {
-            if (rs_matcher_rule_count(m) != originals) abort();
-            rs_matcher_free(m);
+    static const char *const FIXED[] = { "/", "/a", "/index.html", "http://x.com/a/b?c#d" };
+    const char *agent = "FooBot";
+    size_t agent_len = 6;
+    const char *urls[MAX_URLS];
+    size_t url_lens[MAX_URLS];
+    size_t n_urls = 0;
+    const uint8_t *body = data;
+    size_t body_len = size;
+    const uint8_t *sep = memmem(data, size, "\n\n", 2);
+    if (sep != NULL) {
+        const char *p = (const char *)data, *end = (const char *)sep;
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        agent = p;
+        agent_len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        p = nl ? nl + 1 : end;
+        while (p < end && n_urls < MAX_URLS) {
+            nl = memchr(p, '\n', (size_t)(end - p));
+            const char *e = nl ? nl : end;
+            urls[n_urls] = p;
+            url_lens[n_urls++] = (size_t)(e - p);
+            p = nl ? nl + 1 : end;
         }
-        rs_ruleset_free(rs);
+        body = sep + 2;
+        body_len = size - (size_t)(body - data);
     }
-    rs_lint_agent_free(v);
-    return 0;
-}
+    if (n_urls == 0) {
+        for (; n_urls < sizeof FIXED / sizeof FIXED[0]; n_urls++) {
+            urls[n_urls] = FIXED[n_urls];
+            url_lens[n_urls] = strlen(FIXED[n_urls]);
+        }
+    }
 
-#ifdef RS_FUZZ_MAIN
-int main(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        FILE *f = fopen(argv[i], "rb");
-        if (f == NULL) { perror(argv[i]); return 2; }
-        size_t cap = 1 << 20, len = 0, n;
-        uint8_t *buf = malloc(cap);
-        while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0)
-            if ((len += n) == cap) buf = realloc(buf, cap *= 2);
-        fclose(f);
-        if (buf == NULL) return 2;
-        LLVMFuzzerTestOneInput(buf, len);
-        free(buf);
+    lint_state st = { 0, 0 };
+    /* Lines as the parser numbers them: count line ends (CRLF once), +1. */
+    uint32_t lines = 1;
+    const size_t cut = body_len < RS_ROBOTS_MAX_BODY ? body_len : RS_ROBOTS_MAX_BODY;
+    for (size_t i = 0; i < cut; i++)
+        if (body[i] == '\n' || (body[i] == '\r' && !(i + 1 < cut && body[i + 1] == '\n'))) lines++;
+    st.max_line = lines;
+    FUZZ_CHECK(rs_lint(body, body_len, NULL, on_finding, &st) == RS_OK);
+
+    rs_lint_agent_view *view = NULL;
+    FUZZ_CHECK(rs_lint_agent(body, body_len, agent, agent_len, &view) == RS_OK);
+    for (size_t i = 1; i < view->n_groups; i++) FUZZ_CHECK(view->group_lines[i - 1] < view->group_lines[i]);
+    for (size_t i = 0; i < n_urls; i++) {
+        char *path = malloc(url_lens[i] + 2);
+        FUZZ_CHECK(path != NULL);
+        const size_t plen = naive_url_path(urls[i], url_lens[i], path);
+        naive_verdict nv;
+        naive_robots_check_path(body, body_len, agent, agent_len, path, plen, &nv);
+        if (view_disallows(view, path, plen) != nv.disallowed) {
+            fprintf(stderr, "lint view %s, naive %s/%u\n", nv.disallowed ? "allow" : "disallow",
+                    nv.disallowed ? "disallow" : "allow", (unsigned)nv.line);
+            fuzz_fail("lint agent view and naive oracle disagree", __FILE__, __LINE__);
+        }
+        free(path);
     }
-    printf("replayed %d inputs\n", argc - 1);
+    rs_lint_agent_free(view);
     return 0;
 }
-#endif

@@ -41,6 +41,7 @@ def main():
             if os.path.getsize(p) <= 65536:
                 with open(p, "rb") as f:
                     seeds["fuzz_robots_match"].append(b"Googlebot\n/\n/index.html\n\n" + f.read())
+    seeds["fuzz_lint"] = seeds["fuzz_robots_match"]  # same input format
     urls = sorted(set(all_urls))
     lst = os.path.join(shared, "data", "urls", "ada-url-kasztp.txt")
     with open(lst, "rb") as f:
