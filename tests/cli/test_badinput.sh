@@ -7,7 +7,7 @@
 # Exits non-zero when any case fails. A case that cannot run here says SKIP
 # loudly with the reason (none is skipped silently).
 #
-# Commands covered: check, urls, logs (each section is skipped, loudly, when
+# Commands covered: check, urls, logs, lint (each section is skipped, loudly, when
 # the binary lacks the command).
 set -u
 BIN=${1:-./robotscan}
@@ -416,6 +416,40 @@ else
     expect "logs: unknown flag: exit 2 with a usage line" 2 "unknown option.*|Try 'robotscan logs --help'"
     run "$T/empty" logs --host shop.example "$LOG"
     expect "logs: missing --robots: exit 2" 2 "--robots"
+fi
+
+if ! "$BIN" lint --help >/dev/null 2>&1; then
+    skip "lint cases" "this robotscan has no 'lint' command"
+else
+    echo "-- lint"
+    run "$T/empty" lint "$T/nope.txt"
+    expect "lint: missing file: exit 2, names it" 2 "nope\.txt"
+    run "$T/empty" lint "$T/adir" "$T/robots.txt"
+    expect "lint: a directory among files: exit 2, names it" 2 "adir"
+    run "$T/empty" lint "$T/empty"
+    expect "lint: empty file: exit 1 (no-groups warning), no crash" 1 "" 1
+    run "$T/empty" lint --format jsonl "$T/garbage.txt" "$T/latin1.txt" "$T/big.txt"
+    if [ "$rc" = 1 ] && python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1], "rb").read().decode("utf-8").splitlines()]
+codes = {r["code"] for r in rows}
+assert {"nul-byte", "invalid-utf8", "file-too-large", "line-too-long"} <= codes, codes
+' "$T/out" 2>"$T/py"; then
+        pass "lint: garbage, invalid UTF-8, >500 KiB: valid JSONL naming nul-byte, invalid-utf8, file-too-large, line-too-long"
+    else
+        fail "lint: hostile files" "exit $rc; $(head -c 300 "$T/py") $(head -c 200 "$T/err")"
+    fi
+    run "$T/empty" lint "$T/many-rules.txt" "$T/many-groups.txt" "$T/hostile.txt"
+    if [ "$rc" = 0 ] || [ "$rc" = 1 ]; then pass "lint: 100,000 rules, 10,000 groups, hostile wildcards: exit $rc"
+    else fail "lint: big files" "exit $rc: $(head -c 200 "$T/err")"; fi
+    if [ -w /dev/full ]; then
+        "$BIN" lint "$T/garbage.txt" >/dev/full 2>"$T/err"; rc=$?
+        expect "lint: > /dev/full: exit 2" 2 "error writing"
+    fi
+    run "$T/empty" lint --bogus "$T/robots.txt"
+    expect "lint: unknown flag: exit 2 with a usage line" 2 "unknown option.*|Try 'robotscan lint --help'"
+    run "$T/empty" lint
+    expect "lint: no file: exit 2" 2 ""
 fi
 
 if [ "$fails" -ne 0 ]; then
