@@ -115,7 +115,7 @@ typedef void (*rs_robots_callback)(void *ctx, const rs_robots_line *line);
 /**
  * Parses a robots.txt body and calls @cb for each non-empty line in order.
  * @param info  OUT: optional (may be NULL), facts about the whole file.
- * @return RS_OK, or RS_ERR_NOMEM.
+ * @return RS_OK, RS_ERR_NOMEM, or RS_ERR_USAGE (@body NULL with a non-zero @size).
  */
 RS_API rs_status rs_robots_parse(const void *body, size_t size,
                                  rs_robots_callback cb, void *ctx,

@@ -197,7 +197,10 @@ rs_status rs_robots_parse(const void *body, size_t size, rs_robots_callback cb, 
                           rs_robots_info *info)
 {
     static const unsigned char BOM[3] = { 0xEF, 0xBB, 0xBF };
-    const unsigned char *p = body;
+    /* An empty body may come as NULL: point at a real empty string instead,
+     * so no pointer arithmetic touches NULL and line slices are never NULL. */
+    const unsigned char *p = body != NULL ? (const unsigned char *)body : (const unsigned char *)"";
+    RS_RETURN_IF(body == NULL && size > 0, RS_ERR_USAGE);
     rs_robots_info local;
     if (info == NULL) info = &local;
     memset(info, 0, sizeof *info);
