@@ -9,7 +9,7 @@
  *   - plain literal  ("/a/b"):   matches, priority = depth
  *   - anchored literal ("/a$"):  matches iff the path ends here
  *   - wildcard ("/a*b*c$"):      the tail is checked from here, greedily: each
- *     '*'-separated segment at its leftmost occurrence (memmem), the last one
+ *     '*'-separated segment at its leftmost occurrence (find_substr), the last one
  *     at the very end when anchored. Greedy leftmost is exact for '*'-only
  *     globs, and costs O(path * pattern) at worst: no backtracking.
  * A candidate is only checked when it could beat the best rule of its type so
@@ -96,23 +96,14 @@ struct rs_matcher {
 /* ===== Pattern helpers ===== */
 
 /*
- * Leftmost occurrence of needle in haystack. Needles are short pattern
- * segments, where memmem's setup cost dominates: look for the first byte
- * with memchr, then compare the rest. O(hn * nn) at worst.
+ * Leftmost occurrence of needle in haystack, or NULL: the find_substr kernel
+ * (first- and last-byte vector compares, then verification; src/simd).
+ * O(hn * nn) at worst.
  */
 static const char *find_segment(const char *h, size_t hn, const char *n, size_t nn)
 {
-    if (nn > hn) return NULL;
-    const char *p = h;
-    const char *const last = h + (hn - nn);      /* last possible start */
-    const char first = n[0];
-    while (p <= last) {
-        p = memchr(p, first, (size_t)(last - p) + 1);
-        if (p == NULL) return NULL;
-        if (memcmp(p + 1, n + 1, nn - 1) == 0) return p;
-        p++;
-    }
-    return NULL;
+    const size_t i = rs_simd_find_substr(h, hn, n, nn);
+    return nn == 0 || i < hn ? h + i : NULL;
 }
 
 /* Tail after a '*': segments at leftmost occurrences, last one anchored if asked. */
