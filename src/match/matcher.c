@@ -59,9 +59,14 @@ typedef struct {
  */
 static uint64_t byte_mask(const char *s, size_t n)
 {
-    uint64_t m = 0;
-    for (size_t i = 0; i < n; i++) m |= 1ull << ((unsigned char)s[i] & 63);
-    return m;
+    uint64_t m0 = 0, m1 = 0;   /* two accumulators: half the dependency chain */
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        m0 |= 1ull << ((unsigned char)s[i] & 63);
+        m1 |= 1ull << ((unsigned char)s[i + 1] & 63);
+    }
+    if (i < n) m0 |= 1ull << ((unsigned char)s[i] & 63);
+    return m0 | m1;
 }
 
 /* byte_mask() of a wildcard tail's literal bytes ('*' separators excluded). */
@@ -457,9 +462,26 @@ static inline int64_t find_child(const rs_matcher *m, const trie_node *node, uns
     return -1;
 }
 
+/* a[0, n) == b[0, n): overlapping word compares below 17 bytes (labels are short). */
 static inline int label_matches(const char *a, const char *b, size_t n)
 {
     if (n > 16) return memcmp(a, b, n) == 0;
+    if (n >= 8) {
+        uint64_t a0, a1, b0, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n >= 4) {
+        uint32_t a0, a1, b0, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
     for (size_t i = 0; i < n; i++)
         if (a[i] != b[i]) return 0;
     return 1;
