@@ -11,8 +11,6 @@
  *   v_mask(a)    uint32_t, bit i = top bit of lane i
  *   v_zero()     all-zero vector                 v_sub(a,b) bytewise a - b
  *   v_hsum(a)    uint64_t sum of the W unsigned bytes of a
- *   v_lo128(a)   the low 16 bytes of a as __m128i (a itself when W = 16)
- *   v_halves(a, b)  (W = 32 only) 16 bytes at a, then 16 bytes at b
  *   KERNEL(name) the ISA-suffixed function name
  *
  * x86 only: the short-range paths use SSE2 intrinsics directly.
@@ -105,13 +103,16 @@ static inline __attribute__((always_inline)) uint32_t set_mask_v(V v, const V *m
     return v_mask(hit);
 }
 
-/* The same on a 16-byte vector (the low half of each member when W = 32). */
-static inline __attribute__((always_inline)) uint32_t set_mask_128(__m128i v, const V *members, unsigned count)
+/* The same on a 16-byte vector, members broadcast to 16 bytes. */
+static inline __attribute__((always_inline)) uint32_t set_mask_128(__m128i v, const __m128i *members,
+                                                                   unsigned count)
 {
-    __m128i hit = _mm_cmpeq_epi8(v, v_lo128(members[0]));
-    for (unsigned k = 1; k < count; k++) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, v_lo128(members[k])));
+    __m128i hit = _mm_cmpeq_epi8(v, members[0]);
+    for (unsigned k = 1; k < count; k++) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, members[k]));
     return (uint32_t)_mm_movemask_epi8(hit);
 }
+
+static inline __m128i v_load128(const char *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
 
 static inline __m128i load_lo64(const char *p) { return _mm_loadl_epi64((const __m128i *)(const void *)p); }
 
@@ -138,39 +139,45 @@ static inline size_t halves_pos(uint32_t m, size_t n, size_t h)
 /*
  * find_any(p, n, set):
  *   empty set: n;  n < 4: the scalar loop
- *   4 <= n < 8:   one 16-byte vector: p[0,4) | p[n-4,n) (two 4-byte loads)
- *   8 <= n < 16:  one 16-byte vector: p[0,8) | p[n-8,n) (two 8-byte loads)
- *   16 <= n < 32 (W = 32): one 32-byte vector: p[0,16) | p[n-16,n)
- *   n >= W: broadcast each member once; for each vector: OR of the member
- *       compares; first hit = ctz of the mask; tail as in find_newline
- *   (the short cases: hit = halves_pos of the lowest lane, see above)
- */
-/*
- * The body of find_any for a set of @count members (n >= 4, count >= 1).
- * Inlined with count = 1..4 as a constant, so the broadcast members stay in
- * registers and the compare loops unroll; larger sets take the generic copy.
+ *   4 <= n < 32: 16-byte vectors only (no 32-byte broadcasts for short
+ *       fields; cheaper on CPUs that split 256-bit operations):
+ *       4..7:   one vector p[0,4) | p[n-4,n) (two 4-byte loads)
+ *       8..15:  one vector p[0,8) | p[n-8,n) (two 8-byte loads)
+ *       16..31: two vectors p[0,16) and p[n-16,n), masks joined
+ *       hit = halves_pos of the lowest lane (see above)
+ *   n >= 32: broadcast each member once; for each W-byte vector: OR of the
+ *       member compares; first hit = ctz of the mask; tail as in find_newline
+ * The bodies are inlined with count = 1..4 as a constant, so the broadcast
+ * members stay in registers and the compare loops unroll; larger sets take
+ * the generic copy.
  */
 static inline __attribute__((always_inline)) size_t
-find_any_body(const char *p, size_t n, const rs_byteset *set, const unsigned count)
+find_any_short(const char *p, size_t n, const rs_byteset *set, const unsigned count)
+{
+    __m128i members[RS_BYTESET_MAX];
+    for (unsigned k = 0; k < count; k++) members[k] = _mm_set1_epi8((char)set->bytes[k]);
+    uint32_t m;
+    size_t h;
+    if (n < 8) {
+        m = set_mask_128(_mm_unpacklo_epi32(load_lo32(p), load_lo32(p + n - 4)), members, count)
+            & 0xFF;                                 /* lanes 8.. are zeros, not data */
+        h = 4;
+    } else if (n < 16) {
+        m = set_mask_128(_mm_unpacklo_epi64(load_lo64(p), load_lo64(p + n - 8)), members, count);
+        h = 8;
+    } else {
+        m = set_mask_128(v_load128(p), members, count)
+            | set_mask_128(v_load128(p + n - 16), members, count) << 16;
+        h = 16;
+    }
+    return m ? halves_pos(m, n, h) : n;
+}
+
+static inline __attribute__((always_inline)) size_t
+find_any_long(const char *p, size_t n, const rs_byteset *set, const unsigned count)
 {
     V members[RS_BYTESET_MAX];
     for (unsigned k = 0; k < count; k++) members[k] = v_set1((char)set->bytes[k]);
-    if (n < 8) {
-        const uint32_t m = set_mask_128(_mm_unpacklo_epi32(load_lo32(p), load_lo32(p + n - 4)),
-                                        members, count) & 0xFF; /* lanes 8.. are zeros, not data */
-        return m ? halves_pos(m, n, 4) : n;
-    }
-    if (n < 16) {
-        const uint32_t m = set_mask_128(_mm_unpacklo_epi64(load_lo64(p), load_lo64(p + n - 8)),
-                                        members, count);
-        return m ? halves_pos(m, n, 8) : n;
-    }
-#if V_W == 32
-    if (n < 32) {
-        const uint32_t m = set_mask_v(v_halves(p, p + n - 16), members, count);
-        return m ? halves_pos(m, n, 16) : n;
-    }
-#endif
     size_t i = 0;
     for (; i + V_W <= n; i += V_W) {
         const uint32_t m = set_mask_v(v_load(p + i), members, count);
@@ -182,6 +189,12 @@ find_any_body(const char *p, size_t n, const rs_byteset *set, const unsigned cou
         if (m) return i + (size_t)__builtin_ctz(m);
     }
     return n;
+}
+
+static inline __attribute__((always_inline)) size_t
+find_any_body(const char *p, size_t n, const rs_byteset *set, const unsigned count)
+{
+    return n < 32 ? find_any_short(p, n, set, count) : find_any_long(p, n, set, count);
 }
 
 size_t KERNEL(rs_find_any)(const char *p, size_t n, const rs_byteset *set)
@@ -244,44 +257,52 @@ static inline size_t verify_halves(uint32_t bits, size_t c, size_t hw, const cha
  *       return i+j
  *   last partial group: the last W starts (overlapping), shifted past the
  *       starts already examined
- *   c < W: the same on one vector of two halves (as find_any): 4-, 8- and
- *       (W = 32) 16-start halves; c < 4: the scalar loop
+ *   4 <= c < 32: the same on 16-byte vectors of two halves (as find_any):
+ *       4-, 8- and 16-start halves; c < 4: the scalar loop
  * Costs O(n) vector steps plus one verification per first+last byte hit:
  * O(n * m) at worst (as the scalar twin), no backtracking.
  */
+/* find_substr for 4 <= c < 32 candidate starts: 16-byte vectors only, as find_any_short. */
+static size_t find_substr_short(const char *h, size_t n, const char *s, size_t m, size_t c)
+{
+    const __m128i first = _mm_set1_epi8(s[0]), last = _mm_set1_epi8(s[m - 1]);
+    const char *const hl = h + m - 1;          /* the last byte of each start */
+    uint32_t bits;
+    size_t hw;
+    if (c < 8) {
+        const __m128i a = _mm_unpacklo_epi32(load_lo32(h), load_lo32(h + c - 4));
+        const __m128i b = _mm_unpacklo_epi32(load_lo32(hl), load_lo32(hl + c - 4));
+        bits = (uint32_t)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last)))
+               & 0xFF;                          /* lanes 8.. are zeros, not data */
+        hw = 4;
+    } else if (c < 16) {
+        const __m128i a = _mm_unpacklo_epi64(load_lo64(h), load_lo64(h + c - 8));
+        const __m128i b = _mm_unpacklo_epi64(load_lo64(hl), load_lo64(hl + c - 8));
+        bits = (uint32_t)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last)));
+        hw = 8;
+    } else {
+        const uint32_t lo = (uint32_t)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpeq_epi8(v_load128(h), first), _mm_cmpeq_epi8(v_load128(hl), last)));
+        const uint32_t hi = (uint32_t)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpeq_epi8(v_load128(h + c - 16), first),
+                          _mm_cmpeq_epi8(v_load128(hl + c - 16), last)));
+        bits = lo | hi << 16;
+        hw = 16;
+    }
+    const size_t r = verify_halves(bits, c, hw, h, s, m);
+    return r == SIZE_MAX ? n : r;
+}
+
 size_t KERNEL(rs_find_substr)(const char *h, size_t n, const char *s, size_t m)
 {
     if (m == 0) return 0;
     if (m > n) return n;
     const size_t c = n - m + 1;
     if (c < 4) return rs_find_substr_scalar(h, n, s, m);
+    if (c < 32) return find_substr_short(h, n, s, m, c);
     const V first = v_set1(s[0]), last = v_set1(s[m - 1]);
     const char *const hl = h + m - 1;          /* the last byte of each start */
     size_t r;
-    if (c < 8) {
-        const __m128i a = _mm_unpacklo_epi32(load_lo32(h), load_lo32(h + c - 4));
-        const __m128i b = _mm_unpacklo_epi32(load_lo32(hl), load_lo32(hl + c - 4));
-        const uint32_t bits = (uint32_t)_mm_movemask_epi8(
-            _mm_and_si128(_mm_cmpeq_epi8(a, v_lo128(first)), _mm_cmpeq_epi8(b, v_lo128(last)))) & 0xFF;
-        r = verify_halves(bits, c, 4, h, s, m);
-        return r == SIZE_MAX ? n : r;
-    }
-    if (c < 16) {
-        const __m128i a = _mm_unpacklo_epi64(load_lo64(h), load_lo64(h + c - 8));
-        const __m128i b = _mm_unpacklo_epi64(load_lo64(hl), load_lo64(hl + c - 8));
-        const uint32_t bits = (uint32_t)_mm_movemask_epi8(
-            _mm_and_si128(_mm_cmpeq_epi8(a, v_lo128(first)), _mm_cmpeq_epi8(b, v_lo128(last))));
-        r = verify_halves(bits, c, 8, h, s, m);
-        return r == SIZE_MAX ? n : r;
-    }
-#if V_W == 32
-    if (c < 32) {
-        const uint32_t bits = v_mask(v_and(v_eq(v_halves(h, h + c - 16), first),
-                                           v_eq(v_halves(hl, hl + c - 16), last)));
-        r = verify_halves(bits, c, 16, h, s, m);
-        return r == SIZE_MAX ? n : r;
-    }
-#endif
     size_t i = 0;
     for (; i + V_W <= c; i += V_W) {
         const uint32_t bits = v_mask(v_and(v_eq(v_load(h + i), first), v_eq(v_load(hl + i), last)));

@@ -6,7 +6,7 @@
  *                   first hit = chunk + ctz(64-bit mask); overlapping tail load
  *   count_newlines: per 32 bytes: acc -= cmpeq; every 255 steps vpsadbw-sum acc
  *   find_any:       per 32 bytes: OR of cmpeq against each set member;
- *                   4..31 bytes: one vector of two overlapping halves
+ *                   4..31 bytes: 16-byte vectors of two overlapping halves
  *   find_substr:    per 32 starts: cmpeq first byte & cmpeq last byte, verify hits
  *
  * Reads nothing outside p[0 .. n). Compiled with -mavx2 (Makefile) and only
@@ -26,10 +26,6 @@ typedef __m256i V;
 #define v_and(a, b) _mm256_and_si256((a), (b))
 #define v_sub(a, b) _mm256_sub_epi8((a), (b))
 #define v_zero()    _mm256_setzero_si256()
-#define v_lo128(a)  _mm256_castsi256_si128(a)
-#define v_halves(a, b) \
-    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(a))), \
-                            _mm_loadu_si128((const __m128i *)(const void *)(b)), 1)
 #define v_mask(a)   ((uint32_t)_mm256_movemask_epi8(a))
 static inline uint64_t v_hsum(V a)
 {

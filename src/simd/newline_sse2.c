@@ -6,7 +6,7 @@
  *                   first hit = chunk + ctz(64-bit mask); overlapping tail load
  *   count_newlines: per 16 bytes: acc -= cmpeq; every 255 steps psadbw-sum acc
  *   find_any:       per 16 bytes: OR of cmpeq against each set member;
- *                   4..15 bytes: one vector of two overlapping halves
+ *                   4..31 bytes: vectors of two overlapping halves
  *   find_substr:    per 16 starts: cmpeq first byte & cmpeq last byte, verify hits
  *
  * Reads nothing outside p[0 .. n). Compiled with -msse2 (Makefile); empty on
@@ -26,7 +26,6 @@ typedef __m128i V;
 #define v_and(a, b) _mm_and_si128((a), (b))
 #define v_sub(a, b) _mm_sub_epi8((a), (b))
 #define v_zero()    _mm_setzero_si128()
-#define v_lo128(a)  (a)
 #define v_mask(a)   ((uint32_t)_mm_movemask_epi8(a))
 static inline uint64_t v_hsum(V a)
 {
