@@ -71,8 +71,27 @@ typedef struct {
     int want_tallies;
 } urls_job;
 
+/*
+ * Origins by raw key ("scheme://authority/" as written), direct-mapped: URL
+ * lists interleave sites, and a key seen before skips origin parsing and the
+ * site lookup. Keys or origins longer than the slots are not cached.
+ */
+#define OCACHE_SIZE 1024           /* entries, a power of two */
+#define OCACHE_KEY  64             /* longest raw key cached */
+#define OCACHE_ORIGIN 80           /* longest canonical origin cached */
+
+typedef struct {
+    uint32_t key_len;              /* 0 = empty slot */
+    uint32_t origin_len;
+    uint32_t origin_tally;
+    rs_site_result site;
+    char key[OCACHE_KEY];
+    char origin[OCACHE_ORIGIN];
+} origin_entry;
+
 /* What a worker keeps between blocks: caches and scratch, never shared. */
 typedef struct {
+    origin_entry cache[OCACHE_SIZE];
     char origin_buf[RS_ORIGIN_MAX];
     char last_key[RS_ORIGIN_MAX];  /* raw "scheme://authority/" bytes of the last URL */
     size_t last_key_len;           /* 0 = none */
@@ -137,6 +156,37 @@ static rs_str rule_string(worker_state *w, const rs_matcher *m, int32_t rule)
     return s;
 }
 
+/* Slot of a raw key in the origin cache: a multiplicative hash of its 8-byte words. */
+static size_t key_slot(const char *k, size_t n)
+{
+    uint64_t h = n;
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8) {
+            uint64_t x;
+            memcpy(&x, k + i, 8);
+            h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+        }
+        uint64_t x;
+        memcpy(&x, k + n - 8, 8);                  /* the last 8 bytes (may overlap) */
+        h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+    } else {
+        for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)k[i]) * 0x9E3779B97F4A7C15ull;
+    }
+    return (size_t)(h >> 40) & (OCACHE_SIZE - 1);
+}
+
+/* Makes @e's origin the current one (w->last_*), for the URL whose raw key is url[0, key). */
+static void use_cached(worker_state *w, const origin_entry *e, const char *url, size_t key)
+{
+    memcpy(w->last_origin, e->origin, e->origin_len);
+    w->last_origin_len = e->origin_len;
+    w->last_site = e->site;
+    w->last_origin_tally = e->origin_tally;
+    memcpy(w->last_key, url, key);
+    w->last_key_len = key;
+}
+
 static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *res,
                          const char *url, size_t len, uint64_t line_no)
 {
@@ -146,6 +196,14 @@ static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *
     const size_t key = parts.authority_end < len ? parts.authority_end + 1 : len;
     if (key == w->last_key_len && memcmp(url, w->last_key, key) == 0)
         return decide(job, w, res, url, len, &parts);
+    origin_entry *e = NULL;
+    if (key <= OCACHE_KEY) {
+        e = &w->cache[key_slot(url, key)];
+        if (e->key_len == key && memcmp(e->key, url, key) == 0) {
+            use_cached(w, e, url, key);
+            return decide(job, w, res, url, len, &parts);
+        }
+    }
     rs_origin origin;
     CLI_TRY(rs_origin_parse(url, len, w->origin_buf, sizeof w->origin_buf, &origin));
     if (origin.error != RS_ORIGIN_OK) {
@@ -173,6 +231,14 @@ static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *
     }
     w->last_key_len = key <= sizeof w->last_key ? key : 0;
     memcpy(w->last_key, url, w->last_key_len);
+    if (e && w->last_origin_len <= OCACHE_ORIGIN) {
+        e->key_len = (uint32_t)key;
+        memcpy(e->key, url, key);
+        e->origin_len = (uint32_t)w->last_origin_len;
+        memcpy(e->origin, w->last_origin, w->last_origin_len);
+        e->site = w->last_site;
+        e->origin_tally = w->last_origin_tally;
+    }
     return decide(job, w, res, url, len, &parts);
 }
 
