@@ -36,8 +36,10 @@ typedef struct {
     uint32_t label_len;
     uint32_t child_first;      /* index into child_byte/child_node */
     uint32_t n_children;
-    uint32_t wild_first;       /* index into wild[] */
+    uint32_t wild_first;       /* index into wild[]: n_wild_allow allow rules, then the
+                                  disallow rules, each by (priority desc, line asc) */
     uint32_t n_wild;
+    uint32_t n_wild_allow;
     lit_slot lit[4];           /* first line of each literal kind ending here */
 } trie_node;
 
@@ -202,12 +204,17 @@ static trie_node *node_at(trie_builder *tb, uint32_t i)
 static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uint32_t depth)
 {
     if (tb->status != RS_OK) return; /* @node may not exist */
-    uint32_t i = lo;
-    uint32_t n_wild = 0;
+    uint32_t n_wild = 0, n_wild_allow = 0;
     const uint32_t wild_first = (uint32_t)(tb->wild.len / sizeof(wild_rule));
-    for (; i < hi && tb->c[i].prefix_len == depth; i++) {
-        const cand *c = &tb->c[i];
-        if (c->wildcard) {
+    uint32_t i = lo;
+    while (i < hi && tb->c[i].prefix_len == depth) i++;
+    /* Wildcard rules: allow ones, then disallow ones, each in candidate order
+     * (priority desc, line asc; cand_cmp), which lets matching stop early. */
+    for (int pass = 0; pass < 2; pass++) {
+        const uint8_t type = pass == 0 ? RS_RULE_ALLOW : RS_RULE_DISALLOW;
+        for (uint32_t j = lo; j < i; j++) {
+            const cand *c = &tb->c[j];
+            if (!c->wildcard || c->type != type) continue;
             wild_rule w;
             memset(&w, 0, sizeof w);
             w.prio = c->len;
@@ -221,7 +228,12 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
             tb->status = rs_buf_append(&tb->wild, &w, sizeof w);
             if (tb->status != RS_OK) return;
             n_wild++;
-        } else {
+            n_wild_allow += pass == 0;
+        }
+    }
+    for (uint32_t j = lo; j < i; j++) {
+        const cand *c = &tb->c[j];
+        if (!c->wildcard) {
             const int slot = (c->type == RS_RULE_ALLOW ? SLOT_ALLOW : SLOT_DISALLOW)
                              + (c->anchored ? 2 : 0);
             lit_slot *s = &node_at(tb, node)->lit[slot];
@@ -233,6 +245,7 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
     }
     node_at(tb, node)->wild_first = wild_first;
     node_at(tb, node)->n_wild = n_wild;
+    node_at(tb, node)->n_wild_allow = n_wild_allow;
 
     /* Children: runs of equal next byte. Reserve their slots contiguously. */
     uint32_t n_children = 0;
@@ -487,13 +500,45 @@ static inline int label_matches(const char *a, const char *b, size_t n)
     return 1;
 }
 
+/* byte_mask() of the path, computed on first need. */
+typedef struct {
+    uint64_t mask;
+    int known;
+    const char *path;
+    size_t plen;
+} path_bytes;
+
+/*
+ * The wildcard rules of one type at one node, against the best rule of that
+ * type so far. They come by (priority desc, line asc), so once one cannot
+ * beat the best, none after it can; and once one matches, it is the best of
+ * the rest: both end the scan.
+ */
+static inline void wild_scan(const wild_rule *w, uint32_t n, best_match *b, const char *path, size_t plen,
+                             size_t depth, const char *text, path_bytes *pb)
+{
+    for (const wild_rule *const end = w + n; w < end; w++) {
+        if (!beats((int32_t)w->prio, w->line, b)) return;
+        if (!pb->known) {
+            pb->mask = byte_mask(pb->path, pb->plen);
+            pb->known = 1;
+        }
+        if (w->needs & ~pb->mask) continue; /* a byte it needs is not in the path */
+        if (match_after_star(path, plen, depth, text + w->tail_off, w->tail_len, w->anchored)) {
+            b->prio = (int32_t)w->prio;
+            b->line = w->line;
+            b->rule = w->rule;
+            return;
+        }
+    }
+}
+
 static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
 {
     best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
     const trie_node *node = m->nodes;
     size_t depth = 0;
-    uint64_t path_bytes = 0;   /* byte_mask(path), computed on first need */
-    int have_path_bytes = 0;
+    path_bytes pb = { 0, 0, path, plen };
     for (;;) {
         consider(&best[0], (int32_t)depth, &node->lit[SLOT_ALLOW]);
         consider(&best[1], (int32_t)depth, &node->lit[SLOT_DISALLOW]);
@@ -501,21 +546,11 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
             consider(&best[0], (int32_t)depth + 1, &node->lit[SLOT_ANCH_ALLOW]);
             consider(&best[1], (int32_t)depth + 1, &node->lit[SLOT_ANCH_DISALLOW]);
         }
-        const wild_rule *w = m->wild + node->wild_first;
-        for (uint32_t k = 0; k < node->n_wild; k++, w++) {
-            best_match *b = &best[w->type == RS_RULE_DISALLOW];
-            if (!beats((int32_t)w->prio, w->line, b)) continue;
-            if (!have_path_bytes) {
-                path_bytes = byte_mask(path, plen);
-                have_path_bytes = 1;
-            }
-            if (w->needs & ~path_bytes) continue; /* a byte it needs is not in the path */
-            if (match_after_star(path, plen, depth, m->trie_text + w->tail_off, w->tail_len,
-                                 w->anchored)) {
-                b->prio = (int32_t)w->prio;
-                b->line = w->line;
-                b->rule = w->rule;
-            }
+        if (node->n_wild) {
+            const wild_rule *w = m->wild + node->wild_first;
+            wild_scan(w, node->n_wild_allow, &best[0], path, plen, depth, m->trie_text, &pb);
+            wild_scan(w + node->n_wild_allow, node->n_wild - node->n_wild_allow, &best[1], path, plen,
+                      depth, m->trie_text, &pb);
         }
         if (depth == plen || node->n_children == 0) break;
         const int64_t c = find_child(m, node, (unsigned char)path[depth]);
