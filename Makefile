@@ -15,7 +15,7 @@ PKGS      = libzstd libxxhash zlib libidn2
 RS_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(WARNFLAGS) $(MOREFLAGS)
 # Resolved on use so a fresh machine can install the packages first.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
 LIB_SRC  := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
@@ -98,11 +98,15 @@ check: all test-unit ## the fast subset: unit tests only
 test-scalar: ## run every test with the scalar kernels forced
 	RS_SIMD=scalar $(MAKE) test
 
-demo: $(BIN) ## check the sample URLs in data/ against the sample robots.txt
+demo: $(BIN) ## run check, urls, logs and lint on the sample data in data/
 	@echo "== robotscan check --agent Googlebot (data/example-robots.txt, data/example-urls.txt)"
 	@./$(BIN) check --robots data/example-robots.txt --agent Googlebot --format text < data/example-urls.txt || true
-	@echo; echo "== the same URLs for GPTBot, as TSV"
-	@./$(BIN) check --robots data/example-robots.txt --agent GPTBot --format tsv < data/example-urls.txt | head -5 || true
+	@echo; echo "== robotscan urls: a crawl frontier against a directory of robots.txt files (data/robots/)"
+	@./$(BIN) urls --robots data/robots --agent Googlebot --format text --verbose data/frontier.txt
+	@echo; echo "== robotscan logs: which bots broke data/example-robots.txt in data/access.log"
+	@./$(BIN) logs --robots data/example-robots.txt --host shop.example.com --format text data/access.log
+	@echo; echo "== robotscan lint --agent Googlebot data/example-robots.txt"
+	@./$(BIN) lint --agent Googlebot data/example-robots.txt || true
 
 install: all ## install robotscan, the library and its header under $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

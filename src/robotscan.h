@@ -164,6 +164,14 @@ typedef enum {
 RS_API rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out);
 RS_API void rs_ruleset_free(rs_ruleset *rs);
 
+/**
+ * The product tokens the user-agent lines of @rs name (non-empty, not `*`),
+ * in file order, each once (ASCII case-insensitively).
+ * @param out   OUT: up to @cap slices into @rs, valid as long as @rs.
+ * @return the number of distinct tokens (may exceed @cap).
+ */
+RS_API size_t rs_ruleset_tokens(const rs_ruleset *rs, rs_str *out, size_t cap);
+
 /** @return 1 if some user-agent line of @rs names @agent (SPEC 2.2.13). */
 RS_API int rs_ruleset_names_agent(const rs_ruleset *rs, const char *agent, size_t agent_len);
 
@@ -947,6 +955,104 @@ RS_API rs_status rs_tally_merge(rs_tally *dst, const rs_tally *src);
 
 
 /* ===== Lint (src/lint) ===== */
+
+/*
+ * rs_lint reads a robots.txt exactly as the parser does (it is a second
+ * handler of rs_robots_parse events) and reports lines that probably do not
+ * do what their author thinks, each with what the parser will actually do
+ * under the default google semantics (SPEC 2). It knows no file names.
+ */
+
+typedef enum { RS_LINT_INFO = 0, RS_LINT_WARNING = 1, RS_LINT_ERROR = 2 } rs_lint_severity;
+
+/* Stable codes; rs_lint_code_name() gives the names used in output ("typo-key"). */
+typedef enum {
+    RS_LINT_TYPO_KEY = 0,           /* warning: key accepted only as a known typo */
+    RS_LINT_MISSING_COLON,          /* warning: key and value separated by whitespace */
+    RS_LINT_LINE_TOO_LONG,          /* warning: bytes past 16,663 of a line ignored */
+    RS_LINT_RULE_OUTSIDE_GROUP,     /* warning: allow/disallow before any user-agent */
+    RS_LINT_UNKNOWN_KEY,            /* info: a key the matcher ignores */
+    RS_LINT_PATTERN_NEVER_MATCHES,  /* warning: pattern not starting with '/' or '*' */
+    RS_LINT_DOLLAR_NOT_AT_END,      /* warning: '$' inside a pattern is literal */
+    RS_LINT_CONFLICTING_RULES,      /* warning: same pattern allowed and disallowed */
+    RS_LINT_USER_AGENT_NOT_TOKEN,   /* info: user-agent value read as a shorter token */
+    RS_LINT_EMPTY_USER_AGENT,       /* warning: a user-agent line naming nobody */
+    RS_LINT_SITEMAP_NOT_ABSOLUTE,   /* warning: sitemap value not an absolute URL */
+    RS_LINT_FILE_TOO_LARGE,         /* error: content past 500 KiB ignored */
+    RS_LINT_BOM,                    /* info: a byte-order mark was skipped */
+    RS_LINT_INVALID_UTF8,           /* warning: bytes that are not UTF-8 */
+    RS_LINT_HTML_CONTENT,           /* error: the file looks like an HTML page */
+    RS_LINT_NO_GROUPS,              /* warning: no user-agent line: everything allowed */
+    RS_LINT_IGNORED_LINE,           /* warning: not a key/value line (or empty key): ignored */
+    RS_LINT_MISSPELLED_KEY,         /* warning: unknown key close to a real one: ignored */
+    RS_LINT_NUL_BYTE,               /* warning: a NUL byte ends the line early */
+    RS_LINT_EMPTY_GROUP,            /* warning: last group has no rules: its agents get everything */
+    RS_LINT_CODE_COUNT
+} rs_lint_code;
+
+/** @return the stable name of @code ("typo-key", ...), or NULL when out of range. */
+RS_API const char *rs_lint_code_name(rs_lint_code code);
+/** @return the severity every finding of @code has. */
+RS_API rs_lint_severity rs_lint_code_severity(rs_lint_code code);
+/** @return "info", "warning" or "error". */
+RS_API const char *rs_lint_severity_name(rs_lint_severity sev);
+
+typedef struct {
+    uint32_t         line;      /* 1-based line (numbered as the parser does); 0 = whole file */
+    rs_lint_severity severity;
+    rs_lint_code     code;
+    const char      *code_name; /* static */
+    rs_str           message;   /* one line, no newline; valid only during the callback */
+} rs_lint_finding;
+
+typedef struct {
+    uint32_t ignore;            /* bitmask of (1u << code): codes not to report */
+} rs_lint_options;
+
+typedef void (*rs_lint_callback)(void *ctx, const rs_lint_finding *finding);
+
+/**
+ * Lints a robots.txt body. Findings are delivered after the whole body was
+ * read, ordered by line (line 0 first), then by the order they were found.
+ * Only the first RS_ROBOTS_MAX_BODY bytes are read; pass at least one byte
+ * more for file-too-large to be reported.
+ * @param options may be NULL (report every code).
+ * @return RS_OK, or RS_ERR_NOMEM (then no finding was delivered).
+ */
+RS_API rs_status rs_lint(const void *body, size_t size, const rs_lint_options *options,
+                         rs_lint_callback cb, void *ctx);
+
+/** One effective rule of an agent (rs_lint_agent). */
+typedef struct {
+    rs_rule_type type;
+    uint32_t line;
+    uint32_t priority;      /* canonical pattern length (SPEC 2.4.17) */
+    int      derived;       /* 1: the "/dir/$" retry of a "/dir/index.htm*" allow (SPEC 2.4.20) */
+    int      never_matches; /* 1: the pattern does not start with '/' or '*' */
+    rs_str   pattern;       /* canonical */
+} rs_lint_rule;
+
+/** Which groups apply to an agent and the rules it gets, as a crawler sees them. */
+typedef struct {
+    int             specific;    /* 1: groups naming the agent apply; 0: the '*' groups (if any) */
+    uint32_t        n_groups;    /* applying groups; 0: every URL is allowed */
+    const uint32_t *group_lines; /* first user-agent line of each applying group, ascending */
+    size_t          n_rules;
+    const rs_lint_rule *rules;   /* precedence order: the first that matches a path decides
+                                  * (an empty disallow disallows nothing; no match: allowed) */
+} rs_lint_agent_view;
+
+/**
+ * Computes what @agent (compared whole, as rs_matcher_create does) gets from
+ * a robots.txt body: applying groups and their merged rules.
+ * @param out OUT: owned by the caller (rs_lint_agent_free); independent of @body.
+ *            Its arrays and patterns live until rs_lint_agent_free.
+ * @return RS_OK, RS_ERR_NOMEM, or RS_ERR_USAGE (out NULL, or agent NULL with a length).
+ */
+RS_API rs_status rs_lint_agent(const void *body, size_t size, const char *agent, size_t agent_len,
+                               rs_lint_agent_view **out);
+RS_API void rs_lint_agent_free(rs_lint_agent_view *view);
+
 
 
 #ifdef __cplusplus

@@ -116,8 +116,17 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
     return cli_usage_error(c, "unhandled option %s", name);
 }
 
+static int parse_all(const char *command, const char *const *accepted, int argc, char **argv,
+                     struct cli_opts *o);
+
 int cli_parse(const char *command, const char *const *accepted, int argc, char **argv,
               struct cli_opts *o)
+{
+    return parse_all(command, accepted, argc, argv, o);
+}
+
+static int parse_all(const char *command, const char *const *accepted, int argc, char **argv,
+                     struct cli_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->command = command;
@@ -125,8 +134,9 @@ int cli_parse(const char *command, const char *const *accepted, int argc, char *
     o->progress = -1;
     o->jobs = 1;
     o->missing = "allow";
-    o->args = calloc((size_t)argc + 1, sizeof(char *));
-    if (o->args == NULL) { cli_error("out of memory"); return 2; }
+    /* Positional arguments are compacted into argv itself: the write index
+     * never passes the read index, and nothing needs freeing. */
+    o->args = argv;
     int only_positional = 0;
     for (int i = 0; i < argc; i++) {
         char *a = argv[i];

@@ -67,5 +67,7 @@ int cli_out_finish(void);
 
 int cmd_check(int argc, char **argv);
 int cmd_urls(int argc, char **argv);
+int cmd_logs(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
 
 #endif /* RS_CLI_H */

@@ -109,7 +109,6 @@ int cmd_check(int argc, char **argv)
     if (rc) return rc;
     if (o.help) {
         fputs(HELP, stdout);
-        free(o.args);
         return 0;
     }
     if (o.n_robots != 1) return cli_usage_error("check", "needs exactly one --robots FILE");
@@ -158,7 +157,6 @@ int cmd_check(int argc, char **argv)
     if (cli_out_finish() != 0) rc = -1;
     free(c.scratch);
     free(c.rule_text);
-    free(o.args);
     rs_matcher_free(m);
     if (rc != 0) return 2;
     return c.any_disallowed ? 1 : 0;

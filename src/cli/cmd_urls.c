@@ -433,7 +433,6 @@ int cmd_urls(int argc, char **argv)
     if (rc) return rc;
     if (o.help) {
         fputs(HELP, stdout);
-        free(o.args);
         return 0;
     }
     if (o.n_robots < 1) return cli_usage_error("urls", "needs at least one --robots PATH");
@@ -495,6 +494,7 @@ int cmd_urls(int argc, char **argv)
         summary_text(cli_out(), &t->counts, seconds);
         if (cli_out_flush(0) != 0) rc = 2;
     } else if (o.verbose) {
+        if (cli_out_flush(0) != 0) rc = 2; /* records first, then the summary */
         rs_outbuf e = { 0 };
         summary_text(&e, &t->counts, seconds);
         fwrite(e.ptr, 1, e.len, stderr);
@@ -505,7 +505,6 @@ int cmd_urls(int argc, char **argv)
     pipeline_free(&p);
     rs_sites_free(sites);
     if (cli_out_finish() != 0) rc = 2;
-    free(o.args);
     if (rc) return 2;
     return o.fail_on && disallowed ? 1 : 0;
 }

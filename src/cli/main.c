@@ -14,6 +14,8 @@ typedef struct {
 static const command COMMANDS[] = {
     { "check", cmd_check, "one robots.txt, one agent, URLs -> a verdict per URL" },
     { "urls",  cmd_urls,  "a URL list + many sites' robots.txt -> verdict stream and statistics" },
+    { "logs",  cmd_logs,  "access logs + robots.txt -> which bot hits broke robots.txt or crawl-delay" },
+    { "lint",  cmd_lint,  "robots.txt files -> per-line diagnostics (typos, unsupported lines, size)" },
 };
 
 static void usage(FILE *f)

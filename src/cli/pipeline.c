@@ -79,6 +79,7 @@ static void result_reset(pipeline_result *res, const worker_ctx *w)
 {
     res->out.len = 0;
     res->diag.len = 0;
+    res->aux.len = 0;
     memset(&res->counts, 0, sizeof res->counts);
     res->status = RS_OK;
     res->errmsg[0] = '\0';
@@ -222,6 +223,13 @@ static int emit(pipeline_impl *p, slot *s)
         return -1;
     }
     add_counts(&p->totals.counts, &res->counts);
+    if (p->cfg.in_order) {
+        const rs_status st = p->cfg.in_order(p->cfg.ctx, res);
+        if (st != RS_OK) {
+            cli_error("%s", res->errmsg[0] ? res->errmsg : rs_status_str(st));
+            return -1;
+        }
+    }
     if (res->out.len) {
         if (rs_outbuf_append(cli_out(), res->out.ptr, res->out.len) != RS_OK) return -1;
         if (cli_out_flush(1 << 18) != 0) return -1;
@@ -361,6 +369,7 @@ void pipeline_free(pipeline *pl)
         rs_outbuf_free(&p->slots[i].res.out);
         rs_outbuf_free(&p->slots[i].res.diag);
         rs_outbuf_free(&p->slots[i].res.scratch_key);
+        rs_outbuf_free(&p->slots[i].res.aux);
     }
     for (int i = 0; p->workers && i < p->cfg.jobs; i++) {
         if (p->cfg.state_free) p->cfg.state_free(p->workers[i].state);

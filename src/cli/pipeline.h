@@ -27,6 +27,7 @@ typedef struct {
     rs_outbuf out;         /* records, for stdout */
     rs_outbuf diag;        /* lines for stderr (--verbose) */
     rs_outbuf scratch_key; /* free for process() */
+    rs_outbuf aux;         /* command-specific per-block data for in_order() */
     pipeline_counts counts;
     rs_tally *origins;     /* this worker's tallies (NULL when not wanted) */
     rs_tally *rules;
@@ -44,6 +45,9 @@ typedef struct {
     unsigned tally_counters_origin; /* counters per origin; 0 = no tallies */
     void *(*user_new)(void);        /* per-worker accumulator (may be NULL) */
     void (*user_free)(void *user);
+    /* Called on the main thread for each finished block, in input order, before
+     * its records are written; it may take them (consume res->out). */
+    rs_status (*in_order)(void *ctx, pipeline_result *res);
     int progress;                   /* progress line on stderr */
     int write_header;
     rs_format format;

@@ -169,3 +169,24 @@ int rs_ruleset_group_value(const rs_ruleset *rs, const char *agent, size_t agent
     rs_free(selected);
     return found;
 }
+
+size_t rs_ruleset_tokens(const rs_ruleset *rs, rs_str *out, size_t cap)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < rs->n_agents; i++) {
+        const rs_ua_record *ua = &rs->agents[i];
+        if (ua->global || ua->token.len == 0) continue;
+        const rs_str tok = rs_ruleset_str(rs, ua->token);
+        int seen = 0;
+        for (uint32_t j = 0; j < i && !seen; j++) {
+            const rs_ua_record *u = &rs->agents[j];
+            if (u->global || u->token.len == 0) continue;
+            const rs_str t = rs_ruleset_str(rs, u->token);
+            seen = rs_ieq(t.ptr, t.len, tok.ptr, tok.len);
+        }
+        if (seen) continue;
+        if (n < cap) out[n] = tok;
+        n++;
+    }
+    return n;
+}

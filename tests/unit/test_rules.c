@@ -125,3 +125,17 @@ Test(rules, compat_names_agent_and_crawl_delay)
     cr_expect_not(rs_ruleset_group_value(rs, "b", 1, "host", &v));
     rs_ruleset_free(rs);
 }
+
+Test(rules, compat_tokens_lists_named_agents_once)
+{
+    const char *body = "User-agent: *\nUser-agent: Googlebot/2.1\nDisallow: /\nUser-agent: googlebot\n"
+                       "User-agent: Bing Bot\nUser-agent: *x\nAllow: /\n";
+    rs_ruleset *rs;
+    cr_assert_eq(rs_ruleset_parse(body, strlen(body), &rs), RS_OK);
+    rs_str t[4];
+    cr_assert_eq(rs_ruleset_tokens(rs, t, 4), 2);
+    cr_expect(t[0].len == 9 && memcmp(t[0].ptr, "Googlebot", 9) == 0);
+    cr_expect(t[1].len == 4 && memcmp(t[1].ptr, "Bing", 4) == 0);
+    cr_expect_eq(rs_ruleset_tokens(rs, t, 1), 2, "count beyond cap");
+    rs_ruleset_free(rs);
+}

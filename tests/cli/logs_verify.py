@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Independent checks of `robotscan logs` output (called by test_logs.sh).
+
+Usage: logs_verify.py BIN ROBOTS LOG TSV STATS_JSON
+ - per-bot hits and disallowed counts of the TSV equal the stats JSON;
+ - every bot hit's verdict and line equal `robotscan check` for the group the
+   bot follows (its own token if the robots.txt names it, Googlebot for the
+   Googlebot-* family, else the '*' groups), /robots.txt hits excepted;
+ - delay_violation equals a recomputation: per (agent, origin), hits other
+   than /robots.txt sorted by time; a gap shorter than the group's
+   Crawl-delay is a violation;
+ - the number of Googlebot/2.1 hits found by a plain regex over the raw log
+   equals the Googlebot rows.
+"""
+import collections, csv, datetime, io, json, re, subprocess, sys
+
+binp, robots, log, tsv_path, stats_path = sys.argv[1:6]
+failures = []
+
+def fail(msg):
+    failures.append(msg)
+
+rows = list(csv.DictReader(open(tsv_path, encoding="utf-8", errors="replace"), delimiter="\t",
+                           quoting=csv.QUOTE_NONE))
+stats = json.load(open(stats_path))
+
+# 1. counts per bot
+hits = collections.Counter(r["agent"] for r in rows)
+dis = collections.Counter(r["agent"] for r in rows if r["verdict"] == "disallow")
+for b in stats["bots"]:
+    if hits[b["agent"]] != b["hits"]:
+        fail("hits of %s: tsv %d, stats %d" % (b["agent"], hits[b["agent"]], b["hits"]))
+    if dis[b["agent"]] != b["violations"]:
+        fail("violations of %s: tsv %d, stats %d" % (b["agent"], dis[b["agent"]], b["violations"]))
+if sum(hits.values()) != stats["bot_hits"]:
+    fail("bot hits: tsv %d, stats %d" % (sum(hits.values()), stats["bot_hits"]))
+
+# 2. the robots.txt's groups, read the simple way this test's files are written
+named, delays, current, seen_rule = set(), {}, [], False
+for line in open(robots, encoding="utf-8"):
+    line = line.split("#")[0].strip()
+    if ":" not in line:
+        continue
+    k, v = [x.strip() for x in line.split(":", 1)]
+    k = k.lower()
+    if k == "user-agent":
+        if seen_rule:
+            current, seen_rule = [], False
+        tok = "*" if v == "*" else re.match(r"[A-Za-z_-]*", v).group(0).lower()
+        current.append(tok)
+        if tok != "*":
+            named.add(tok)
+    elif k in ("allow", "disallow"):
+        seen_rule = True
+    elif k == "crawl-delay":
+        for t in current:
+            delays.setdefault(t, float(v))
+
+def group_of(agent):
+    a = agent.lower()
+    if a in named:
+        return a
+    if a.startswith("googlebot-") and "googlebot" in named:
+        return "googlebot"
+    return "*"
+
+def is_robots(url):
+    p = re.sub(r"^[a-z]+://[^/?#;]*", "", url)
+    return p == "/robots.txt" or p.startswith("/robots.txt?")
+
+# 3. verdicts through check, per group
+by_group = collections.defaultdict(list)
+for i, r in enumerate(rows):
+    if not is_robots(r["url"]):
+        by_group[group_of(r["agent"])].append(i)
+checked = 0
+for g, idx in by_group.items():
+    agent = g if g != "*" else "NoSuchBotZ"
+    inp = "".join(rows[i]["url"] + "\n" for i in idx).encode()
+    p = subprocess.run([binp, "check", "--robots", robots, "--agent", agent, "--format", "tsv"],
+                       input=inp, capture_output=True)
+    out = list(csv.DictReader(io.StringIO(p.stdout.decode()), delimiter="\t", quoting=csv.QUOTE_NONE))
+    if len(out) != len(idx):
+        fail("check for %s returned %d rows for %d URLs" % (agent, len(out), len(idx)))
+        continue
+    for i, c in zip(idx, out):
+        checked += 1
+        if (rows[i]["verdict"], rows[i]["line"]) != (c["verdict"], c["line"]):
+            fail("hit %d (%s %s): logs says %s/%s, check says %s/%s" % (i, rows[i]["agent"], rows[i]["url"],
+                 rows[i]["verdict"], rows[i]["line"], c["verdict"], c["line"]))
+for i, r in enumerate(rows):
+    if is_robots(r["url"]) and (r["verdict"], r["reason"]) != ("allow", "robots-txt"):
+        fail("robots.txt hit %d is %s/%s" % (i, r["verdict"], r["reason"]))
+
+# 4. crawl-delay recomputed
+def epoch(t):
+    return datetime.datetime.strptime(t, "%d/%b/%Y:%H:%M:%S %z").timestamp()
+
+want = [0] * len(rows)
+seq = collections.defaultdict(list)
+for i, r in enumerate(rows):
+    g = group_of(r["agent"])
+    d = delays.get(g, 0) if g != "*" else delays.get("*", 0)
+    if d > 0 and not is_robots(r["url"]):
+        seq[(r["agent"], r["origin"])].append((epoch(r["time"]), i, d))
+for s in seq.values():
+    s.sort()
+    for (t0, _, _), (t1, i, d) in zip(s, s[1:]):
+        if t1 - t0 < d:
+            want[i] = 1
+for i, r in enumerate(rows):
+    if int(r["delay_violation"]) != want[i]:
+        fail("hit %d (%s at %s): delay_violation %s, recomputed %d" % (i, r["agent"], r["time"],
+             r["delay_violation"], want[i]))
+dv = collections.Counter(r["agent"] for r, w in zip(rows, want) if w)
+for b in stats["bots"]:
+    if dv[b["agent"]] != b["delay_violations"]:
+        fail("delay violations of %s: recomputed %d, stats %d" % (b["agent"], dv[b["agent"]], b["delay_violations"]))
+
+# 5. an independent count of one crawler
+ua_re = re.compile(r'"([^"]*)"\s*$')
+gb = 0
+for line in open(log, encoding="utf-8", errors="replace"):
+    m = ua_re.search(line.rstrip("\n"))
+    if m and re.search(r"\bGooglebot/2\.1\b", m.group(1)):
+        gb += 1
+if gb and hits["Googlebot"] != gb:
+    fail("Googlebot/2.1 lines by regex: %d, Googlebot hits: %d" % (gb, hits["Googlebot"]))
+
+for f in failures[:20]:
+    print("FAIL:", f)
+print("logs_verify: %d hits, %d re-checked through check, %d delay violations, %d Googlebot by regex, %d failures"
+      % (len(rows), checked, sum(want), gb, len(failures)))
+sys.exit(1 if failures else 0)
