@@ -59,15 +59,22 @@ typedef struct {
  * A wildcard tail can only match a path whose summary has all the tail's
  * bits, which rejects most candidates without searching.
  */
+#define BIT1(c) (1ull << ((c) & 63))
+#define BIT4(c) BIT1(c), BIT1((c) + 1), BIT1((c) + 2), BIT1((c) + 3)
+#define BIT16(c) BIT4(c), BIT4((c) + 4), BIT4((c) + 8), BIT4((c) + 12)
+#define BIT64(c) BIT16(c), BIT16((c) + 16), BIT16((c) + 32), BIT16((c) + 48)
+static const uint64_t BYTE_BIT[256] = { BIT64(0), BIT64(64), BIT64(128), BIT64(192) }; /* 1 << (c & 63) */
+
 static uint64_t byte_mask(const char *s, size_t n)
 {
+    const unsigned char *p = (const unsigned char *)s;
     uint64_t m0 = 0, m1 = 0;   /* two accumulators: half the dependency chain */
     size_t i = 0;
-    for (; i + 2 <= n; i += 2) {
-        m0 |= 1ull << ((unsigned char)s[i] & 63);
-        m1 |= 1ull << ((unsigned char)s[i + 1] & 63);
+    for (; i + 4 <= n; i += 4) {
+        m0 |= BYTE_BIT[p[i]] | BYTE_BIT[p[i + 1]];
+        m1 |= BYTE_BIT[p[i + 2]] | BYTE_BIT[p[i + 3]];
     }
-    if (i < n) m0 |= 1ull << ((unsigned char)s[i] & 63);
+    for (; i < n; i++) m0 |= BYTE_BIT[p[i]];
     return m0 | m1;
 }
 
