@@ -102,6 +102,8 @@ typedef struct {
     char *scratch;            /* path copies */
     size_t scratch_cap;
     rs_outbuf rule_text;
+    const rs_matcher *rule_matcher; /* rule_text holds rule rule_index of this matcher */
+    int32_t rule_index;
 } worker_state;
 
 static int scratch_grow(worker_state *w, size_t need)
@@ -141,17 +143,26 @@ static inline int is_skippable(const char *p, size_t n)
 static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *res,
                         const char *url, size_t len, const rs_url_parts *parts);
 
-/* Formats "allow: /x" / "disallow: /x" for rule @rule of @m into w->rule_text. */
+/* Formats "allow: /x" / "disallow: /x" for rule @rule of @m into w->rule_text (kept for the next URL). */
 static rs_str rule_string(worker_state *w, const rs_matcher *m, int32_t rule)
 {
     rs_str s = { "", 0 };
+    if (m == NULL || rule < 0) return s;
+    if (m == w->rule_matcher && rule == w->rule_index) {
+        s.ptr = w->rule_text.ptr;
+        s.len = w->rule_text.len;
+        return s;
+    }
     rs_rule_info info;
-    if (m == NULL || rule < 0 || rs_matcher_rule(m, rule, &info) != RS_OK) return s;
+    w->rule_matcher = NULL;
+    if (rs_matcher_rule(m, rule, &info) != RS_OK) return s;
     w->rule_text.len = 0;
     const char *kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
     if (rs_outbuf_append(&w->rule_text, kind, strlen(kind)) != RS_OK
         || rs_outbuf_append(&w->rule_text, info.pattern.ptr, info.pattern.len) != RS_OK)
         return s;
+    w->rule_matcher = m;
+    w->rule_index = rule;
     s.ptr = w->rule_text.ptr;
     s.len = w->rule_text.len;
     return s;
