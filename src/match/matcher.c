@@ -180,7 +180,7 @@ static int cand_cmp(const void *a, const void *b)
 {
     const cand *x = a, *y = b;
     const size_t n = RS_MIN(x->prefix_len, y->prefix_len);
-    const int c = memcmp(sort_text + x->off, sort_text + y->off, n);
+    const int c = n ? memcmp(sort_text + x->off, sort_text + y->off, n) : 0; /* text is NULL when all are empty */
     if (c) return c;
     if (x->prefix_len != y->prefix_len) return x->prefix_len < y->prefix_len ? -1 : 1;
     if (x->len != y->len) return x->len > y->len ? -1 : 1;   /* higher priority first */
