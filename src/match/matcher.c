@@ -35,6 +35,7 @@ typedef struct {
     uint32_t label_off;        /* edge label into text (bytes after the parent's depth) */
     uint32_t label_len;
     uint32_t child_first;      /* index into child_byte/child_node */
+    uint32_t dense;            /* its 256-entry child table in dense[], or NO_DENSE */
     uint32_t n_children;
     uint32_t wild_first;       /* index into wild[]: n_wild_allow allow rules, then the
                                   disallow rules, each by (priority desc, line asc) */
@@ -42,6 +43,12 @@ typedef struct {
     uint32_t n_wild_allow;
     lit_slot lit[4];           /* first line of each literal kind ending here */
 } trie_node;
+
+/* Nodes with at least DENSE_MIN children find a child by byte in one load
+ * (dense[node->dense * 256 + byte] = child index + 1, 0 = none); the others
+ * scan their sorted child bytes. */
+#define DENSE_MIN 9
+#define NO_DENSE  UINT32_MAX
 
 typedef struct {
     uint32_t prio;             /* canonical pattern length */
@@ -100,6 +107,7 @@ struct rs_matcher {
     uint32_t      n_nodes;
     uint8_t      *child_byte;
     uint32_t     *child_node;
+    uint16_t     *dense;       /* child tables of the nodes with many children */
     wild_rule    *wild;
     rule_entry   *rules;       /* every applicable rule, in file order */
     uint32_t      n_rules;
@@ -170,7 +178,7 @@ typedef struct {
     const char *text;
     cand *c;
     uint32_t n;
-    rs_buf nodes, child_byte, child_node, wild;
+    rs_buf nodes, child_byte, child_node, dense, wild;
     rs_status status;
 } trie_builder;
 
@@ -194,6 +202,7 @@ static uint32_t new_node(trie_builder *tb, uint32_t label_off, uint32_t label_le
     n.label_off = label_off;
     n.label_len = label_len;
     for (int k = 0; k < 4; k++) n.lit[k].rule = -1;
+    n.dense = NO_DENSE;
     if (tb->status == RS_OK) tb->status = rs_buf_append(&tb->nodes, &n, sizeof n);
     return (uint32_t)(tb->nodes.len / sizeof n) - 1;
 }
@@ -268,6 +277,16 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
     if (tb->status != RS_OK) return;
     tb->child_byte.len += n_children;
     tb->child_node.len += n_children * sizeof(uint32_t);
+    uint32_t dense = NO_DENSE;
+    if (n_children >= DENSE_MIN) {
+        const size_t table = 256 * sizeof(uint16_t);
+        tb->status = rs_buf_reserve(&tb->dense, table);
+        if (tb->status != RS_OK) return;
+        dense = (uint32_t)(tb->dense.len / table);
+        memset(tb->dense.ptr + tb->dense.len, 0, table);
+        tb->dense.len += table;
+    }
+    node_at(tb, node)->dense = dense;
 
     for (uint32_t k = 0; i < hi; k++) {
         const uint32_t g_lo = i;
@@ -282,6 +301,7 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
         if (tb->status != RS_OK) return;
         tb->child_byte.ptr[child_first + k] = (uint8_t)b;
         ((uint32_t *)(void *)tb->child_node.ptr)[child_first + k] = child;
+        if (dense != NO_DENSE) ((uint16_t *)(void *)tb->dense.ptr)[(size_t)dense * 256 + (uint8_t)b] = (uint16_t)(k + 1);
         build(tb, child, g_lo, i, lcp);
     }
 }
@@ -327,6 +347,7 @@ static void matcher_release(rs_matcher *m)
     rs_free(m->nodes);
     rs_free(m->child_byte);
     rs_free(m->child_node);
+    rs_free(m->dense);
     rs_free(m->wild);
     rs_free(m->rules);
     rs_free(m->text);
@@ -429,6 +450,7 @@ out:
         rs_buf_free(&tb.nodes);
         rs_buf_free(&tb.child_byte);
         rs_buf_free(&tb.child_node);
+        rs_buf_free(&tb.dense);
         rs_buf_free(&tb.wild);
         rs_free(m);
         return st;
@@ -440,6 +462,7 @@ out:
     m->n_nodes = (uint32_t)(tb.nodes.len / sizeof(trie_node));
     m->child_byte = (uint8_t *)tb.child_byte.ptr;
     m->child_node = (uint32_t *)(void *)tb.child_node.ptr;
+    m->dense = (uint16_t *)(void *)tb.dense.ptr;
     m->wild = (wild_rule *)(void *)tb.wild.ptr;
     *out = m;
     return RS_OK;
@@ -467,18 +490,16 @@ static inline void consider(best_match *b, int32_t prio, const lit_slot *s)
     }
 }
 
-/* Index of the child of @node whose label starts with @c, or -1. Children are sorted. */
+/* Index of the child of @node whose label starts with @c, or -1. */
 static inline int64_t find_child(const rs_matcher *m, const trie_node *node, unsigned char c)
 {
-    const uint8_t *bytes = m->child_byte + node->child_first;
-    uint32_t lo = 0, hi = node->n_children;
-    while (hi - lo > 8) { /* binary search down to a short run */
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (bytes[mid] <= c) lo = mid;
-        else hi = mid;
+    if (node->dense != NO_DENSE) {
+        const uint16_t k = m->dense[(size_t)node->dense * 256 + c];
+        return k ? (int64_t)m->child_node[node->child_first + k - 1u] : -1;
     }
-    for (; lo < hi; lo++)
-        if (bytes[lo] == c) return m->child_node[node->child_first + lo];
+    const uint8_t *bytes = m->child_byte + node->child_first;
+    for (uint32_t k = 0; k < node->n_children; k++)     /* fewer than DENSE_MIN */
+        if (bytes[k] == c) return m->child_node[node->child_first + k];
     return -1;
 }
 

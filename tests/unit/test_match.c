@@ -302,18 +302,21 @@ static void naive_verdict(const rnd_rule *r, size_t n, const char *path, size_t 
 
 Test(match, compat_random_rules_match_naive_reference)
 {
-    static const char ALPHA[] = "//ab*$a";
+    /* odd rounds: a wide alphabet, so that nodes get many children (dense child tables) */
+    static const char NARROW[] = "//ab*$a", WIDE[] = "/abcdefghijklmnopqrstu*$";
     unsigned seed = 4242;
-    char body[4096], path[40];
-    rnd_rule rules[24];
+    char body[8192], path[40];
+    rnd_rule rules[60];
     for (int round = 0; round < 3000; round++) {
-        const size_t n = 1 + (size_t)rand_r(&seed) % 24;
+        const char *const alpha = round % 2 ? WIDE : NARROW;
+        const size_t na = strlen(alpha);
+        const size_t n = 1 + (size_t)rand_r(&seed) % (round % 2 ? 60 : 24);
         size_t at = (size_t)snprintf(body, sizeof body, "User-agent: *\n");
         for (size_t i = 0; i < n; i++) {
             rnd_rule *r = &rules[i];
             r->allow = rand_r(&seed) % 2;
-            const size_t len = (size_t)rand_r(&seed) % 9;
-            for (size_t k = 0; k < len; k++) r->pat[k] = ALPHA[rand_r(&seed) % 7];
+            const size_t len = (size_t)rand_r(&seed) % (round % 2 ? 5 : 9);
+            for (size_t k = 0; k < len; k++) r->pat[k] = alpha[(size_t)rand_r(&seed) % na];
             r->pat[len] = '\0';
             if (len && rand_r(&seed) % 3) r->pat[0] = rand_r(&seed) % 4 ? '/' : '*';
             if (rand_r(&seed) % 17 == 0) strcpy(r->pat, rand_r(&seed) % 2 ? "/a/index.html" : "/*/index.htm");
@@ -328,7 +331,7 @@ Test(match, compat_random_rules_match_naive_reference)
         for (int q = 0; q < 40; q++) {
             const size_t plen = 1 + (size_t)rand_r(&seed) % 12;
             path[0] = '/';
-            for (size_t k = 1; k < plen; k++) path[k] = "/ab$a*"[rand_r(&seed) % 6];
+            for (size_t k = 1; k < plen; k++) path[k] = alpha[(size_t)rand_r(&seed) % na];
             if (q == 0) { strcpy(path, "/a/"); }
             const size_t pl = q == 0 ? 3 : plen;
             rs_verdict v;
