@@ -69,6 +69,7 @@ typedef struct {
     int missing;              /* 0 allow, 1 disallow, 2 skip */
     int only;                 /* -1 all, 0 allowed, 1 disallowed */
     int want_tallies;
+    rs_str reasons[RS_REASON_COUNT]; /* rs_reason_str() of each reason, with its length */
 } urls_job;
 
 /*
@@ -317,7 +318,7 @@ static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *r
 
     if (job->opts->quiet || (job->only >= 0 && job->only != v.disallowed)) return RS_OK;
     const rs_str rule = rule_string(w, site->matcher, v.rule);
-    const rs_str reason_s = { rs_reason_str(reason), strlen(rs_reason_str(reason)) };
+    const rs_str reason_s = job->reasons[reason];
     if (job->opts->format == RS_FORMAT_TEXT) {
         char tail[64];
         CLI_TRY(rs_outbuf_append(&res->out, v.disallowed ? "DISALLOWED  " : "allowed     ", 12));
@@ -488,6 +489,10 @@ int cmd_urls(int argc, char **argv)
     job.agent = o.agents[0];
     job.agent_len = strlen(o.agents[0]);
     job.want_tallies = o.stats_path != NULL;
+    for (int r = 0; r < RS_REASON_COUNT; r++) {
+        job.reasons[r].ptr = rs_reason_str((rs_reason)r);
+        job.reasons[r].len = strlen(job.reasons[r].ptr);
+    }
 
     pipeline p;
     pipeline_config cfg;
