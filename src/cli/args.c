@@ -145,6 +145,12 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
             continue;
         }
         if (!strcmp(a, "--")) { only_positional = 1; continue; }
+        if (a[1] == 'j' && a[2] != '\0') { /* -jN */
+            if (!accepts(accepted, "-j")) return cli_usage_error(command, "unknown option %s", a);
+            const int rc = set_option(o, "-j", a + 2);
+            if (rc) return rc;
+            continue;
+        }
         char name[64];
         const char *value = NULL;
         const char *eq = strchr(a, '=');
