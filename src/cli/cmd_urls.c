@@ -224,8 +224,13 @@ static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *
     const size_t key = parts.authority_end < len ? parts.authority_end + 1 : len;
     if (key == w->last_key_len && same_key(url, w->last_key, key))
         return decide(job, w, res, url, len, &parts);
+    /* rs_origin_parse skips leading whitespace and a BOM, so for such a line the
+     * origin may depend on bytes past the key ("  //a.com/" vs "  //b.com/"):
+     * those lines are neither cached nor looked up. */
+    const unsigned char c0 = len ? (unsigned char)url[0] : 0;
+    const int keyed = c0 > 0x20 && c0 != 0xEF;
     origin_entry *e = NULL;
-    if (key <= OCACHE_KEY) {
+    if (keyed && key <= OCACHE_KEY) {
         e = &w->cache[key_slot(url, key)];
         if (e->key_len == key && same_key(e->key, url, key)) {
             use_cached(w, e, url, key);
@@ -257,10 +262,7 @@ static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *
             CLI_TRY(rs_tally_find(res->origins, origin.origin.ptr, origin.origin.len,
                                      &w->last_origin_tally));
     }
-    /* rs_origin_parse skips leading whitespace and a BOM, so for such a line the
-     * origin may depend on bytes past the key ("  //a.com/" vs "  //b.com/"). */
-    const unsigned char c0 = (unsigned char)url[0];
-    w->last_key_len = key <= sizeof w->last_key && c0 > 0x20 && c0 != 0xEF ? key : 0;
+    w->last_key_len = key <= sizeof w->last_key && keyed ? key : 0;
     memcpy(w->last_key, url, w->last_key_len);
     if (e && w->last_origin_len <= OCACHE_ORIGIN) {
         e->key_len = (uint32_t)key;
