@@ -182,10 +182,11 @@ typedef struct {
     rs_status status;
 } trie_builder;
 
-static const char *sort_text; /* qsort has no context argument in C11 */
 
-static int cand_cmp(const void *a, const void *b)
+/* Orders candidates by prefix bytes (glibc qsort_r: @text is the candidates' text). */
+static int cand_cmp(const void *a, const void *b, void *text)
 {
+    const char *sort_text = text;
     const cand *x = a, *y = b;
     const size_t n = RS_MIN(x->prefix_len, y->prefix_len);
     const int c = n ? memcmp(sort_text + x->off, sort_text + y->off, n) : 0; /* text is NULL when all are empty */
@@ -430,8 +431,7 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         tb.c = (cand *)(void *)cands.ptr;
         tb.n = (uint32_t)(cands.len / sizeof(cand));
         if (st == RS_OK && tb.n) {
-            sort_text = tb.text;
-            qsort(tb.c, tb.n, sizeof(cand), cand_cmp);
+            qsort_r(tb.c, tb.n, sizeof(cand), cand_cmp, (void *)(uintptr_t)tb.text);
         }
         if (st == RS_OK) {
             const uint32_t root = new_node(&tb, 0, 0);
