@@ -37,7 +37,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.cc=$(BUILD)/bench/%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
 .PHONY: all lib cli test check test-unit test-cli test-conformance test-scalar demo \
-        bench fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install clean help deps
+        bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install clean help deps
 
 all: lib cli ## build librobotscan.a and ./robotscan (default)
 
@@ -160,6 +160,9 @@ $(BUILD)/bench/%: bench/%.cc $(LIB) | $(DEPS_OK)
 
 bench: $(BENCH_BIN) ## build and run the benchmarks (bench/bench_*.cc); BENCH_ARGS for options
 	@set -e; for b in $(BENCH_BIN); do echo "== $$b"; $$b $(BENCH_ARGS); done
+
+bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/bench-urls; BENCH_URLS_ARGS)
+	scripts/bench-urls $(BENCH_URLS_ARGS)
 
 test: MOREFLAGS += -Werror
 test: all test-unit test-cli test-conformance test-fuzz-replay ## build everything and run every test

@@ -289,6 +289,7 @@ typedef struct {
     size_t (*find_newline)(const char *p, size_t n);         /* index of first '\n', or n */
     size_t (*count_newlines)(const char *p, size_t n);       /* number of '\n' */
     size_t (*find_any)(const char *p, size_t n, const rs_byteset *set); /* first member, or n */
+    size_t (*find_substr)(const char *h, size_t n, const char *s, size_t m); /* leftmost s, or n */
 } rs_simd_kernels;
 
 /** @return the index of the first '\n' in p[0 .. n), or n if there is none. */
@@ -297,6 +298,12 @@ RS_API size_t rs_simd_find_newline(const char *p, size_t n);
 RS_API size_t rs_simd_count_newlines(const char *p, size_t n);
 /** @return the index of the first byte of p[0 .. n) in @set, or n if none. */
 RS_API size_t rs_simd_find_any(const char *p, size_t n, const rs_byteset *set);
+/**
+ * @return the start of the leftmost occurrence of s[0 .. m) in h[0 .. n), or
+ *         n if there is none (an empty s occurs at 0). Reads only h[0 .. n)
+ *         and s[0 .. m); O(n * m) at worst.
+ */
+RS_API size_t rs_simd_find_substr(const char *h, size_t n, const char *s, size_t m);
 
 /** @return the name of the kernel set in use ("scalar", "sse2", "avx2"). */
 RS_API const char *rs_simd_impl_name(void);

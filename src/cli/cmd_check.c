@@ -81,7 +81,7 @@ static int check_one(checker *c, const char *url, size_t len)
         const size_t klen = strlen(kind);
         if (grow(&c->rule_text, &c->rule_cap, klen + info.pattern.len + 1) != 0) return -1;
         memcpy(c->rule_text, kind, klen);
-        memcpy(c->rule_text + klen, info.pattern.ptr, info.pattern.len);
+        if (info.pattern.len) memcpy(c->rule_text + klen, info.pattern.ptr, info.pattern.len);
         rule.ptr = c->rule_text;
         rule.len = klen + info.pattern.len;
     }

@@ -69,10 +69,30 @@ typedef struct {
     int missing;              /* 0 allow, 1 disallow, 2 skip */
     int only;                 /* -1 all, 0 allowed, 1 disallowed */
     int want_tallies;
+    rs_str reasons[RS_REASON_COUNT]; /* rs_reason_str() of each reason, with its length */
 } urls_job;
+
+/*
+ * Origins by raw key ("scheme://authority/" as written), direct-mapped: URL
+ * lists interleave sites, and a key seen before skips origin parsing and the
+ * site lookup. Keys or origins longer than the slots are not cached.
+ */
+#define OCACHE_SIZE 1024           /* entries, a power of two */
+#define OCACHE_KEY  64             /* longest raw key cached */
+#define OCACHE_ORIGIN 80           /* longest canonical origin cached */
+
+typedef struct {
+    uint32_t key_len;              /* 0 = empty slot */
+    uint32_t origin_len;
+    uint32_t origin_tally;
+    rs_site_result site;
+    char key[OCACHE_KEY];
+    char origin[OCACHE_ORIGIN];
+} origin_entry;
 
 /* What a worker keeps between blocks: caches and scratch, never shared. */
 typedef struct {
+    origin_entry cache[OCACHE_SIZE];
     char origin_buf[RS_ORIGIN_MAX];
     char last_key[RS_ORIGIN_MAX];  /* raw "scheme://authority/" bytes of the last URL */
     size_t last_key_len;           /* 0 = none */
@@ -83,6 +103,8 @@ typedef struct {
     char *scratch;            /* path copies */
     size_t scratch_cap;
     rs_outbuf rule_text;
+    const rs_matcher *rule_matcher; /* rule_text holds rule rule_index of this matcher */
+    int32_t rule_index;
 } worker_state;
 
 static int scratch_grow(worker_state *w, size_t need)
@@ -111,8 +133,9 @@ static void *worker_state_new(void)
     return calloc(1, sizeof(worker_state));
 }
 
-static int is_skippable(const char *p, size_t n)
+static inline int is_skippable(const char *p, size_t n)
 {
+    if (__builtin_expect(n > 0 && p[0] != ' ' && p[0] != '\t' && p[0] != '\r' && p[0] != '#', 1)) return 0;
     size_t i = 0;
     while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) i++;
     return i == n || p[i] == '#';
@@ -121,20 +144,75 @@ static int is_skippable(const char *p, size_t n)
 static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *res,
                         const char *url, size_t len, const rs_url_parts *parts);
 
-/* Formats "allow: /x" / "disallow: /x" for rule @rule of @m into w->rule_text. */
+/* Formats "allow: /x" / "disallow: /x" for rule @rule of @m into w->rule_text (kept for the next URL). */
 static rs_str rule_string(worker_state *w, const rs_matcher *m, int32_t rule)
 {
     rs_str s = { "", 0 };
+    if (m == NULL || rule < 0) return s;
+    if (m == w->rule_matcher && rule == w->rule_index) {
+        s.ptr = w->rule_text.ptr;
+        s.len = w->rule_text.len;
+        return s;
+    }
     rs_rule_info info;
-    if (m == NULL || rule < 0 || rs_matcher_rule(m, rule, &info) != RS_OK) return s;
+    w->rule_matcher = NULL;
+    if (rs_matcher_rule(m, rule, &info) != RS_OK) return s;
     w->rule_text.len = 0;
     const char *kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
     if (rs_outbuf_append(&w->rule_text, kind, strlen(kind)) != RS_OK
         || rs_outbuf_append(&w->rule_text, info.pattern.ptr, info.pattern.len) != RS_OK)
         return s;
+    w->rule_matcher = m;
+    w->rule_index = rule;
     s.ptr = w->rule_text.ptr;
     s.len = w->rule_text.len;
     return s;
+}
+
+/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the last one overlapping. */
+static inline int same_key(const char *a, const char *b, size_t n)
+{
+    if (n < 8) return memcmp(a, b, n) == 0;
+    uint64_t x, y, diff = 0;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        diff |= x ^ y;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return (diff | (x ^ y)) == 0;
+}
+
+/* Slot of a raw key in the origin cache: a multiplicative hash of its 8-byte words. */
+static size_t key_slot(const char *k, size_t n)
+{
+    uint64_t h = n;
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8) {
+            uint64_t x;
+            memcpy(&x, k + i, 8);
+            h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+        }
+        uint64_t x;
+        memcpy(&x, k + n - 8, 8);                  /* the last 8 bytes (may overlap) */
+        h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+    } else {
+        for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)k[i]) * 0x9E3779B97F4A7C15ull;
+    }
+    return (size_t)(h >> 40) & (OCACHE_SIZE - 1);
+}
+
+/* Makes @e's origin the current one (w->last_*), for the URL whose raw key is url[0, key). */
+static void use_cached(worker_state *w, const origin_entry *e, const char *url, size_t key)
+{
+    memcpy(w->last_origin, e->origin, e->origin_len);
+    w->last_origin_len = e->origin_len;
+    w->last_site = e->site;
+    w->last_origin_tally = e->origin_tally;
+    memcpy(w->last_key, url, key);
+    w->last_key_len = key;
 }
 
 static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *res,
@@ -144,8 +222,21 @@ static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *
      * URLs of one site is parsed and looked up once. */
     const rs_url_parts parts = rs_url_split(url, len);
     const size_t key = parts.authority_end < len ? parts.authority_end + 1 : len;
-    if (key == w->last_key_len && memcmp(url, w->last_key, key) == 0)
+    if (key == w->last_key_len && same_key(url, w->last_key, key))
         return decide(job, w, res, url, len, &parts);
+    /* rs_origin_parse skips leading whitespace and a BOM, so for such a line the
+     * origin may depend on bytes past the key ("  //a.com/" vs "  //b.com/"):
+     * those lines are neither cached nor looked up. */
+    const unsigned char c0 = len ? (unsigned char)url[0] : 0;
+    const int keyed = c0 > 0x20 && c0 != 0xEF;
+    origin_entry *e = NULL;
+    if (keyed && key <= OCACHE_KEY) {
+        e = &w->cache[key_slot(url, key)];
+        if (e->key_len == key && same_key(e->key, url, key)) {
+            use_cached(w, e, url, key);
+            return decide(job, w, res, url, len, &parts);
+        }
+    }
     rs_origin origin;
     CLI_TRY(rs_origin_parse(url, len, w->origin_buf, sizeof w->origin_buf, &origin));
     if (origin.error != RS_ORIGIN_OK) {
@@ -171,11 +262,16 @@ static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *
             CLI_TRY(rs_tally_find(res->origins, origin.origin.ptr, origin.origin.len,
                                      &w->last_origin_tally));
     }
-    /* rs_origin_parse skips leading whitespace and a BOM, so for such a line the
-     * origin may depend on bytes past the key ("  //a.com/" vs "  //b.com/"). */
-    const unsigned char c0 = (unsigned char)url[0];
-    w->last_key_len = key <= sizeof w->last_key && c0 > 0x20 && c0 != 0xEF ? key : 0;
+    w->last_key_len = key <= sizeof w->last_key && keyed ? key : 0;
     memcpy(w->last_key, url, w->last_key_len);
+    if (e && w->last_origin_len <= OCACHE_ORIGIN) {
+        e->key_len = (uint32_t)key;
+        memcpy(e->key, url, key);
+        e->origin_len = (uint32_t)w->last_origin_len;
+        memcpy(e->origin, w->last_origin, w->last_origin_len);
+        e->site = w->last_site;
+        e->origin_tally = w->last_origin_tally;
+    }
     return decide(job, w, res, url, len, &parts);
 }
 
@@ -227,7 +323,7 @@ static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *r
 
     if (job->opts->quiet || (job->only >= 0 && job->only != v.disallowed)) return RS_OK;
     const rs_str rule = rule_string(w, site->matcher, v.rule);
-    const rs_str reason_s = { rs_reason_str(reason), strlen(rs_reason_str(reason)) };
+    const rs_str reason_s = job->reasons[reason];
     if (job->opts->format == RS_FORMAT_TEXT) {
         char tail[64];
         CLI_TRY(rs_outbuf_append(&res->out, v.disallowed ? "DISALLOWED  " : "allowed     ", 12));
@@ -443,6 +539,10 @@ int cmd_urls(int argc, char **argv)
     job.agent = o.agents[0];
     job.agent_len = strlen(o.agents[0]);
     job.want_tallies = o.stats_path != NULL;
+    for (int r = 0; r < RS_REASON_COUNT; r++) {
+        job.reasons[r].ptr = rs_reason_str((rs_reason)r);
+        job.reasons[r].len = strlen(job.reasons[r].ptr);
+    }
 
     pipeline p;
     pipeline_config cfg;

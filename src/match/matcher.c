@@ -9,7 +9,7 @@
  *   - plain literal  ("/a/b"):   matches, priority = depth
  *   - anchored literal ("/a$"):  matches iff the path ends here
  *   - wildcard ("/a*b*c$"):      the tail is checked from here, greedily: each
- *     '*'-separated segment at its leftmost occurrence (memmem), the last one
+ *     '*'-separated segment at its leftmost occurrence (find_substr), the last one
  *     at the very end when anchored. Greedy leftmost is exact for '*'-only
  *     globs, and costs O(path * pattern) at worst: no backtracking.
  * A candidate is only checked when it could beat the best rule of its type so
@@ -35,11 +35,20 @@ typedef struct {
     uint32_t label_off;        /* edge label into text (bytes after the parent's depth) */
     uint32_t label_len;
     uint32_t child_first;      /* index into child_byte/child_node */
+    uint32_t dense;            /* its 256-entry child table in dense[], or NO_DENSE */
     uint32_t n_children;
-    uint32_t wild_first;       /* index into wild[] */
+    uint32_t wild_first;       /* index into wild[]: n_wild_allow allow rules, then the
+                                  disallow rules, each by (priority desc, line asc) */
     uint32_t n_wild;
+    uint32_t n_wild_allow;
     lit_slot lit[4];           /* first line of each literal kind ending here */
 } trie_node;
+
+/* Nodes with at least DENSE_MIN children find a child by byte in one load
+ * (dense[node->dense * 256 + byte] = child index + 1, 0 = none); the others
+ * scan their sorted child bytes. */
+#define DENSE_MIN 9
+#define NO_DENSE  UINT32_MAX
 
 typedef struct {
     uint32_t prio;             /* canonical pattern length */
@@ -57,11 +66,23 @@ typedef struct {
  * A wildcard tail can only match a path whose summary has all the tail's
  * bits, which rejects most candidates without searching.
  */
+#define BIT1(c) (1ull << ((c) & 63))
+#define BIT4(c) BIT1(c), BIT1((c) + 1), BIT1((c) + 2), BIT1((c) + 3)
+#define BIT16(c) BIT4(c), BIT4((c) + 4), BIT4((c) + 8), BIT4((c) + 12)
+#define BIT64(c) BIT16(c), BIT16((c) + 16), BIT16((c) + 32), BIT16((c) + 48)
+static const uint64_t BYTE_BIT[256] = { BIT64(0), BIT64(64), BIT64(128), BIT64(192) }; /* 1 << (c & 63) */
+
 static uint64_t byte_mask(const char *s, size_t n)
 {
-    uint64_t m = 0;
-    for (size_t i = 0; i < n; i++) m |= 1ull << ((unsigned char)s[i] & 63);
-    return m;
+    const unsigned char *p = (const unsigned char *)s;
+    uint64_t m0 = 0, m1 = 0;   /* two accumulators: half the dependency chain */
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        m0 |= BYTE_BIT[p[i]] | BYTE_BIT[p[i + 1]];
+        m1 |= BYTE_BIT[p[i + 2]] | BYTE_BIT[p[i + 3]];
+    }
+    for (; i < n; i++) m0 |= BYTE_BIT[p[i]];
+    return m0 | m1;
 }
 
 /* byte_mask() of a wildcard tail's literal bytes ('*' separators excluded). */
@@ -86,6 +107,7 @@ struct rs_matcher {
     uint32_t      n_nodes;
     uint8_t      *child_byte;
     uint32_t     *child_node;
+    uint16_t     *dense;       /* child tables of the nodes with many children */
     wild_rule    *wild;
     rule_entry   *rules;       /* every applicable rule, in file order */
     uint32_t      n_rules;
@@ -96,23 +118,14 @@ struct rs_matcher {
 /* ===== Pattern helpers ===== */
 
 /*
- * Leftmost occurrence of needle in haystack. Needles are short pattern
- * segments, where memmem's setup cost dominates: look for the first byte
- * with memchr, then compare the rest. O(hn * nn) at worst.
+ * Leftmost occurrence of needle in haystack, or NULL: the find_substr kernel
+ * (first- and last-byte vector compares, then verification; src/simd).
+ * O(hn * nn) at worst.
  */
 static const char *find_segment(const char *h, size_t hn, const char *n, size_t nn)
 {
-    if (nn > hn) return NULL;
-    const char *p = h;
-    const char *const last = h + (hn - nn);      /* last possible start */
-    const char first = n[0];
-    while (p <= last) {
-        p = memchr(p, first, (size_t)(last - p) + 1);
-        if (p == NULL) return NULL;
-        if (memcmp(p + 1, n + 1, nn - 1) == 0) return p;
-        p++;
-    }
-    return NULL;
+    const size_t i = rs_simd_find_substr(h, hn, n, nn);
+    return nn == 0 || i < hn ? h + i : NULL;
 }
 
 /* Tail after a '*': segments at leftmost occurrences, last one anchored if asked. */
@@ -165,17 +178,18 @@ typedef struct {
     const char *text;
     cand *c;
     uint32_t n;
-    rs_buf nodes, child_byte, child_node, wild;
+    rs_buf nodes, child_byte, child_node, dense, wild;
     rs_status status;
 } trie_builder;
 
-static const char *sort_text; /* qsort has no context argument in C11 */
 
-static int cand_cmp(const void *a, const void *b)
+/* Orders candidates by prefix bytes (glibc qsort_r: @text is the candidates' text). */
+static int cand_cmp(const void *a, const void *b, void *text)
 {
+    const char *sort_text = text;
     const cand *x = a, *y = b;
     const size_t n = RS_MIN(x->prefix_len, y->prefix_len);
-    const int c = memcmp(sort_text + x->off, sort_text + y->off, n);
+    const int c = n ? memcmp(sort_text + x->off, sort_text + y->off, n) : 0; /* text is NULL when all are empty */
     if (c) return c;
     if (x->prefix_len != y->prefix_len) return x->prefix_len < y->prefix_len ? -1 : 1;
     if (x->len != y->len) return x->len > y->len ? -1 : 1;   /* higher priority first */
@@ -189,6 +203,7 @@ static uint32_t new_node(trie_builder *tb, uint32_t label_off, uint32_t label_le
     n.label_off = label_off;
     n.label_len = label_len;
     for (int k = 0; k < 4; k++) n.lit[k].rule = -1;
+    n.dense = NO_DENSE;
     if (tb->status == RS_OK) tb->status = rs_buf_append(&tb->nodes, &n, sizeof n);
     return (uint32_t)(tb->nodes.len / sizeof n) - 1;
 }
@@ -206,12 +221,17 @@ static trie_node *node_at(trie_builder *tb, uint32_t i)
 static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uint32_t depth)
 {
     if (tb->status != RS_OK) return; /* @node may not exist */
-    uint32_t i = lo;
-    uint32_t n_wild = 0;
+    uint32_t n_wild = 0, n_wild_allow = 0;
     const uint32_t wild_first = (uint32_t)(tb->wild.len / sizeof(wild_rule));
-    for (; i < hi && tb->c[i].prefix_len == depth; i++) {
-        const cand *c = &tb->c[i];
-        if (c->wildcard) {
+    uint32_t i = lo;
+    while (i < hi && tb->c[i].prefix_len == depth) i++;
+    /* Wildcard rules: allow ones, then disallow ones, each in candidate order
+     * (priority desc, line asc; cand_cmp), which lets matching stop early. */
+    for (int pass = 0; pass < 2; pass++) {
+        const uint8_t type = pass == 0 ? RS_RULE_ALLOW : RS_RULE_DISALLOW;
+        for (uint32_t j = lo; j < i; j++) {
+            const cand *c = &tb->c[j];
+            if (!c->wildcard || c->type != type) continue;
             wild_rule w;
             memset(&w, 0, sizeof w);
             w.prio = c->len;
@@ -225,7 +245,12 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
             tb->status = rs_buf_append(&tb->wild, &w, sizeof w);
             if (tb->status != RS_OK) return;
             n_wild++;
-        } else {
+            n_wild_allow += pass == 0;
+        }
+    }
+    for (uint32_t j = lo; j < i; j++) {
+        const cand *c = &tb->c[j];
+        if (!c->wildcard) {
             const int slot = (c->type == RS_RULE_ALLOW ? SLOT_ALLOW : SLOT_DISALLOW)
                              + (c->anchored ? 2 : 0);
             lit_slot *s = &node_at(tb, node)->lit[slot];
@@ -237,6 +262,7 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
     }
     node_at(tb, node)->wild_first = wild_first;
     node_at(tb, node)->n_wild = n_wild;
+    node_at(tb, node)->n_wild_allow = n_wild_allow;
 
     /* Children: runs of equal next byte. Reserve their slots contiguously. */
     uint32_t n_children = 0;
@@ -252,6 +278,16 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
     if (tb->status != RS_OK) return;
     tb->child_byte.len += n_children;
     tb->child_node.len += n_children * sizeof(uint32_t);
+    uint32_t dense = NO_DENSE;
+    if (n_children >= DENSE_MIN) {
+        const size_t table = 256 * sizeof(uint16_t);
+        tb->status = rs_buf_reserve(&tb->dense, table);
+        if (tb->status != RS_OK) return;
+        dense = (uint32_t)(tb->dense.len / table);
+        memset(tb->dense.ptr + tb->dense.len, 0, table);
+        tb->dense.len += table;
+    }
+    node_at(tb, node)->dense = dense;
 
     for (uint32_t k = 0; i < hi; k++) {
         const uint32_t g_lo = i;
@@ -266,6 +302,7 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
         if (tb->status != RS_OK) return;
         tb->child_byte.ptr[child_first + k] = (uint8_t)b;
         ((uint32_t *)(void *)tb->child_node.ptr)[child_first + k] = child;
+        if (dense != NO_DENSE) ((uint16_t *)(void *)tb->dense.ptr)[(size_t)dense * 256 + (uint8_t)b] = (uint16_t)(k + 1);
         build(tb, child, g_lo, i, lcp);
     }
 }
@@ -311,6 +348,7 @@ static void matcher_release(rs_matcher *m)
     rs_free(m->nodes);
     rs_free(m->child_byte);
     rs_free(m->child_node);
+    rs_free(m->dense);
     rs_free(m->wild);
     rs_free(m->rules);
     rs_free(m->text);
@@ -397,8 +435,7 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         tb.c = (cand *)(void *)cands.ptr;
         tb.n = (uint32_t)(cands.len / sizeof(cand));
         if (st == RS_OK && tb.n) {
-            sort_text = tb.text;
-            qsort(tb.c, tb.n, sizeof(cand), cand_cmp);
+            qsort_r(tb.c, tb.n, sizeof(cand), cand_cmp, (void *)(uintptr_t)tb.text);
         }
         if (st == RS_OK) {
             const uint32_t root = new_node(&tb, 0, 0);
@@ -417,6 +454,7 @@ out:
         rs_buf_free(&tb.nodes);
         rs_buf_free(&tb.child_byte);
         rs_buf_free(&tb.child_node);
+        rs_buf_free(&tb.dense);
         rs_buf_free(&tb.wild);
         rs_free(m);
         return st;
@@ -428,6 +466,7 @@ out:
     m->n_nodes = (uint32_t)(tb.nodes.len / sizeof(trie_node));
     m->child_byte = (uint8_t *)tb.child_byte.ptr;
     m->child_node = (uint32_t *)(void *)tb.child_node.ptr;
+    m->dense = (uint16_t *)(void *)tb.dense.ptr;
     m->wild = (wild_rule *)(void *)tb.wild.ptr;
     *out = m;
     return RS_OK;
@@ -455,27 +494,75 @@ static inline void consider(best_match *b, int32_t prio, const lit_slot *s)
     }
 }
 
-/* Index of the child of @node whose label starts with @c, or -1. Children are sorted. */
+/* Index of the child of @node whose label starts with @c, or -1. */
 static inline int64_t find_child(const rs_matcher *m, const trie_node *node, unsigned char c)
 {
-    const uint8_t *bytes = m->child_byte + node->child_first;
-    uint32_t lo = 0, hi = node->n_children;
-    while (hi - lo > 8) { /* binary search down to a short run */
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (bytes[mid] <= c) lo = mid;
-        else hi = mid;
+    if (node->dense != NO_DENSE) {
+        const uint16_t k = m->dense[(size_t)node->dense * 256 + c];
+        return k ? (int64_t)m->child_node[node->child_first + k - 1u] : -1;
     }
-    for (; lo < hi; lo++)
-        if (bytes[lo] == c) return m->child_node[node->child_first + lo];
+    const uint8_t *bytes = m->child_byte + node->child_first;
+    for (uint32_t k = 0; k < node->n_children; k++)     /* fewer than DENSE_MIN */
+        if (bytes[k] == c) return m->child_node[node->child_first + k];
     return -1;
 }
 
+/* a[0, n) == b[0, n): overlapping word compares below 17 bytes (labels are short). */
 static inline int label_matches(const char *a, const char *b, size_t n)
 {
     if (n > 16) return memcmp(a, b, n) == 0;
+    if (n >= 8) {
+        uint64_t a0, a1, b0, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n >= 4) {
+        uint32_t a0, a1, b0, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
     for (size_t i = 0; i < n; i++)
         if (a[i] != b[i]) return 0;
     return 1;
+}
+
+/* byte_mask() of the path, computed on first need. */
+typedef struct {
+    uint64_t mask;
+    int known;
+    const char *path;
+    size_t plen;
+} path_bytes;
+
+/*
+ * The wildcard rules of one type at one node, against the best rule of that
+ * type so far. They come by (priority desc, line asc), so once one cannot
+ * beat the best, none after it can; and once one matches, it is the best of
+ * the rest: both end the scan.
+ */
+static inline void wild_scan(const wild_rule *w, uint32_t n, best_match *b, const char *path, size_t plen,
+                             size_t depth, const char *text, path_bytes *pb)
+{
+    for (const wild_rule *const end = w + n; w < end; w++) {
+        if (!beats((int32_t)w->prio, w->line, b)) return;
+        if (!pb->known) {
+            pb->mask = byte_mask(pb->path, pb->plen);
+            pb->known = 1;
+        }
+        if (w->needs & ~pb->mask) continue; /* a byte it needs is not in the path */
+        if (match_after_star(path, plen, depth, text + w->tail_off, w->tail_len, w->anchored)) {
+            b->prio = (int32_t)w->prio;
+            b->line = w->line;
+            b->rule = w->rule;
+            return;
+        }
+    }
 }
 
 static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
@@ -483,8 +570,7 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
     best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
     const trie_node *node = m->nodes;
     size_t depth = 0;
-    uint64_t path_bytes = 0;   /* byte_mask(path), computed on first need */
-    int have_path_bytes = 0;
+    path_bytes pb = { 0, 0, path, plen };
     for (;;) {
         consider(&best[0], (int32_t)depth, &node->lit[SLOT_ALLOW]);
         consider(&best[1], (int32_t)depth, &node->lit[SLOT_DISALLOW]);
@@ -492,21 +578,11 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
             consider(&best[0], (int32_t)depth + 1, &node->lit[SLOT_ANCH_ALLOW]);
             consider(&best[1], (int32_t)depth + 1, &node->lit[SLOT_ANCH_DISALLOW]);
         }
-        for (uint32_t k = 0; k < node->n_wild; k++) {
-            const wild_rule *w = &m->wild[node->wild_first + k]; /* m->wild may be NULL */
-            best_match *b = &best[w->type == RS_RULE_DISALLOW];
-            if (!beats((int32_t)w->prio, w->line, b)) continue;
-            if (!have_path_bytes) {
-                path_bytes = byte_mask(path, plen);
-                have_path_bytes = 1;
-            }
-            if (w->needs & ~path_bytes) continue; /* a byte it needs is not in the path */
-            if (match_after_star(path, plen, depth, m->trie_text + w->tail_off, w->tail_len,
-                                 w->anchored)) {
-                b->prio = (int32_t)w->prio;
-                b->line = w->line;
-                b->rule = w->rule;
-            }
+        if (node->n_wild) {
+            const wild_rule *w = m->wild + node->wild_first;
+            wild_scan(w, node->n_wild_allow, &best[0], path, plen, depth, m->trie_text, &pb);
+            wild_scan(w + node->n_wild_allow, node->n_wild - node->n_wild_allow, &best[1], path, plen,
+                      depth, m->trie_text, &pb);
         }
         if (depth == plen || node->n_children == 0) break;
         const int64_t c = find_child(m, node, (unsigned char)path[depth]);

@@ -52,18 +52,127 @@ static void put_number(rs_outbuf *b, uint64_t v)
     while (n) put(b, tmp[--n]);
 }
 
-static void put_tsv(rs_outbuf *b, rs_str s)
+/* The bytes TSV escapes, as rs_byteset_init builds them (constant: shared by threads). */
+static const rs_byteset TSV_SPECIAL = {
+    { (1ull << '\t') | (1ull << '\n') | (1ull << '\r'), 1ull << ('\\' - 64), 0, 0 },
+    { '\\', '\t', '\n', '\r' }, 4,
+};
+
+/* A TSV escape for special byte c: "\\" "\t" "\n" "\r". */
+static inline char *tsv_escape(char *d, char c)
 {
-    for (size_t i = 0; i < s.len; i++) {
-        const char c = s.ptr[i];
-        switch (c) {
-        case '\\': put(b, '\\'); put(b, '\\'); break;
-        case '\t': put(b, '\\'); put(b, 't'); break;
-        case '\n': put(b, '\\'); put(b, 'n'); break;
-        case '\r': put(b, '\\'); put(b, 'r'); break;
-        default: put(b, c);
+    d[0] = '\\';
+    d[1] = c == '\\' ? '\\' : c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
+    return d + 2;
+}
+
+static inline int tsv_special(unsigned char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; }
+
+/*
+ * Nonzero when some byte of the word x may need a TSV escape: a byte below
+ * 14 or a backslash (a superset of the four; the byte loop then decides).
+ * Bytewise SWAR tests whose yes/no answer is exact (borrows only add bits
+ * above a byte that already qualifies) and independent of byte order.
+ */
+static inline uint64_t tsv_maybe_special(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+    const uint64_t bs = x ^ (ones * '\\');
+    return (((x - ones * 14) & ~x) | ((bs - ones) & ~bs)) & highs;
+}
+
+typedef size_t (*find_any_fn)(const char *, size_t, const rs_byteset *);
+
+/* put_tsv_at for the strings its word paths do not take. */
+static __attribute__((noinline)) char *put_tsv_slow(char *d, rs_str s, find_any_fn find)
+{
+    const char *p = s.ptr, *const end = s.ptr + s.len;
+    if (s.len < 16) {
+        for (; p < end; p++) {
+            if (RS_UNLIKELY(tsv_special((unsigned char)*p))) d = tsv_escape(d, *p);
+            else *d++ = *p;
+        }
+        return d;
+    }
+    while (p < end) {
+        const size_t run = find(p, (size_t)(end - p), &TSV_SPECIAL);
+        memcpy(d, p, run);
+        d += run;
+        p += run;
+        if (p == end) break;
+        d = tsv_escape(d, *p++);
+    }
+    return d;
+}
+
+/*
+ * s TSV-escaped at d (room for 2 * s.len bytes); returns the new end.
+ *   4..15 bytes without a special byte: two overlapping word loads and stores
+ *       (inline: most fields are short)
+ *   16+ bytes: runs without special bytes found with the find_any kernel
+ *       @find, copied whole
+ *   otherwise (short with a special byte, or under 4 bytes): byte by byte
+ * Reads only s[0, len).
+ */
+static inline char *put_tsv_at(char *d, rs_str s, find_any_fn find)
+{
+    const size_t n = s.len;
+    if (n >= 8 && n < 16) {
+        uint64_t a, b;
+        memcpy(&a, s.ptr, 8);
+        memcpy(&b, s.ptr + n - 8, 8);
+        if (!tsv_maybe_special(a) && !tsv_maybe_special(b)) {
+            memcpy(d, &a, 8);
+            memcpy(d + n - 8, &b, 8);
+            return d + n;
+        }
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        memcpy(&a, s.ptr, 4);
+        memcpy(&b, s.ptr + n - 4, 4);
+        if (!tsv_maybe_special((uint64_t)a << 32 | b)) {
+            memcpy(d, &a, 4);
+            memcpy(d + n - 4, &b, 4);
+            return d + n;
         }
     }
+    return put_tsv_slow(d, s, find);
+}
+
+static void put_tsv(rs_outbuf *b, rs_str s)
+{
+    b->len = (size_t)(put_tsv_slow(b->ptr + b->len, s, rs_simd_active()->find_any) - b->ptr);
+}
+
+/* Decimal digits of v at d; returns the new end (at most 20 bytes). */
+static char *put_digits(char *d, uint64_t v)
+{
+    char tmp[20];
+    size_t n = sizeof tmp;
+    do { tmp[--n] = (char)('0' + v % 10); v /= 10; } while (v);
+    memcpy(d, tmp + n, sizeof tmp - n);
+    return d + (sizeof tmp - n);
+}
+
+/* The TSV record on its own path: the hot one of `urls` with full output. */
+static rs_status record_tsv(rs_outbuf *out, const rs_field *fields, size_t n)
+{
+    /* One bound for the whole record: every string escaped to twice its length,
+     * 20 digits per number, a separator after each field (numbers' strings
+     * are counted too: an over-estimate is harmless). */
+    size_t chars = 0;
+    for (size_t i = 0; i < n; i++) chars += fields[i].str.len;
+    RS_FORWARD(reserve(out, 2 * chars + 21 * n + 1));
+    const find_any_fn find = rs_simd_active()->find_any;
+    char *d = out->ptr + out->len;
+    for (size_t i = 0; i < n; i++) {
+        const rs_field *f = &fields[i];
+        if (i) *d++ = '\t';
+        d = f->is_number ? put_digits(d, f->number) : put_tsv_at(d, f->str, find);
+    }
+    *d++ = '\n';
+    out->len = (size_t)(d - out->ptr);
+    return RS_OK;
 }
 
 static void put_csv(rs_outbuf *b, rs_str s)
@@ -157,6 +266,7 @@ rs_status rs_format_header(rs_outbuf *out, rs_format fmt, const char *const *nam
 rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const char *const *names,
                            const rs_field *fields, size_t n)
 {
+    if (fmt == RS_FORMAT_TSV) return record_tsv(out, fields, n);
     size_t bound = 4;
     for (size_t i = 0; i < n; i++)
         bound += field_bound(&fields[i]) + (fmt == RS_FORMAT_JSONL ? 6 * strlen(names[i]) + 8 : 2);

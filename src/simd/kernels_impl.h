@@ -7,15 +7,19 @@
  *   V            vector type of W bytes          V_W        W (16 or 32)
  *   v_load(p)    unaligned load of W bytes       v_set1(c)  broadcast a byte
  *   v_eq(a, b)   bytewise ==, 0xFF/0x00 lanes    v_or(a, b) bitwise or
+ *   v_and(a, b)  bitwise and
  *   v_mask(a)    uint32_t, bit i = top bit of lane i
  *   v_zero()     all-zero vector                 v_sub(a,b) bytewise a - b
  *   v_hsum(a)    uint64_t sum of the W unsigned bytes of a
  *   KERNEL(name) the ISA-suffixed function name
  *
+ * x86 only: the short-range paths use SSE2 intrinsics directly.
+ *
  * No kernel reads outside p[0 .. n). Tails shorter than W bytes are handled
  * by re-loading the LAST W bytes of the range (an overlapping load) and
- * shifting away the lanes already examined; ranges shorter than W bytes
- * fall back to a byte loop.
+ * shifting away the lanes already examined; find_newline and count_newlines
+ * fall back to a byte loop below W bytes; find_any and find_substr, which
+ * run on short URL fields, load two overlapping halves instead.
  */
 
 #define RS_CHUNK 64                      /* bytes examined per main-loop step */
@@ -89,35 +93,226 @@ size_t KERNEL(rs_count_newlines)(const char *p, size_t n)
     return (size_t)total;
 }
 
-/* Bitmask of the lanes of the W bytes at p that are in the set. */
-static inline uint32_t set_mask(const char *p, const V *members, unsigned count)
+/* ===== find_any ===== */
+
+/* Bitmask of the lanes of v that are in the set. */
+static inline __attribute__((always_inline)) uint32_t set_mask_v(V v, const V *members, unsigned count)
 {
-    const V v = v_load(p);
     V hit = v_eq(v, members[0]);
     for (unsigned k = 1; k < count; k++) hit = v_or(hit, v_eq(v, members[k]));
     return v_mask(hit);
 }
 
+/* The same on a 16-byte vector, members broadcast to 16 bytes. */
+static inline __attribute__((always_inline)) uint32_t set_mask_128(__m128i v, const __m128i *members,
+                                                                   unsigned count)
+{
+    __m128i hit = _mm_cmpeq_epi8(v, members[0]);
+    for (unsigned k = 1; k < count; k++) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, members[k]));
+    return (uint32_t)_mm_movemask_epi8(hit);
+}
+
+static inline __m128i v_load128(const char *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
+
+static inline __m128i load_lo64(const char *p) { return _mm_loadl_epi64((const __m128i *)(const void *)p); }
+
+static inline __m128i load_lo32(const char *p)
+{
+    int32_t x;
+    memcpy(&x, p, 4);
+    return _mm_cvtsi32_si128(x);
+}
+
+/*
+ * Short ranges, h <= n < 2h, as ONE vector of two halves: lanes [0, h) hold
+ * p[0, h) and lanes [h, 2h) hold p[n - h, n) (the halves overlap when n < 2h).
+ * The lowest hit lane is the answer: a hit at a position < h shows in the
+ * low half first, so a high-half lane is only the lowest hit when its
+ * position n - h + (lane - h) is >= h.
+ */
+static inline size_t halves_pos(uint32_t m, size_t n, size_t h)
+{
+    const size_t lane = (size_t)__builtin_ctz(m);
+    return lane < h ? lane : lane + n - 2 * h;
+}
+
 /*
  * find_any(p, n, set):
- *   broadcast each member once; for each vector: OR of the member compares;
- *   first hit = ctz of the mask; tail as in find_newline
+ *   empty set: n;  n < 4: the scalar loop
+ *   4 <= n < 32: 16-byte vectors only (no 32-byte broadcasts for short
+ *       fields; cheaper on CPUs that split 256-bit operations):
+ *       4..7:   one vector p[0,4) | p[n-4,n) (two 4-byte loads)
+ *       8..15:  one vector p[0,8) | p[n-8,n) (two 8-byte loads)
+ *       16..31: two vectors p[0,16) and p[n-16,n), masks joined
+ *       hit = halves_pos of the lowest lane (see above)
+ *   n >= 32: broadcast each member once; for each W-byte vector: OR of the
+ *       member compares; first hit = ctz of the mask; tail as in find_newline
+ * The bodies are inlined with count = 1..4 as a constant, so the broadcast
+ * members stay in registers and the compare loops unroll; larger sets take
+ * the generic copy.
  */
-size_t KERNEL(rs_find_any)(const char *p, size_t n, const rs_byteset *set)
+static inline __attribute__((always_inline)) size_t
+find_any_short(const char *p, size_t n, const rs_byteset *set, const unsigned count)
 {
-    if (n < V_W || set->count == 0) return rs_find_any_scalar(p, n, set);
+    __m128i members[RS_BYTESET_MAX];
+    for (unsigned k = 0; k < count; k++) members[k] = _mm_set1_epi8((char)set->bytes[k]);
+    uint32_t m;
+    size_t h;
+    if (n < 8) {
+        m = set_mask_128(_mm_unpacklo_epi32(load_lo32(p), load_lo32(p + n - 4)), members, count)
+            & 0xFF;                                 /* lanes 8.. are zeros, not data */
+        h = 4;
+    } else if (n < 16) {
+        m = set_mask_128(_mm_unpacklo_epi64(load_lo64(p), load_lo64(p + n - 8)), members, count);
+        h = 8;
+    } else {
+        m = set_mask_128(v_load128(p), members, count)
+            | set_mask_128(v_load128(p + n - 16), members, count) << 16;
+        h = 16;
+    }
+    return m ? halves_pos(m, n, h) : n;
+}
+
+static inline __attribute__((always_inline)) size_t
+find_any_long(const char *p, size_t n, const rs_byteset *set, const unsigned count)
+{
     V members[RS_BYTESET_MAX];
-    const unsigned count = set->count;
     for (unsigned k = 0; k < count; k++) members[k] = v_set1((char)set->bytes[k]);
     size_t i = 0;
     for (; i + V_W <= n; i += V_W) {
-        const uint32_t m = set_mask(p + i, members, count);
+        const uint32_t m = set_mask_v(v_load(p + i), members, count);
         if (m) return i + (size_t)__builtin_ctz(m);
     }
     if (i < n) {
         const size_t back = n - V_W;
-        const uint32_t m = set_mask(p + back, members, count) >> (i - back);
+        const uint32_t m = set_mask_v(v_load(p + back), members, count) >> (i - back);
         if (m) return i + (size_t)__builtin_ctz(m);
+    }
+    return n;
+}
+
+static inline __attribute__((always_inline)) size_t
+find_any_body(const char *p, size_t n, const rs_byteset *set, const unsigned count)
+{
+    return n < 32 ? find_any_short(p, n, set, count) : find_any_long(p, n, set, count);
+}
+
+size_t KERNEL(rs_find_any)(const char *p, size_t n, const rs_byteset *set)
+{
+    if (n < 4) return rs_find_any_scalar(p, n, set);
+    switch (set->count) {
+    case 0: return n;
+    case 1: return find_any_body(p, n, set, 1);
+    case 2: return find_any_body(p, n, set, 2);
+    case 3: return find_any_body(p, n, set, 3);
+    case 4: return find_any_body(p, n, set, 4);
+    default: return find_any_body(p, n, set, set->count);
+    }
+}
+
+/* ===== find_substr ===== */
+
+/* s[0, k) == t[0, k); k is a needle's middle, usually a few bytes. */
+static inline int same_bytes(const char *s, const char *t, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if (s[i] != t[i]) return 0;
+    return 1;
+}
+
+/*
+ * The first start in @bits (bit j = start base + j, its first and last byte
+ * already equal to the needle's) whose middle bytes match too, or SIZE_MAX.
+ */
+static inline size_t verify_starts(uint32_t bits, size_t base, const char *h, const char *s, size_t m)
+{
+    const size_t mid = m > 2 ? m - 2 : 0;
+    for (; bits; bits &= bits - 1) {
+        const size_t i = base + (size_t)__builtin_ctz(bits);
+        if (same_bytes(h + i + 1, s + 1, mid)) return i;
+    }
+    return SIZE_MAX;
+}
+
+/*
+ * Short candidate ranges as one vector of two halves (see find_any): @f are
+ * the first-byte hits, lanes [0, hw) = starts [0, hw), lanes [hw, 2hw) =
+ * starts [c - hw, c). The low half is verified first; of the high half only
+ * starts >= hw are new.
+ */
+static inline size_t verify_halves(uint32_t bits, size_t c, size_t hw, const char *h, const char *s,
+                                   size_t m)
+{
+    const size_t i = verify_starts(bits & ((1u << hw) - 1), 0, h, s, m);
+    if (i != SIZE_MAX) return i;
+    return verify_starts((bits >> hw) >> (2 * hw - c), hw, h, s, m);
+}
+
+/*
+ * find_substr(h, n, s, m): leftmost start of s[0, m) in h[0, n), or n.
+ * Wojciech Muła's "SIMD-friendly generic" method:
+ *   F = broadcast(s[0]), L = broadcast(s[m-1]); c = n - m + 1 candidate starts
+ *   for each W starts i: mask = (load(h+i) == F) & (load(h+i+m-1) == L);
+ *       for each set bit j, ascending: if h[i+j+1, i+j+m-1) == s[1, m-1):
+ *       return i+j
+ *   last partial group: the last W starts (overlapping), shifted past the
+ *       starts already examined
+ *   4 <= c < 32: the same on 16-byte vectors of two halves (as find_any):
+ *       4-, 8- and 16-start halves; c < 4: the scalar loop
+ * Costs O(n) vector steps plus one verification per first+last byte hit:
+ * O(n * m) at worst (as the scalar twin), no backtracking.
+ */
+/* find_substr for 4 <= c < 32 candidate starts: 16-byte vectors only, as find_any_short. */
+static size_t find_substr_short(const char *h, size_t n, const char *s, size_t m, size_t c)
+{
+    const __m128i first = _mm_set1_epi8(s[0]), last = _mm_set1_epi8(s[m - 1]);
+    const char *const hl = h + m - 1;          /* the last byte of each start */
+    uint32_t bits;
+    size_t hw;
+    if (c < 8) {
+        const __m128i a = _mm_unpacklo_epi32(load_lo32(h), load_lo32(h + c - 4));
+        const __m128i b = _mm_unpacklo_epi32(load_lo32(hl), load_lo32(hl + c - 4));
+        bits = (uint32_t)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last)))
+               & 0xFF;                          /* lanes 8.. are zeros, not data */
+        hw = 4;
+    } else if (c < 16) {
+        const __m128i a = _mm_unpacklo_epi64(load_lo64(h), load_lo64(h + c - 8));
+        const __m128i b = _mm_unpacklo_epi64(load_lo64(hl), load_lo64(hl + c - 8));
+        bits = (uint32_t)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last)));
+        hw = 8;
+    } else {
+        const uint32_t lo = (uint32_t)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpeq_epi8(v_load128(h), first), _mm_cmpeq_epi8(v_load128(hl), last)));
+        const uint32_t hi = (uint32_t)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpeq_epi8(v_load128(h + c - 16), first),
+                          _mm_cmpeq_epi8(v_load128(hl + c - 16), last)));
+        bits = lo | hi << 16;
+        hw = 16;
+    }
+    const size_t r = verify_halves(bits, c, hw, h, s, m);
+    return r == SIZE_MAX ? n : r;
+}
+
+size_t KERNEL(rs_find_substr)(const char *h, size_t n, const char *s, size_t m)
+{
+    if (m == 0) return 0;
+    if (m > n) return n;
+    const size_t c = n - m + 1;
+    if (c < 4) return rs_find_substr_scalar(h, n, s, m);
+    if (c < 32) return find_substr_short(h, n, s, m, c);
+    const V first = v_set1(s[0]), last = v_set1(s[m - 1]);
+    const char *const hl = h + m - 1;          /* the last byte of each start */
+    size_t r;
+    size_t i = 0;
+    for (; i + V_W <= c; i += V_W) {
+        const uint32_t bits = v_mask(v_and(v_eq(v_load(h + i), first), v_eq(v_load(hl + i), last)));
+        if (bits && (r = verify_starts(bits, i, h, s, m)) != SIZE_MAX) return r;
+    }
+    if (i < c) {
+        const size_t back = c - V_W;
+        const uint32_t bits = v_mask(v_and(v_eq(v_load(h + back), first), v_eq(v_load(hl + back), last)))
+                              >> (i - back);
+        if (bits && (r = verify_starts(bits, i, h, s, m)) != SIZE_MAX) return r;
     }
     return n;
 }

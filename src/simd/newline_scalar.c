@@ -7,6 +7,8 @@
  *   count_newlines(p, n): return #{ i < n : p[i] == '\n' }
  *   find_any(p, n, set):  for i in 0..n: if p[i] in set: return i
  *                         return n
+ *   find_substr(h, n, s, m): for i in 0..n-m: if h[i, i+m) == s: return i
+ *                         return n (an empty s is found at 0)
  */
 #include "simd/simd.h"
 
@@ -31,5 +33,13 @@ size_t rs_find_any_scalar(const char *p, size_t n, const rs_byteset *set)
         const unsigned char c = (unsigned char)p[i];
         if (set->bits[c >> 6] >> (c & 63) & 1) return i;
     }
+    return n;
+}
+
+size_t rs_find_substr_scalar(const char *h, size_t n, const char *s, size_t m)
+{
+    if (m == 0) return 0;
+    for (size_t i = 0; i + m <= n; i++)
+        if (h[i] == s[0] && memcmp(h + i, s, m) == 0) return i;
     return n;
 }

@@ -5,7 +5,9 @@
  *   find_newline:   per 64 bytes: 4 x (load, cmpeq '\n'), OR, movemask;
  *                   first hit = chunk + ctz(64-bit mask); overlapping tail load
  *   count_newlines: per 16 bytes: acc -= cmpeq; every 255 steps psadbw-sum acc
- *   find_any:       per 16 bytes: OR of cmpeq against each set member
+ *   find_any:       per 16 bytes: OR of cmpeq against each set member;
+ *                   4..31 bytes: vectors of two overlapping halves
+ *   find_substr:    per 16 starts: cmpeq first byte & cmpeq last byte, verify hits
  *
  * Reads nothing outside p[0 .. n). Compiled with -msse2 (Makefile); empty on
  * other architectures.
@@ -21,6 +23,7 @@ typedef __m128i V;
 #define v_set1(c)   _mm_set1_epi8(c)
 #define v_eq(a, b)  _mm_cmpeq_epi8((a), (b))
 #define v_or(a, b)  _mm_or_si128((a), (b))
+#define v_and(a, b) _mm_and_si128((a), (b))
 #define v_sub(a, b) _mm_sub_epi8((a), (b))
 #define v_zero()    _mm_setzero_si128()
 #define v_mask(a)   ((uint32_t)_mm_movemask_epi8(a))

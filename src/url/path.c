@@ -23,28 +23,27 @@ static size_t find_path_start(const char *s, size_t n, size_t from)
     return from + rs_simd_find_any(s + from, n - from, &PATH_START);
 }
 
-/* A "://" whose ':' lies in s[from, limit) (the bytes after may lie past limit). */
-static size_t find_scheme_end(const char *s, size_t n, size_t from, size_t limit)
-{
-    for (size_t i = from; i < limit && i + 3 <= n; i++)
-        if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/') return i;
-    return n;
-}
-
 rs_url_parts rs_url_split(const char *url, size_t len)
 {
     rs_url_parts parts;
-    const size_t start = (len >= 2 && url[0] == '/' && url[1] == '/') ? 2 : 0;
-    /* "://" is a scheme's end only when it starts before the first '/', '?' or ';'. */
-    const size_t early_path = find_path_start(url, len, start);
-    size_t authority = find_scheme_end(url, len, start, early_path);
-    authority = authority == len ? start : authority + 3;
+    size_t authority;
+    int hash_in_scheme = 0;  /* a '#' in the scheme part: a fragment before the path, as in the reference */
+    if (len >= 8 && memcmp(url, "https://", 8) == 0) {
+        authority = 8;                   /* the usual case: what the general path finds */
+    } else if (len >= 7 && memcmp(url, "http://", 7) == 0) {
+        authority = 7;
+    } else {
+        const size_t start = (len >= 2 && url[0] == '/' && url[1] == '/') ? 2 : 0;
+        /* "://" is a scheme's end only when it starts before the first '/', '?' or ';'
+         * after start: then its '/' IS that first one, so only one place can hold it. */
+        const size_t p = find_path_start(url, len, start);
+        authority = p > start && p + 2 <= len && url[p - 1] == ':' && url[p] == '/' && url[p + 1] == '/'
+                    ? p + 2 : start;
+        hash_in_scheme = authority > start && memchr(url + start, '#', authority - start) != NULL;
+    }
     parts.authority = authority;
     parts.authority_end = authority + rs_simd_find_any(url + authority, len - authority, &AUTHORITY_END);
-    /* A '#' in the scheme part counts as a fragment before the path, as in the reference. */
-    parts.fragment_first = parts.authority_end < len && url[parts.authority_end] == '#';
-    if (!parts.fragment_first && authority > start && memchr(url + start, '#', authority - start))
-        parts.fragment_first = 1;
+    parts.fragment_first = hash_in_scheme || (parts.authority_end < len && url[parts.authority_end] == '#');
     return parts;
 }
 

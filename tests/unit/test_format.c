@@ -1,5 +1,6 @@
 /* test_format.c - record formats: TSV, CSV, JSON lines, text. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "robotscan.h"
@@ -56,4 +57,57 @@ Test(format, format_names)
     cr_expect_eq(rs_format_parse("csv", &f), 0);
     cr_expect_eq(f, RS_FORMAT_CSV);
     cr_expect_eq(rs_format_parse("xml", &f), -1);
+}
+
+/* The reference TSV escaping, byte by byte. */
+static size_t naive_tsv(const char *s, size_t n, char *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        switch (s[i]) {
+        case '\\': out[k++] = '\\'; out[k++] = '\\'; break;
+        case '\t': out[k++] = '\\'; out[k++] = 't'; break;
+        case '\n': out[k++] = '\\'; out[k++] = 'n'; break;
+        case '\r': out[k++] = '\\'; out[k++] = 'r'; break;
+        default: out[k++] = s[i];
+        }
+    }
+    return k;
+}
+
+/*
+ * TSV fields of every length 0..70 with one byte of interest at every
+ * position (the four escaped bytes and near misses the word-at-a-time and
+ * vector paths must pass through), followed by a number field, rendered from
+ * an exact-size heap copy (ASan sees an over-read), under every kernel set.
+ */
+Test(format, tsv_every_length_and_position)
+{
+    static const char bytes[] = { '\\', '\t', '\n', '\r', 0x00, 0x0B, 0x0C, 0x0D + 1, 0x08,
+                                  '[', ']', (char)0xDC, (char)0x8D, (char)0x89, 'z' };
+    char src[70], want[200];
+    for (size_t n = 0; n <= sizeof src; n++) {
+        for (size_t pos = 0; pos <= n; pos++) {
+            for (size_t b = 0; b < sizeof bytes; b++) {
+                for (size_t i = 0; i < n; i++) src[i] = (char)('a' + i % 26);
+                if (pos < n) src[pos] = bytes[b];
+                if (pos + 3 < n && b % 2) src[n - 1] = bytes[(b + 1) % sizeof bytes]; /* a second one */
+                char *exact = malloc(n ? n : 1);
+                cr_assert_not_null(exact);
+                memcpy(exact, src, n);
+                size_t k = naive_tsv(src, n, want);
+                memcpy(want + k, "\t42\n", 4);
+                k += 4;
+                const rs_field f[2] = { { { exact, n }, 0, 0 }, { { NULL, 0 }, 42, 1 } };
+                rs_outbuf out = { 0 };
+                cr_assert_eq(rs_format_record(&out, RS_FORMAT_TSV, NAMES, f, 2), RS_OK);
+                cr_assert_eq(out.len, k, "n=%zu pos=%zu byte=%#x", n, pos, (unsigned)(unsigned char)bytes[b]);
+                cr_assert(memcmp(out.ptr, want, k) == 0, "n=%zu pos=%zu byte=%#x", n, pos,
+                          (unsigned)(unsigned char)bytes[b]);
+                rs_outbuf_free(&out);
+                free(exact);
+                if (pos == n) break; /* no byte of interest: once is enough */
+            }
+        }
+    }
 }

@@ -243,3 +243,106 @@ Test(match, first_match_empty_disallow_matches_nothing)
     rs_verdict v = first_match("User-agent: *\nDisallow:\n", U("/x"));
     cr_expect(!v.disallowed && v.line == 0);
 }
+
+/* ===== Randomized: the compiled matcher vs a literal reading of SPEC 2.3-2.4 ===== */
+
+/* The reference's position-set match of a pattern against a prefix of the path. */
+static int naive_matches(const char *path, size_t plen, const char *pat, size_t patlen)
+{
+    size_t pos[128], n = 1, next[128];
+    pos[0] = 0;
+    for (size_t i = 0; i < patlen; i++) {
+        if (pat[i] == '$' && i + 1 == patlen) return pos[n - 1] == plen;
+        if (pat[i] == '*') {
+            const size_t from = pos[0];
+            n = 0;
+            for (size_t p = from; p <= plen; p++) pos[n++] = p;
+            continue;
+        }
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++)
+            if (pos[j] < plen && path[pos[j]] == pat[i]) next[k++] = pos[j] + 1;
+        if (k == 0) return 0;
+        memcpy(pos, next, k * sizeof pos[0]);
+        n = k;
+    }
+    return 1;
+}
+
+typedef struct { int allow; char pat[24]; } rnd_rule;
+
+/* SPEC 2.4.17-20: best allow and best disallow by (priority desc, line asc). */
+static void naive_verdict(const rnd_rule *r, size_t n, const char *path, size_t plen, int *dis, unsigned *line)
+{
+    int ba = -1, bd = -1;
+    unsigned la = 0, ld = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = r[i].pat;
+        size_t len = strlen(p);
+        int prio = -1;
+        if ((len == 0 || p[0] == '/' || p[0] == '*') && naive_matches(path, plen, p, len)) prio = (int)len;
+        if (prio < 0 && r[i].allow) {               /* the index.htm retry */
+            const char *slash = NULL;
+            for (size_t k = len; k > 0; k--) if (p[k - 1] == '/') { slash = p + k - 1; break; }
+            if (slash && len - (size_t)(slash - p) >= 10 && memcmp(slash, "/index.htm", 10) == 0) {
+                char cut[32];
+                const size_t c = (size_t)(slash - p) + 1;
+                memcpy(cut, p, c);
+                cut[c] = '$';
+                if (naive_matches(path, plen, cut, c + 1)) prio = (int)c + 1;
+            }
+        }
+        const unsigned ln = (unsigned)i + 2;        /* line 1 is the user-agent line */
+        if (r[i].allow && prio > ba) { ba = prio; la = ln; }
+        if (!r[i].allow && prio > bd) { bd = prio; ld = ln; }
+    }
+    *dis = bd > ba && bd > 0;
+    *line = bd > ba ? ld : la;
+}
+
+Test(match, compat_random_rules_match_naive_reference)
+{
+    /* odd rounds: a wide alphabet, so that nodes get many children (dense child tables) */
+    static const char NARROW[] = "//ab*$a", WIDE[] = "/abcdefghijklmnopqrstu*$";
+    unsigned seed = 4242;
+    char body[8192], path[40];
+    rnd_rule rules[60];
+    for (int round = 0; round < 3000; round++) {
+        const char *const alpha = round % 2 ? WIDE : NARROW;
+        const size_t na = strlen(alpha);
+        const size_t n = 1 + (size_t)rand_r(&seed) % (round % 2 ? 60 : 24);
+        size_t at = (size_t)snprintf(body, sizeof body, "User-agent: *\n");
+        for (size_t i = 0; i < n; i++) {
+            rnd_rule *r = &rules[i];
+            r->allow = rand_r(&seed) % 2;
+            const size_t len = (size_t)rand_r(&seed) % (round % 2 ? 5 : 9);
+            for (size_t k = 0; k < len; k++) r->pat[k] = alpha[(size_t)rand_r(&seed) % na];
+            r->pat[len] = '\0';
+            if (len && rand_r(&seed) % 3) r->pat[0] = rand_r(&seed) % 4 ? '/' : '*';
+            if (rand_r(&seed) % 17 == 0) strcpy(r->pat, rand_r(&seed) % 2 ? "/a/index.html" : "/*/index.htm");
+            if (i && rand_r(&seed) % 5 == 0) strcpy(r->pat, rules[rand_r(&seed) % i].pat); /* duplicates */
+            at += (size_t)snprintf(body + at, sizeof body - at, "%s: %s\n", r->allow ? "Allow" : "Disallow", r->pat);
+        }
+        rs_ruleset *rs = NULL;
+        rs_matcher *m = NULL;
+        cr_assert_eq(rs_ruleset_parse(body, at, &rs), RS_OK);
+        cr_assert_eq(rs_matcher_create(rs, "Googlebot", 9, RS_SEMANTICS_GOOGLE, &m), RS_OK);
+        rs_ruleset_free(rs);
+        for (int q = 0; q < 40; q++) {
+            const size_t plen = 1 + (size_t)rand_r(&seed) % 12;
+            path[0] = '/';
+            for (size_t k = 1; k < plen; k++) path[k] = alpha[(size_t)rand_r(&seed) % na];
+            if (q == 0) { strcpy(path, "/a/"); }
+            const size_t pl = q == 0 ? 3 : plen;
+            rs_verdict v;
+            rs_matcher_match(m, path, pl, &v);
+            int dis;
+            unsigned line;
+            naive_verdict(rules, n, path, pl, &dis, &line);
+            cr_assert(v.disallowed == dis && v.line == line,
+                      "path '%.*s': got disallowed=%d line %u, want %d line %u; rules:\n%s",
+                      (int)pl, path, v.disallowed, v.line, dis, line, body);
+        }
+        rs_matcher_free(m);
+    }
+}

@@ -239,3 +239,188 @@ Test(simd, byteset_init)
         }
     }
 }
+
+/* ===== find_any on short ranges: every length, every hit position ===== */
+
+static size_t naive_any(const char *p, size_t n, const rs_byteset *set)
+{
+    for (size_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < set->count; k++)
+            if ((unsigned char)p[i] == set->bytes[k]) return i;
+    return n;
+}
+
+/*
+ * data[0..n) at offsets 0..MAX_PAD of a buffer filled with @poison (a set
+ * member, so an over-read changes the answer), and in an exact-size heap copy
+ * (ASan sees an over-read); every implementation must give @want.
+ */
+static void check_any(const char *data, size_t n, const rs_byteset *set, char poison, size_t want)
+{
+    char *buf = malloc(n + 2 * MAX_PAD + 1);
+    char *exact = malloc(n ? n : 1);
+    cr_assert(buf && exact);
+    memcpy(exact, data, n);
+    for (size_t i = 0; rs_simd_impl_at(i); i++) {
+        const rs_simd_kernels *k = impl(i);
+        if (k == NULL) continue;
+        for (size_t off = 0; off <= MAX_PAD; off += off < 8 ? 1 : 9) {
+            memset(buf, poison, n + 2 * MAX_PAD + 1);
+            memcpy(buf + off, data, n);
+            cr_assert_eq(k->find_any(buf + off, n, set), want, "%s find_any n=%zu off=%zu want=%zu",
+                         k->name, n, off, want);
+        }
+        cr_assert_eq(k->find_any(exact, n, set), want, "%s find_any exact n=%zu", k->name, n);
+    }
+    free(buf);
+    free(exact);
+}
+
+Test(simd, find_any_every_length_and_hit_position)
+{
+    rs_byteset sets[4];
+    cr_assert_eq(rs_byteset_init(&sets[0], "/", 1), RS_OK);
+    cr_assert_eq(rs_byteset_init(&sets[1], "/?;#\0", 5), RS_OK);     /* NUL is a member */
+    cr_assert_eq(rs_byteset_init(&sets[2], "\xff\x80\x01 \t\r\n\"'<>\\^`{}", 16), RS_OK);
+    cr_assert_eq(rs_byteset_init(&sets[3], "#\0", 2), RS_OK);
+    char buf[81];
+    for (size_t s = 0; s < 4; s++) {
+        const rs_byteset *set = &sets[s];
+        const char member = (char)set->bytes[set->count - 1];
+        const char poison = (char)set->bytes[0];
+        /* filler: a byte near the members but not one ('x' or 0x7f or 0x81) */
+        const char fill = s == 2 ? (char)0x81 : (s == 1 ? '.' : 'x');
+        for (size_t n = 0; n <= 80; n++) {
+            memset(buf, fill, n);
+            check_any(buf, n, set, poison, naive_any(buf, n, set));
+            cr_assert_eq(naive_any(buf, n, set), n);
+            for (size_t pos = 0; pos < n; pos++) {
+                memset(buf, fill, n);
+                buf[pos] = member;
+                check_any(buf, n, set, poison, pos);
+                /* a second member later must not win */
+                for (size_t later = pos + 1; later < n; later += 5) {
+                    buf[later] = poison;
+                    check_any(buf, n, set, poison, pos);
+                }
+            }
+        }
+    }
+}
+
+/* ===== find_substr ===== */
+
+static size_t naive_substr(const char *h, size_t n, const char *s, size_t m)
+{
+    for (size_t i = 0; i + m <= n; i++) {
+        size_t j = 0;
+        while (j < m && h[i + j] == s[j]) j++;
+        if (j == m) return i;
+    }
+    return m == 0 ? 0 : n;
+}
+
+/*
+ * Every implementation on (h, s): at offsets 0..MAX_PAD of buffers whose
+ * surrounding bytes are @poison, and on exact-size heap copies of both.
+ */
+static void check_substr(const char *h, size_t n, const char *s, size_t m, char poison)
+{
+    const size_t want = naive_substr(h, n, s, m);
+    const rs_simd_kernels *scalar = rs_simd_get("scalar");
+    cr_assert_eq(scalar->find_substr(h, n, s, m), want, "scalar n=%zu m=%zu", n, m);
+    char *hb = malloc(n + 2 * MAX_PAD + 1), *sb = malloc(m + 2 * MAX_PAD + 1);
+    char *he = malloc(n ? n : 1), *se = malloc(m ? m : 1);
+    cr_assert(hb && sb && he && se);
+    memcpy(he, h, n);
+    memcpy(se, s, m);
+    for (size_t i = 0; rs_simd_impl_at(i); i++) {
+        const rs_simd_kernels *k = impl(i);
+        if (k == NULL) continue;
+        for (size_t off = 0; off <= MAX_PAD; off += off < 4 ? 1 : 13) {
+            memset(hb, poison, n + 2 * MAX_PAD + 1);
+            memset(sb, poison, m + 2 * MAX_PAD + 1);
+            memcpy(hb + off, h, n);
+            memcpy(sb + MAX_PAD - off, s, m);
+            cr_assert_eq(k->find_substr(hb + off, n, sb + MAX_PAD - off, m), want,
+                         "%s find_substr n=%zu m=%zu off=%zu", k->name, n, m, off);
+        }
+        cr_assert_eq(k->find_substr(he, n, se, m), want, "%s find_substr exact n=%zu m=%zu", k->name, n, m);
+    }
+    free(hb);
+    free(sb);
+    free(he);
+    free(se);
+}
+
+Test(simd, find_substr_case_table)
+{
+    static const struct { const char *h, *s; } cases[] = {
+        { "", "" }, { "", "a" }, { "a", "" }, { "a", "a" }, { "a", "b" }, { "ab", "abc" },
+        { "/fish.php", ".php" }, { "/fish.php5", ".php" }, { "/a/b/c/d/e/f/g/h/i/j/k", "/k" },
+        { "/print/page/print/x", "print/x" }, { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab", "aaab" },
+        { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "aaab" },
+        { "abababababababababababababababababababababababababababc", "ababc" },
+        { "xyzxyzxyzxyzxyzxyzxyzxyzxyzxyzxyzxyzxyzxyzxyzxyzxyzxyzxyzxyzxyz", "zx" },
+        { "?sort=asc&sort=desc&page=1", "&page=" }, { "no match anywhere in this path at all", "?" },
+        { "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz", "xyz0123456789abcdefghij" },
+        { "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz",
+          "abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz" },
+        { "\xff\x80\xff\x80\xff\x80\xff\x80\xff\x80\xff\x80\xff\x80\xff\x81", "\x80\xff\x81" },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const size_t n = strlen(cases[c].h), m = strlen(cases[c].s);
+        check_substr(cases[c].h, n, cases[c].s, m, 'a');
+        check_substr(cases[c].h, n, cases[c].s, m, '\0');
+        check_substr(cases[c].h, n, cases[c].s, m, cases[c].s[0] ? cases[c].s[0] : 'x');
+    }
+    check_substr("a\0b\0c", 5, "\0c", 2, 'c');                 /* NUL is an ordinary byte */
+    check_substr("a\0b\0c", 5, "b\0", 2, '\0');
+}
+
+/* Every needle length 1..20 placed at every position of haystacks 0..80, with near misses around. */
+Test(simd, find_substr_every_length_and_position)
+{
+    char h[81], s[21];
+    for (size_t m = 1; m <= 20; m++) {
+        for (size_t j = 0; j < m; j++) s[j] = (char)('a' + (j % 3));
+        s[m - 1] = 'z';
+        for (size_t n = 0; n <= 80; n++) {
+            memset(h, 'a', n);
+            check_substr(h, n, s, m, 'z');                      /* no occurrence */
+            for (size_t pos = 0; pos + m <= n; pos++) {
+                memset(h, 'a', n);
+                memcpy(h + pos, s, m);
+                if (pos >= 2) { memcpy(h, s, m - 1 < pos - 1 ? m - 1 : pos - 1); } /* a near miss first */
+                check_substr(h, n, s, m, 'z');
+            }
+        }
+    }
+}
+
+/* Random haystacks over a two-letter alphabet: many partial matches, first/last-byte hits. */
+Test(simd, find_substr_random)
+{
+    unsigned seed = 777;
+    char h[300], s[40];
+    for (int round = 0; round < 20000; round++) {
+        const size_t n = (size_t)(rand_r(&seed) % (round < 10000 ? 80 : 300));
+        const size_t m = (size_t)(rand_r(&seed) % 12) + (round % 5 == 0 ? (size_t)(rand_r(&seed) % 28) : 0);
+        const int alpha = 2 + rand_r(&seed) % 3;
+        for (size_t i = 0; i < n; i++) h[i] = (char)("ab\x80"[rand_r(&seed) % alpha]);
+        if (n >= m && m && rand_r(&seed) % 2) {
+            memcpy(s, h + (size_t)rand_r(&seed) % (n - m + 1), m);   /* an actual substring */
+        } else {
+            for (size_t i = 0; i < m; i++) s[i] = (char)("ab\x80"[rand_r(&seed) % alpha]);
+        }
+        check_substr(h, n, s, m, (char)("ab\x80"[round % 3]));
+    }
+}
+
+Test(simd, find_substr_dispatch)
+{
+    cr_assert_eq(rs_simd_find_substr("/a/b.php?x", 10, ".php", 4), 4);
+    cr_assert_eq(rs_simd_find_substr("/a/b.php?x", 10, ".phx", 4), 10);
+    cr_assert_eq(rs_simd_find_substr(NULL, 0, NULL, 0), 0);
+    cr_assert_eq(rs_simd_find_substr(NULL, 0, "a", 1), 0);
+}

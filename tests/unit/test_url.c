@@ -154,6 +154,8 @@ Test(url, compat_random_urls_match_reference_port)
             url[i] = ALPHA[(seed >> 16) % (sizeof ALPHA - 1)];
         }
         if (iter % 3 == 0 && n > 8) memcpy(url, "http://", 7);
+        if (iter % 3 == 1 && n > 8) memcpy(url, iter % 2 ? "https://" : "https:/?", 8); /* fast path + near miss */
+        if (iter % 7 == 2 && n > 8) memcpy(url, "//https:", 8);
         size_t want_len;
         ref_path(url, n, want, &want_len);
         const rs_str got = rs_url_path(url, n, scratch, sizeof scratch);
