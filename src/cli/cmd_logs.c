@@ -778,11 +778,7 @@ static int write_stats(const char *path, const bot_row *rows, size_t n, const lo
     snprintf(tmp, sizeof tmp, "],\"seconds\":%.6f,\"lines_per_second\":%.0f}\n", seconds,
              seconds > 0 ? (double)c->lines / seconds : 0.0);
     put(&b, tmp);
-    FILE *f = fopen(path, "w");
-    int rc = 0;
-    if (f == NULL || fwrite(b.ptr, 1, b.len, f) != b.len) rc = -1;
-    if (f && fclose(f) != 0) rc = -1;
-    if (rc) cli_error("cannot write statistics to '%s'", path);
+    const int rc = cli_write_file(path, b.ptr, b.len, "statistics");
     rs_outbuf_free(&b);
     return rc;
 }
@@ -876,14 +872,10 @@ int cmd_logs(int argc, char **argv)
     }
     job.fmt = fmt;
     rs_sites *sites = NULL;
-    rs_status st = rs_sites_create(o.robots, (size_t)o.n_robots, &sites);
-    if (st != RS_OK) {
-        cli_error("%s", sites ? rs_sites_errmsg(sites) : rs_status_str(st));
-        rs_sites_free(sites);
+    if (cli_sites_open(&o, &sites) != 0) {
         rs_logformat_free(fmt);
         return 2;
     }
-    rs_sites_set_semantics(sites, o.semantics);
     job.sites = sites;
     if (rs_tally_create(1, &job.delay_keys) != RS_OK) {
         cli_error("out of memory");
@@ -893,7 +885,7 @@ int cmd_logs(int argc, char **argv)
     pipeline p;
     pipeline_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.jobs = o.jobs;
+    cli_pipeline_defaults(&o, &cfg);
     cfg.process = process_block;
     cfg.ctx = &job;
     cfg.state_new = worker_new;
@@ -901,9 +893,6 @@ int cmd_logs(int argc, char **argv)
     cfg.user_new = acc_new;
     cfg.user_free = acc_free;
     cfg.in_order = keep_block;
-    cfg.progress = o.progress < 0 ? isatty(STDERR_FILENO) : o.progress;
-    cfg.write_header = !o.quiet;
-    cfg.format = o.format;
     cfg.columns = COLUMNS;
     cfg.n_columns = N_COLUMNS;
 
@@ -911,13 +900,7 @@ int cmd_logs(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = pipeline_init(&p, &cfg);
     const int inited = rc == 0;
-    static char *const STDIN_ONLY[] = { "-" };
-    char *const *inputs = o.n_args ? o.args : STDIN_ONLY;
-    const int n_inputs = o.n_args ? o.n_args : 1;
-    for (int i = 0; i < n_inputs && rc == 0; i++) {
-        job.input_name = strcmp(inputs[i], "-") ? inputs[i] : "(stdin)";
-        rc = pipeline_run(&p, inputs[i]);
-    }
+    if (rc == 0) rc = cli_run_inputs(&p, &o, &job.input_name);
     /* A damaged input (error already printed): report the hits read before
      * the damage, then exit 2 (SPEC 7). */
     const int input_failed = inited && rc != 0 && pipeline_totals_get(&p)->input_failed;

@@ -493,11 +493,7 @@ static int write_stats(const char *path, const struct cli_opts *o, const pipelin
              seconds > 0 ? (double)c->urls / seconds : 0.0);
     PUT(tmp);
 #undef PUT
-    FILE *f = fopen(path, "w");
-    int rc = 0;
-    if (f == NULL || fwrite(b.ptr, 1, b.len, f) != b.len) rc = -1;
-    if (f && fclose(f) != 0) rc = -1;
-    if (rc) cli_error("cannot write statistics to '%s'", path);
+    const int rc = cli_write_file(path, b.ptr, b.len, "statistics");
     rs_outbuf_free(&b);
     return rc;
 }
@@ -527,13 +523,7 @@ int cmd_urls(int argc, char **argv)
     cli_check_agent(o.agents[0]);
 
     rs_sites *sites = NULL;
-    rs_status st = rs_sites_create(o.robots, (size_t)o.n_robots, &sites);
-    if (st != RS_OK) {
-        cli_error("%s", sites ? rs_sites_errmsg(sites) : rs_status_str(st));
-        rs_sites_free(sites);
-        return 2;
-    }
-    rs_sites_set_semantics(sites, o.semantics);
+    if (cli_sites_open(&o, &sites) != 0) return 2;
     job.opts = &o;
     job.sites = sites;
     job.agent = o.agents[0];
@@ -547,28 +537,19 @@ int cmd_urls(int argc, char **argv)
     pipeline p;
     pipeline_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.jobs = o.jobs;
+    cli_pipeline_defaults(&o, &cfg);
     cfg.process = process_block;
     cfg.ctx = &job;
     cfg.state_new = worker_state_new;
     cfg.state_free = worker_state_free;
     cfg.tally_counters_origin = OC_COUNT;
-    cfg.progress = o.progress < 0 ? isatty(STDERR_FILENO) : o.progress;
-    cfg.write_header = !o.quiet;
-    cfg.format = o.format;
     cfg.columns = COLUMNS;
     cfg.n_columns = N_COLUMNS;
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = pipeline_init(&p, &cfg);
-    static char *const STDIN_ONLY[] = { "-" };
-    char *const *inputs = o.n_args ? o.args : STDIN_ONLY;
-    const int n_inputs = o.n_args ? o.n_args : 1;
-    for (int i = 0; i < n_inputs && rc == 0; i++) {
-        job.input_name = strcmp(inputs[i], "-") ? inputs[i] : "(stdin)";
-        rc = pipeline_run(&p, inputs[i]);
-    }
+    if (rc == 0) rc = cli_run_inputs(&p, &o, &job.input_name);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     const double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     const pipeline_totals *t = pipeline_totals_get(&p);

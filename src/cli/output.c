@@ -43,3 +43,13 @@ int cli_out_finish(void)
     }
     return rc;
 }
+
+int cli_write_file(const char *path, const void *data, size_t len, const char *what)
+{
+    FILE *f = fopen(path, "w");
+    int rc = 0;
+    if (f == NULL || fwrite(data, 1, len, f) != len) rc = -1;
+    if (f && fclose(f) != 0) rc = -1;
+    if (rc) cli_error("cannot write %s to '%s'", what, path);
+    return rc;
+}

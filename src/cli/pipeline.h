@@ -85,4 +85,14 @@ void pipeline_diag(pipeline_result *res, const char *fmt, ...) __attribute__((fo
 void pipeline_fail(pipeline_result *res, rs_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* ===== Shared by the bulk commands (bulk.c) ===== */
+
+/* Opens --robots sources with --semantics. @return 0, or 2 after an error message. */
+int cli_sites_open(const struct cli_opts *o, rs_sites **out);
+/* Fills jobs, progress, header and format of @cfg from the options. */
+void cli_pipeline_defaults(const struct cli_opts *o, pipeline_config *cfg);
+/* Runs every input (stdin when none), setting *input_name for messages.
+ * @return 0, or 2 once one fails (later inputs are not read). */
+int cli_run_inputs(pipeline *p, const struct cli_opts *o, const char **input_name);
+
 #endif /* RS_CLI_PIPELINE_H */

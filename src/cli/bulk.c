@@ -1,0 +1,45 @@
+/*
+ * bulk.c - what the bulk commands (urls, logs) share around the pipeline:
+ * opening the robots sources, the pipeline settings that come from the
+ * options, and running every input in turn.
+ */
+#include "cli/pipeline.h"
+
+#include <string.h>
+#include <unistd.h>
+
+int cli_sites_open(const struct cli_opts *o, rs_sites **out)
+{
+    rs_sites *sites = NULL;
+    const rs_status st = rs_sites_create(o->robots, (size_t)o->n_robots, &sites);
+    if (st != RS_OK) {
+        cli_error("%s", sites ? rs_sites_errmsg(sites) : rs_status_str(st));
+        rs_sites_free(sites);
+        *out = NULL;
+        return 2;
+    }
+    rs_sites_set_semantics(sites, o->semantics);
+    *out = sites;
+    return 0;
+}
+
+void cli_pipeline_defaults(const struct cli_opts *o, pipeline_config *cfg)
+{
+    cfg->jobs = o->jobs;
+    cfg->progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+    cfg->write_header = !o->quiet;
+    cfg->format = o->format;
+}
+
+int cli_run_inputs(pipeline *p, const struct cli_opts *o, const char **input_name)
+{
+    static char *const STDIN_ONLY[] = { "-" };
+    char *const *inputs = o->n_args ? o->args : STDIN_ONLY;
+    const int n = o->n_args ? o->n_args : 1;
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        *input_name = strcmp(inputs[i], "-") ? inputs[i] : "(stdin)";
+        rc = pipeline_run(p, inputs[i]);
+    }
+    return rc;
+}
