@@ -541,6 +541,27 @@ typedef struct {
     uint32_t len, global, idx, group;
 } member_key;
 
+static int member_cmp(const void *a, const void *b);
+
+/* mk[i] = the user-agent member i, sorted into classes ('*' first, then by token). */
+static void sort_members(const linter *l, const member_rec *mem, uint32_t n_mem, member_key *mk)
+{
+    for (uint32_t i = 0; i < n_mem; i++) {
+        mk[i].ptr = mem[i].tok_len ? l->text.ptr + mem[i].tok_off : "";
+        mk[i].len = mem[i].tok_len;
+        mk[i].global = mem[i].global;
+        mk[i].idx = i;
+        mk[i].group = mem[i].group;
+    }
+    qsort(mk, n_mem, sizeof *mk, member_cmp);
+}
+
+/* Whether two sorted members name the same class. */
+static int same_class(const member_key *a, const member_key *b)
+{
+    return a->global == b->global && a->len == b->len && rs_ieq(a->ptr, a->len, b->ptr, b->len);
+}
+
 static int member_cmp(const void *a, const void *b)
 {
     const member_key *x = a, *y = b;
@@ -602,19 +623,10 @@ static void find_conflicts(linter *l)
     }
 
     /* Intern classes: the '*' class first, then each distinct token. */
-    for (uint32_t i = 0; i < n_mem; i++) {
-        mk[i].ptr = mem[i].tok_len ? l->text.ptr + mem[i].tok_off : "";
-        mk[i].len = mem[i].tok_len;
-        mk[i].global = mem[i].global;
-        mk[i].idx = i;
-        mk[i].group = mem[i].group;
-    }
-    qsort(mk, n_mem, sizeof *mk, member_cmp);
+    sort_members(l, mem, n_mem, mk);
     uint32_t n_cls = 0;
     for (uint32_t i = 0; i < n_mem; i++) {
-        const member_key *p = i ? &mk[i - 1] : NULL;
-        const int same = p && p->global == mk[i].global && p->len == mk[i].len
-                         && rs_ieq(p->ptr, p->len, mk[i].ptr, mk[i].len);
+        const int same = i > 0 && same_class(&mk[i - 1], &mk[i]);
         if (!same) cls_name[n_cls++] = mk[i].idx;  /* sorted by idx within a class: the earliest */
         gc[i].group = mk[i].group;
         gc[i].cls = n_cls - 1;
@@ -731,19 +743,10 @@ static void find_empty_group(linter *l)
         l->status = RS_ERR_NOMEM;
         goto out;
     }
-    for (uint32_t i = 0; i < n_mem; i++) {
-        mk[i].ptr = mem[i].tok_len ? l->text.ptr + mem[i].tok_off : "";
-        mk[i].len = mem[i].tok_len;
-        mk[i].global = mem[i].global;
-        mk[i].idx = i;
-        mk[i].group = mem[i].group;
-    }
-    qsort(mk, n_mem, sizeof *mk, member_cmp);
+    sort_members(l, mem, n_mem, mk);
     uint32_t n_fresh = 0;
     for (uint32_t i = 0; i < n_mem; i++) {
-        const member_key *p = i ? &mk[i - 1] : NULL;
-        const int same = p && p->global == mk[i].global && p->len == mk[i].len
-                         && rs_ieq(p->ptr, p->len, mk[i].ptr, mk[i].len);
+        const int same = i > 0 && same_class(&mk[i - 1], &mk[i]);
         if (!same && !mk[i].global && mk[i].idx >= n_earlier) fresh[n_fresh++] = mk[i].idx;
     }
     if (n_fresh == 0) goto out;
