@@ -15,7 +15,6 @@
 #include "common/naive_robots.h"
 #include "robotscan.h"
 
-#define MAX_URLS 32
 
 static void check_url(const rs_matcher *m, const rs_matcher *fm, const uint8_t *body,
                       size_t body_len, const char *agent, size_t agent_len, const char *url,
@@ -47,39 +46,15 @@ static void check_url(const rs_matcher *m, const rs_matcher *fm, const uint8_t *
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const FIXED[] = { "/", "/a", "/index.html", "http://x.com/a/b?c#d" };
-    const char *agent = "FooBot";
-    size_t agent_len = 6;
-    const char *urls[MAX_URLS];
-    size_t url_lens[MAX_URLS];
-    size_t n_urls = 0;
-    const uint8_t *body = data;
-    size_t body_len = size;
-
-    const uint8_t *sep = memmem(data, size, "\n\n", 2);
-    if (sep != NULL) {
-        const char *p = (const char *)data;
-        const char *end = (const char *)sep;
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        agent = p;
-        agent_len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        p = nl ? nl + 1 : end;
-        while (p < end && n_urls < MAX_URLS) {
-            nl = memchr(p, '\n', (size_t)(end - p));
-            const char *e = nl ? nl : end;
-            urls[n_urls] = p;
-            url_lens[n_urls++] = (size_t)(e - p);
-            p = nl ? nl + 1 : end;
-        }
-        body = sep + 2;
-        body_len = size - (size_t)(body - data);
-    }
-    if (n_urls == 0) {
-        for (; n_urls < sizeof FIXED / sizeof FIXED[0]; n_urls++) {
-            urls[n_urls] = FIXED[n_urls];
-            url_lens[n_urls] = strlen(FIXED[n_urls]);
-        }
-    }
+    fuzz_robots_input in;
+    fuzz_split_robots_input(data, size, &in);
+    const char *const agent = in.agent;
+    const size_t agent_len = in.agent_len;
+    const char *const *urls = in.urls;
+    const size_t *url_lens = in.url_lens;
+    const size_t n_urls = in.n_urls;
+    const uint8_t *const body = in.body;
+    const size_t body_len = in.body_len;
 
     rs_ruleset *rs = NULL;
     rs_matcher *m = NULL, *fm = NULL;
