@@ -4,21 +4,7 @@
 set -u
 BIN=${1:-./robotscan}
 SHARED=${2:-../shared}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# expect_run NAME WANT_EXIT CMD... : runs CMD, checks its exit status; output in $T/out, $T/err
-expect_run() {
-    local name=$1 want=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err" </dev/null
-    local got=$?
-    [ "$got" = "$want" ] || fail "$name: exit $got, want $want (stderr: $(head -c 300 "$T/err"))"
-}
-expect_out() { # NAME EXPECTED_FILE_CONTENT
-    diff -u <(printf '%s' "$2") "$T/out" >"$T/diff" || fail "$1: output differs: $(cat "$T/diff")"
-}
+. "$(dirname "$0")/lib/helpers.sh"
 
 cat >"$T/robots.txt" <<'R'
 User-agent: *
@@ -122,8 +108,4 @@ if [ -d "$SHARED/conformance/google-unittests" ]; then
         || fail "conformance: $(tail -3 "$T/conf")"
 fi
 
-if [ "$failures" -ne 0 ]; then
-    echo "test_check.sh: $failures failure(s)"
-    exit 1
-fi
-echo "test_check.sh: all passed"
+finish

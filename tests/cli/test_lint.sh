@@ -8,21 +8,7 @@ SHARED=${2:-../shared}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 SHARED=$(cd "$SHARED" 2>/dev/null && pwd || echo "$SHARED")
 cd "$(dirname "$0")/../.." || exit 1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-
-# expect_run NAME WANT_EXIT CMD... : runs CMD, checks its exit status; output in $T/out, $T/err
-expect_run() {
-    local name=$1 want=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err" </dev/null
-    local got=$?
-    [ "$got" = "$want" ] || fail "$name: exit $got, want $want (stderr: $(head -c 300 "$T/err"))"
-}
-expect_out() { # NAME EXPECTED_FILE_CONTENT
-    diff -u <(printf '%s' "$2") "$T/out" >"$T/diff" || fail "$1: output differs: $(cat "$T/diff")"
-}
+. tests/cli/lib/helpers.sh # (cwd is the repository root here)
 
 cat >"$T/robots.txt" <<'R'
 User-agent: *
@@ -183,8 +169,4 @@ if [ -d "$SHARED/data/robots" ]; then
     [ "$bad" = 0 ] || fail "corpus: $bad malformed lines, e.g. $(grep -v '^[^:]*:\([0-9]*:\)\? \(info\|warning\|error\): .* \[[a-z0-9-]*\]$' "$T/out" | head -2)"
 fi
 
-if [ $failures -ne 0 ]; then
-    echo "test_lint.sh: $failures failure(s)"
-    exit 1
-fi
-echo "test_lint.sh: all passed"
+finish

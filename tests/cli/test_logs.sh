@@ -7,10 +7,7 @@ SHARED=${2:-../shared}
 HERE=$(cd "$(dirname "$0")" && pwd)
 LOGS=$SHARED/data/logs
 ROB=$HERE/../logs
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+. "$(dirname "$0")/lib/helpers.sh"
 
 ELASTIC=$LOGS/elastic-apache_logs.log
 # --- independent verification on every log: counts, verdicts via check, crawl-delay
@@ -112,5 +109,4 @@ grep -q -- '--host' "$T/err" || fail "no --host message"
 grep -q 'missing.log' "$T/err" || fail "missing log not named"
 "$BIN" logs --help | grep -q '^Usage: robotscan logs' || fail "logs --help"
 
-if [ "$failures" -ne 0 ]; then echo "test_logs.sh: $failures failure(s)"; exit 1; fi
-echo "test_logs.sh: all passed"
+finish

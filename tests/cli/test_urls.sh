@@ -7,27 +7,8 @@ BIN=${1:-./robotscan}
 SHARED=${2:-../shared}
 case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
 HERE=$(cd "$(dirname "$0")" && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+. "$(dirname "$0")/lib/helpers.sh"
 
-# expect_run NAME WANT_EXIT CMD... : runs CMD (stdin /dev/null), checks its exit status;
-# output in $T/out, $T/err
-expect_run() {
-    local name=$1 want=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err" </dev/null
-    local got=$?
-    [ "$got" = "$want" ] || fail "$name: exit $got, want $want (stderr: $(head -c 300 "$T/err"))"
-}
-# expect_out NAME TEXT : $T/out must be exactly TEXT
-expect_out() {
-    diff -u <(printf '%s' "$2") "$T/out" >"$T/diff" || fail "$1: output differs: $(cat "$T/diff")"
-}
-# expect_err NAME REGEX : a line of $T/err matches REGEX (grep -E)
-expect_err() {
-    grep -Eq -- "$2" "$T/err" || fail "$1: stderr lacks /$2/: $(head -c 400 "$T/err")"
-}
 # usage_error NAME CMD... : exit 2, nothing on stdout, one error line naming the command
 # (plus the "Try ... --help" hint)
 usage_error() {
@@ -583,8 +564,4 @@ cmp -s "$T/jn1" "$T/jn2" || fail "-j2 and -j 2 differ"
 "$BIN" urls --robots "$T/jn-robots.txt" --agent x -jx "$T/jn.txt" >/dev/null 2>&1
 [ $? = 2 ] || fail "-jx should be a usage error"
 
-if [ "$failures" -ne 0 ]; then
-    echo "test_urls.sh: $failures failure(s)"
-    exit 1
-fi
-echo "test_urls.sh: all passed"
+finish
