@@ -12,7 +12,7 @@ SHARED   ?= ../shared
 WARNFLAGS = -Wall -Wextra -Wshadow -Wcast-qual -Wcast-align -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wformat=2 -Wundef
 PKGS      = libzstd libxxhash zlib libidn2
-RS_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(WARNFLAGS) $(MOREFLAGS)
+RS_CFLAGS = -std=c11 -D_GNU_SOURCE -DRS_STATIC_LINKING_ONLY -Isrc $(WARNFLAGS) $(MOREFLAGS)
 # Resolved on use so a fresh machine can install the packages first.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
@@ -23,6 +23,10 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/librobotscan.a
 BIN      := robotscan
+# The shared library: soname librobotscan.so.MAJOR, file librobotscan.so.MAJOR.MINOR.PATCH.
+VERSION   = $(shell sed -n 's/^\#define RS_VERSION_STRING "\(.*\)"/\1/p' src/robotscan.h)
+SOMAJOR   = $(firstword $(subst ., ,$(VERSION)))
+SO       := $(BUILD)/librobotscan.so
 
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -35,13 +39,20 @@ REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 BENCH_SRC := $(sort $(wildcard bench/bench_*.cc))
 BENCH_BIN := $(BENCH_SRC:bench/%.cc=$(BUILD)/bench/%)
 DEPS_OK  := $(BUILD)/.deps-ok
+DEPS_ALL := $(BUILD)/.deps-all-ok
+# Only goals that run tests or demos may install packages (SPEC 8); plain
+# `make` and `make install` check the build packages and stop (exit 2).
+INSTALL_GOALS = test check test-% demo sanitize asan ubsan bench bench-urls fuzz fuzz-build deps
+DEPS_INSTALL := $(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),yes)
 
-.PHONY: all lib cli test check test-unit test-cli test-conformance test-scalar demo \
+.PHONY: all lib so cli test-python test-install uninstall test check test-unit test-cli test-conformance test-scalar demo \
         bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install clean help deps
 
-all: lib cli ## build librobotscan.a and ./robotscan (default)
+all: lib so cli ## build librobotscan.a, librobotscan.so and ./robotscan (default)
 
 lib: $(LIB) ## build the static library
+
+so: $(SO) ## build the shared library (only the stable rs_ API exported)
 
 cli: $(BIN) ## build the command-line tool
 
@@ -50,6 +61,11 @@ deps: ## install missing Debian packages (scripts/deps.sh)
 
 $(DEPS_OK): scripts/deps.sh
 	@mkdir -p $(@D)
+	@$(if $(DEPS_INSTALL),scripts/deps.sh --check >/dev/null 2>&1 || scripts/deps.sh,scripts/deps.sh --check-build >/dev/null)
+	@touch $@
+
+# Test and benchmark packages (Criterion, pytest, Scrapy, ...): installed when missing.
+$(DEPS_ALL): scripts/deps.sh | $(DEPS_OK)
 	@scripts/deps.sh --check >/dev/null 2>&1 || scripts/deps.sh
 	@touch $@
 
@@ -57,18 +73,27 @@ $(DEPS_OK): scripts/deps.sh
 $(BUILD)/%_avx2.o: ISAFLAGS = -mavx2 -mbmi -mbmi2 -mpopcnt
 $(BUILD)/%_sse2.o: ISAFLAGS = -msse2
 
+# Library objects serve both librobotscan.a and librobotscan.so.
+$(LIB_OBJ): PICFLAGS = -fPIC -fvisibility=hidden
+
 $(BUILD)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) $(ISAFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) $(PICFLAGS) $(ISAFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+$(SO): $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,librobotscan.so.$(SOMAJOR) -Wl,--no-undefined \
+	    -o $@.$(VERSION) $(LIB_OBJ) $(PKG_LIBS)
+	ln -sf librobotscan.so.$(VERSION) $@.$(SOMAJOR)
+	ln -sf librobotscan.so.$(SOMAJOR) $@
+
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(PKG_LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(LIB) | $(DEPS_OK)
+$(BUILD)/tests/%: tests/unit/%.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(LIB) | $(DEPS_ALL)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) \
 	    -DRS_SHARED_DIR='"$(SHARED)"' -o $@ $< $(TCOMMON_SRC) $(LDFLAGS) $(LIB) $(PKG_LIBS) -lcriterion
@@ -95,7 +120,7 @@ FUZZ_BUILD   ?= build-fuzz
 FUZZ_CC      ?= clang
 FUZZ_SEEDS_SMALL = $(BUILD)/fuzz-seeds
 
-$(BUILD)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(LIB) | $(DEPS_OK)
+$(BUILD)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(LIB) | $(DEPS_ALL)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) \
 	    -o $@ $< tests/fuzz/replay_main.c $(TCOMMON_SRC) $(LDFLAGS) $(LIB) $(PKG_LIBS)
@@ -153,9 +178,9 @@ ubsan: ## like sanitize, UndefinedBehaviorSanitizer only (build-ubsan/)
 	$(SAN_ENV) $(MAKE) BUILD=build-ubsan BIN=build-ubsan/robotscan CC=$(SAN_CC) MOREFLAGS= \
 	    CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=all" LDFLAGS="-fsanitize=undefined" \
 	    build-ubsan/robotscan test-unit test-cli test-conformance test-fuzz-replay
-$(BUILD)/bench/%: bench/%.cc $(LIB) | $(DEPS_OK)
+$(BUILD)/bench/%: bench/%.cc $(LIB) | $(DEPS_ALL)
 	@mkdir -p $(@D)
-	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -std=c++17 -Isrc $(PKG_CFLAGS) -DRS_SHARED_DIR='"$(SHARED)"' \
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -std=c++17 -DRS_STATIC_LINKING_ONLY -Isrc $(PKG_CFLAGS) -DRS_SHARED_DIR='"$(SHARED)"' \
 	    -o $@ $< $(LIB) $(PKG_LIBS) -lbenchmark -lpthread
 
 bench: $(BENCH_BIN) ## build and run the benchmarks (bench/bench_*.cc); BENCH_ARGS for options
@@ -165,7 +190,7 @@ bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/ben
 	scripts/bench-urls $(BENCH_URLS_ARGS)
 
 test: MOREFLAGS += -Werror
-test: all test-unit test-cli test-conformance test-fuzz-replay ## build everything and run every test
+test: all test-unit test-cli test-conformance test-fuzz-replay test-python test-install ## build everything and run every test
 
 check: all test-unit ## the fast subset: unit tests only
 
@@ -192,6 +217,6 @@ clean: ## remove build products
 	rm -rf $(BUILD) $(BIN) build-*
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
+	@grep -hE '^[a-z-]+:.*## ' $(firstword $(MAKEFILE_LIST)) | sed 's/:.*## /\t/' | expand -t 20
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
 # Installs the Debian packages robotscan builds and tests with.
-# Usage: scripts/deps.sh [--check]   (--check: only report what is missing)
+# Usage: scripts/deps.sh [--check | --check-build]
+#   (none)         install every missing package (build, tests, benchmarks); needs root
+#   --check        only report what is missing (exit 1 when something is)
+#   --check-build  only check what plain `make` needs; when something is missing,
+#                  print the apt-get line and exit 2 (never installs)
 set -eu
 
-# pkg-config module -> Debian package
-modules="libzstd:libzstd-dev libxxhash:libxxhash-dev zlib:zlib1g-dev libidn2:libidn2-dev criterion:libcriterion-dev benchmark:libbenchmark-dev"
+# pkg-config module -> Debian package: needed to build the library and CLI
+build_modules="libzstd:libzstd-dev libxxhash:libxxhash-dev zlib:zlib1g-dev libidn2:libidn2-dev"
+build_commands="pkg-config:pkg-config cc:gcc"
+# pkg-config module -> Debian package: tests and benchmarks
+modules="$build_modules criterion:libcriterion-dev benchmark:libbenchmark-dev"
 # command -> Debian package (tools the tests and benchmarks run)
-commands="pkg-config:pkg-config cc:gcc c++:g++ clang:clang zstd:zstd gzip:gzip python3:python3"
+commands="$build_commands c++:g++ clang:clang zstd:zstd gzip:gzip python3:python3 man:man-db nroff:groff-base"
+
+mode=${1:-}
+if [ "$mode" = "--check-build" ]; then
+    modules=$build_modules
+    commands=$build_commands
+fi
 
 missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
@@ -20,17 +33,26 @@ for c in $commands; do
     cmd=${c%%:*}; pkg=${c##*:}
     command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
 done
-# clang's fuzzer and sanitizer runtimes, and the Python peers of the benchmark
-[ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || \
-    ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 || missing="$missing libclang-rt-14-dev"
-/usr/bin/python3 -c 'import protego' >/dev/null 2>&1 || missing="$missing python3-protego"
+if [ "$mode" != "--check-build" ]; then
+    # clang's fuzzer and sanitizer runtimes, and the Python peers of the tests and benchmark
+    [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || \
+        ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 || missing="$missing libclang-rt-14-dev"
+    /usr/bin/python3 -c 'import protego' >/dev/null 2>&1 || missing="$missing python3-protego"
+    /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || missing="$missing python3-pytest"
+    /usr/bin/python3 -c 'import scrapy' >/dev/null 2>&1 || missing="$missing python3-scrapy"
+fi
 
 missing=$(echo $missing | tr ' ' '\n' | sort -u | tr '\n' ' ')
 if [ -z "${missing// /}" ]; then
     echo "deps: all present"
     exit 0
 fi
-if [ "${1:-}" = "--check" ]; then
+if [ "$mode" = "--check-build" ]; then
+    echo "robotscan: missing build packages: $missing" >&2
+    echo "robotscan: install them with: sudo apt-get install -y $missing" >&2
+    exit 2
+fi
+if [ "$mode" = "--check" ]; then
     echo "deps: missing Debian packages: $missing"
     exit 1
 fi

@@ -13,6 +13,19 @@
  *  - Every _free() accepts NULL.
  *  - Objects are immutable after creation unless said otherwise and may be
  *    shared read-only across threads.
+ *
+ * Stable and static-only parts (zstd's ZSTD_STATIC_LINKING_ONLY pattern)
+ *  - Everything before the "Static-linking-only API" banner is the stable API: RS_API
+ *    functions, the only symbols librobotscan.so exports (soname
+ *    librobotscan.so.RS_VERSION_MAJOR).
+ *  - Define RS_STATIC_LINKING_ONLY before including this header for the
+ *    rest: the parser's line events, SIMD kernels, the streaming reader,
+ *    access-log parsing, bot identification and report writers. Those are
+ *    RS_STATIC_API: they may change between minor versions and are linked
+ *    from librobotscan.a only (the shared library hides them).
+ *  - Linking: `pkg-config --cflags --libs robotscan` (shared), or add
+ *    `--static` for librobotscan.a and its dependencies (libzstd, libxxhash,
+ *    zlib, libidn2, pthread, m).
  */
 #ifndef ROBOTSCAN_H
 #define ROBOTSCAN_H
@@ -25,6 +38,8 @@
 extern "C" {
 #endif
 
+/* RS_API: exported from librobotscan.so (the library is built with
+ * -fvisibility=hidden, so nothing else is). */
 #if defined(__GNUC__) && __GNUC__ >= 4
 #  define RS_API __attribute__((visibility("default")))
 #else
@@ -74,52 +89,6 @@ typedef struct {
 #define RS_ROBOTS_MAX_LINE 16663
 /** Bytes of a file that are read; the rest is ignored (the crawler's limit). */
 #define RS_ROBOTS_MAX_BODY 512000
-
-typedef enum {
-    RS_DIRECTIVE_NONE = 0,   /* content that is not a key/value line: ignored */
-    RS_DIRECTIVE_USER_AGENT,
-    RS_DIRECTIVE_ALLOW,
-    RS_DIRECTIVE_DISALLOW,
-    RS_DIRECTIVE_SITEMAP,
-    RS_DIRECTIVE_UNKNOWN     /* a key the matcher ignores (crawl-delay, host, ...) */
-} rs_directive;
-
-/* Flags on a parsed line (rs_robots_line.flags). */
-#define RS_LINE_TYPO_KEY      0x01u  /* key accepted only as a known typo */
-#define RS_LINE_MISSING_COLON 0x02u  /* key and value separated by whitespace only */
-#define RS_LINE_TOO_LONG      0x04u  /* bytes past RS_ROBOTS_MAX_LINE were dropped */
-#define RS_LINE_HAS_NUL       0x08u  /* a NUL byte ended the content early */
-#define RS_LINE_PAST_LIMIT    0x10u  /* the file was cut at RS_ROBOTS_MAX_BODY in this line */
-#define RS_LINE_EMPTY_KEY     0x20u  /* "': value'": ignored */
-
-typedef struct {
-    rs_directive directive;
-    uint32_t line;        /* 1-based line number; empty lines count */
-    uint32_t flags;       /* RS_LINE_* */
-    rs_str key;           /* the key as written, trimmed (empty for NONE) */
-    rs_str value;         /* trimmed; canonical (SPEC 2.1.8) except for user-agent and sitemap */
-    rs_str raw;           /* the kept bytes of the line, before comment stripping */
-} rs_robots_line;
-
-typedef struct {
-    uint32_t bom_bytes;   /* 0..3 bytes of a leading (partial) UTF-8 BOM skipped */
-    uint32_t lines;       /* number of lines, as the reference numbers them */
-    size_t   bytes_read;  /* min(size, RS_ROBOTS_MAX_BODY) */
-    int      truncated;   /* 1 when the body was longer than RS_ROBOTS_MAX_BODY */
-    uint32_t truncated_line; /* the line in which the cut happened, else 0 */
-} rs_robots_info;
-
-/** Called once per non-empty line; the slices are valid only during the call. */
-typedef void (*rs_robots_callback)(void *ctx, const rs_robots_line *line);
-
-/**
- * Parses a robots.txt body and calls @cb for each non-empty line in order.
- * @param info  OUT: optional (may be NULL), facts about the whole file.
- * @return RS_OK, RS_ERR_NOMEM, or RS_ERR_USAGE (@body NULL with a non-zero @size).
- */
-RS_API rs_status rs_robots_parse(const void *body, size_t size,
-                                 rs_robots_callback cb, void *ctx,
-                                 rs_robots_info *info);
 
 /**
  * Canonicalizes an allow/disallow pattern or a path (SPEC 2.1.8): upper-cases
@@ -252,248 +221,79 @@ RS_API rs_str rs_url_path_of(const char *url, size_t url_len, const rs_url_parts
                              char *scratch, size_t scratch_cap);
 
 /**
- * Percent-encodes bytes >= 0x80 and upper-cases %xx escapes of a path, as
- * patterns are (--encode-urls). Same contract as rs_canonicalize.
+ * Percent-encodes bytes >= 0x80 and upper-cases %xx escapes of a path (or a
+ * whole URL), as patterns are (--encode-urls), so that a raw `/wiki/Käyttäjä:`
+ * matches `Disallow: /wiki/Käyttäjä:`. Same contract as rs_canonicalize.
+ * @param dst_cap must be >= 3 * src_size for any input.
+ * @return bytes written to @dst.
  */
-#define rs_url_encode_path rs_canonicalize
+RS_API size_t rs_url_encode_path(const char *src, size_t src_size, char *dst, size_t dst_cap);
 
-/* ===== Input: readers and line splitting (src/input, src/simd) =====
+/* ===== One-call checks (src/check) =====
  *
- * Byte-class kernels (src/simd). Each has a plain-C scalar twin and vector
- * versions (sse2, avx2); one set is chosen per process: -DRS_SIMD_FORCE=name
- * at compile time, else env RS_SIMD=scalar|sse2|avx2, else the best the CPU
- * runs. Kernels read only p[0 .. n): no padding is required of callers.
- */
-
-/** Most members a rs_byteset may have. */
-#define RS_BYTESET_MAX 16
-
-/** A small set of bytes to search for; fill it with rs_byteset_init(). */
-typedef struct {
-    uint64_t      bits[4];                 /* membership bitmap, bit c = byte c */
-    unsigned char bytes[RS_BYTESET_MAX];   /* the distinct members */
-    unsigned      count;                   /* number of distinct members */
-} rs_byteset;
-
-/**
- * Makes @set the set of the @n bytes at @members (duplicates allowed; NUL is
- * an ordinary member).
- * @return RS_OK, RS_ERR_LIMIT for more than RS_BYTESET_MAX distinct bytes,
- *         RS_ERR_USAGE for NULL arguments.
- */
-RS_API rs_status rs_byteset_init(rs_byteset *set, const char *members, size_t n);
-
-/** One implementation of every kernel. Tables are static and immutable. */
-typedef struct {
-    const char *name;                                        /* "scalar", "sse2", "avx2" */
-    size_t (*find_newline)(const char *p, size_t n);         /* index of first '\n', or n */
-    size_t (*count_newlines)(const char *p, size_t n);       /* number of '\n' */
-    size_t (*find_any)(const char *p, size_t n, const rs_byteset *set); /* first member, or n */
-    size_t (*find_substr)(const char *h, size_t n, const char *s, size_t m); /* leftmost s, or n */
-} rs_simd_kernels;
-
-/** @return the index of the first '\n' in p[0 .. n), or n if there is none. */
-RS_API size_t rs_simd_find_newline(const char *p, size_t n);
-/** @return the number of '\n' bytes in p[0 .. n). */
-RS_API size_t rs_simd_count_newlines(const char *p, size_t n);
-/** @return the index of the first byte of p[0 .. n) in @set, or n if none. */
-RS_API size_t rs_simd_find_any(const char *p, size_t n, const rs_byteset *set);
-/**
- * @return the start of the leftmost occurrence of s[0 .. m) in h[0 .. n), or
- *         n if there is none (an empty s occurs at 0). Reads only h[0 .. n)
- *         and s[0 .. m); O(n * m) at worst.
- */
-RS_API size_t rs_simd_find_substr(const char *h, size_t n, const char *s, size_t m);
-
-/** @return the name of the kernel set in use ("scalar", "sse2", "avx2"). */
-RS_API const char *rs_simd_impl_name(void);
-/** @return the kernel set in use (never NULL). */
-RS_API const rs_simd_kernels *rs_simd_active(void);
-/**
- * A kernel set by name, for tests and benchmarks that compare them.
- * @param name "scalar", "sse2", "avx2", or NULL for the active set.
- * @return the static table, or NULL if unknown or this CPU cannot run it.
- */
-RS_API const rs_simd_kernels *rs_simd_get(const char *name);
-/** @return the name of the i-th compiled-in set (0 = "scalar"), NULL past the last. */
-RS_API const char *rs_simd_impl_at(size_t i);
-
-/*
- * Streaming reader (src/input). Reads a file or stdin, plain or compressed
- * (zstd and gzip, detected from the magic bytes, never from the name;
- * concatenated frames/members and zstd skippable frames are accepted), and
- * hands out large blocks of COMPLETE lines:
+ * The common case without managing objects: a robots.txt body in memory, an
+ * agent and a URL give a verdict, the reported line and its rule (rs_check).
+ * To answer many URLs against one body, compile once (rs_ruleset_parse,
+ * rs_matcher_create) and call rs_matcher_check_url / rs_matcher_check_urls,
+ * which take whole URLs (rs_url_path is applied for you).
  *
- *  - A line ends at '\n'; the last line of the input may lack it. A leading
- *    UTF-8 BOM (EF BB BF) of the stream is skipped (it still counts in
- *    offsets). Line numbers are 1-based and count empty lines.
- *  - Lines longer than max_line bytes (counting everything before the '\n',
- *    a '\r' included) are never truncated and never merged with neighbours:
- *    the rs_lines iterator returns each as a record flagged `oversized` (its
- *    length, no text), in its place in line order, so a consumer can count it
- *    as malformed with its number and length. A long line that fits in the
- *    block buffer stays inside its block (the iterator flags it); one that
- *    does not is skipped while streaming and delivered as an OVERSIZED block
- *    (rs_block.oversized = its length, no text). So a 100 MB line without a
- *    newline costs no memory: the reader holds about
- *    2 x max(block_size, max_line + 1) bytes plus the decompressor's window.
- *    Consumers of raw blocks should use rs_lines (or check lengths) for this.
- *  - ptr[len .. len + 64) of a block is readable (unspecified bytes), so
- *    vector code may over-read the end of a block by up to 64 bytes.
- *  - Errors: a missing/unreadable file or a directory fails in
- *    rs_reader_open (RS_ERR_IO). A read error, or truncated/corrupt
- *    compressed data, is returned by the next_block call AFTER every complete
- *    line before the damage was delivered (the partial line at the damage is
- *    dropped); rs_reader_errmsg() then names the file and the compressed
- *    offset, e.g. "urls.zst: corrupt zstd frame at offset 1234: Unknown frame
- *    descriptor". Errors are sticky.
- *  - A reader is used by one thread at a time. For a producer thread and
- *    worker threads, give each block its own rs_blockbuf
- *    (rs_reader_next_block_into): a block lives as long as its buffer is not
- *    passed to the reader again, so workers can process block k while the
- *    producer fills block k+1.
+ *   rs_check_result r;
+ *   char rule[256];
+ *   if (rs_check(body, body_len, "Googlebot", 9, url, strlen(url), 0, &r, rule, sizeof rule) == RS_OK)
+ *       printf("%s (line %u)\n", r.disallowed ? "disallowed" : "allowed", r.line);
  */
 
-#define RS_READER_DEFAULT_BLOCK    ((size_t)4 << 20)   /* 4 MiB */
-#define RS_READER_DEFAULT_MAX_LINE ((size_t)1 << 20)   /* 1 MiB */
-
-typedef struct rs_reader rs_reader;
-typedef struct rs_blockbuf rs_blockbuf;
-
-typedef enum {
-    RS_COMPRESSION_NONE = 0,
-    RS_COMPRESSION_GZIP,
-    RS_COMPRESSION_ZSTD
-} rs_compression;
-
-/** @return "none", "gzip" or "zstd". */
-RS_API const char *rs_compression_name(rs_compression c);
+/* Flags of the check calls. */
+#define RS_CHECK_ENCODE_URL 0x01u  /* percent-encode the path first (rs_url_encode_path, --encode-urls) */
 
 typedef struct {
-    size_t block_size;   /* bytes a block aims for; 0 = RS_READER_DEFAULT_BLOCK. A block
-                            is shorter at end of input and longer by at most one line */
-    size_t max_line;     /* longest line delivered as text; 0 = RS_READER_DEFAULT_MAX_LINE */
-} rs_reader_opts;
-
-/** A block of complete lines; see rs_reader_next_block(). */
-typedef struct {
-    const char *ptr;      /* the lines; each ends in '\n' except the final line of input */
-    size_t      len;      /* bytes at ptr (0 for an oversized block) */
-    uint64_t    first_line; /* 1-based number of the first line */
-    uint64_t    lines;    /* number of lines in the block (1 for an oversized block) */
-    uint64_t    offset;   /* offset of the first line in the decompressed stream */
-    uint64_t    oversized; /* 0, or this block is ONE line longer than max_line, of this
-                             many bytes (its '\n' excluded), whose bytes were skipped */
-    size_t      max_line; /* the reader's max_line, for rs_lines_init (0 = the default) */
-} rs_block;
+    int          disallowed;  /* 1 = disallow, 0 = allow */
+    uint32_t     line;        /* the reported line (SPEC 2.4.19); 0 when none */
+    rs_rule_type rule_type;   /* type of the rule on that line; 0 when there is none */
+    size_t       rule_len;    /* length of that rule's canonical pattern (0 when none); the
+                                 pattern was cut when this is >= the rule_cap passed */
+} rs_check_result;
 
 /**
- * Opens @path for reading.
- * @param path a file, or "-" or NULL for stdin (not closed by rs_reader_free).
- * @param opts may be NULL (defaults). Copied.
- * @param out  OUT: the reader, owned by the caller (rs_reader_free). On
- *             failure *out is still set (unless RS_ERR_NOMEM or RS_ERR_USAGE)
- *             so the caller can read rs_reader_errmsg(), then free it.
- * @return RS_OK; RS_ERR_IO (missing, unreadable, a directory), RS_ERR_CORRUPT
- *         (a compressed header already fails), RS_ERR_NOMEM, RS_ERR_USAGE.
+ * Decides one URL against a robots.txt body for one agent: parse, compile,
+ * match and free in one call (each call re-parses the body).
+ * @param body       the robots.txt bytes (at most RS_ROBOTS_MAX_BODY are read); may be
+ *                   NULL when @body_size is 0 (an empty file: everything allowed).
+ * @param agent      a product token such as "Googlebot" (compared whole, ASCII
+ *                   case-insensitively, with each group's token; SPEC 2.2.12).
+ * @param url        an absolute URL or a path; only its path, params and query are matched.
+ * @param flags      0 or RS_CHECK_ENCODE_URL.
+ * @param out        OUT: the verdict.
+ * @param rule       OUT: optional (NULL with @rule_cap 0): the canonical pattern of the
+ *                   deciding rule, NUL-terminated and cut to @rule_cap - 1 bytes.
+ * @return RS_OK, RS_ERR_NOMEM, or RS_ERR_USAGE (NULL @out, or a NULL pointer with a length).
  */
-RS_API rs_status rs_reader_open(const char *path, const rs_reader_opts *opts, rs_reader **out);
+RS_API rs_status rs_check(const void *body, size_t body_size, const char *agent, size_t agent_len,
+                          const char *url, size_t url_len, unsigned flags, rs_check_result *out,
+                          char *rule, size_t rule_cap);
 
 /**
- * Like rs_reader_open over an already open descriptor, which the reader does
- * not close. @param name used in messages (e.g. "(stdin)"); copied; may be NULL.
+ * Decides one URL with a compiled matcher (rs_url_path, then rs_matcher_match).
+ * Thread-safe on a shared matcher; allocates only for URLs over 4 KiB.
+ * @param flags 0 or RS_CHECK_ENCODE_URL.
+ * @param out   OUT: the verdict; rs_matcher_rule(@m, out->rule, ...) gives the rule.
+ * @return RS_OK, RS_ERR_NOMEM, or RS_ERR_USAGE (NULL @m or @out, or NULL @url with a length).
  */
-RS_API rs_status rs_reader_open_fd(int fd, const char *name, const rs_reader_opts *opts,
-                                   rs_reader **out);
-
-/** Frees the reader and its internal buffer (closes the file it opened). NULL is fine. */
-RS_API void rs_reader_free(rs_reader *r);
+RS_API rs_status rs_matcher_check_url(const rs_matcher *m, const char *url, size_t url_len,
+                                      unsigned flags, rs_verdict *out);
 
 /**
- * The next block, in a buffer internal to the reader.
- * @param out OUT: valid until the next call on @r or rs_reader_free.
- * @return RS_OK; RS_ERR_EOF after the last block (and on every later call);
- *         RS_ERR_IO / RS_ERR_CORRUPT (see above; sticky); RS_ERR_NOMEM.
+ * Decides @n URLs with one call, for bindings and batch callers. The URLs lie
+ * back to back in @urls, without separators: URL i is
+ * urls[ends[i - 1] .. ends[i]), with ends[-1] taken as 0 (a Python caller
+ * joins its URLs with b"" and passes the running sums of their lengths).
+ * @param disallowed OUT: n entries, 1 = disallow, 0 = allow.
+ * @param lines      OUT: optional (NULL), n reported lines (0 when none).
+ * @return RS_OK, RS_ERR_NOMEM, or RS_ERR_USAGE (NULL arguments with n > 0, or
+ *         decreasing @ends). On failure the outputs are unspecified.
  */
-RS_API rs_status rs_reader_next_block(rs_reader *r, rs_block *out);
-
-/**
- * A block buffer owned by the caller, sized for @r's options; for several
- * blocks in flight at once. Usable with any reader with the same or smaller
- * block_size and max_line.
- * @param out OUT: free with rs_blockbuf_free (NULL is fine).
- */
-RS_API rs_status rs_blockbuf_create(const rs_reader *r, rs_blockbuf **out);
-RS_API void rs_blockbuf_free(rs_blockbuf *b);
-
-/**
- * As rs_reader_next_block, but reads into @buf: @out points into @buf and is
- * valid until @buf is passed to the reader again or freed, whatever else
- * happens to @r. Not thread-safe per reader; @buf may be handed between threads.
- * @return as rs_reader_next_block; RS_ERR_USAGE if @buf is too small.
- */
-RS_API rs_status rs_reader_next_block_into(rs_reader *r, rs_blockbuf *buf, rs_block *out);
-
-/**
- * @return a message about the last failure ("" when none), naming the file
- *         and, for damaged compressed input, the compressed byte offset.
- *         Valid until the next call on @r.
- */
-RS_API const char *rs_reader_errmsg(const rs_reader *r);
-
-typedef struct {
-    rs_compression compression; /* detected from the magic bytes */
-    uint64_t file_size;         /* size of a regular file, else 0 (progress/ETA) */
-    uint64_t bytes_in;          /* bytes read from the file (compressed bytes) */
-    uint64_t bytes_out;         /* decompressed bytes produced so far */
-    uint64_t lines;             /* lines delivered so far, oversized ones included */
-    uint64_t oversized_lines;   /* lines delivered as oversized blocks */
-    int      bom;               /* 1 if a UTF-8 BOM was skipped */
-} rs_reader_stats;
-
-/** Fills @out with the counters so far. */
-RS_API void rs_reader_stats_get(const rs_reader *r, rs_reader_stats *out);
-
-/*
- * Line iterator over one block: no allocation, uses the active newline kernel.
- *
- *   rs_lines it; rs_line ln;
- *   rs_lines_init(&it, &block);
- *   while (rs_line_next(&it, &ln)) {
- *       if (ln.oversized) count_malformed(ln.number, ln.oversized);
- *       else use(ln.text);
- *   }
- */
-typedef struct {
-    const char *p, *end;  /* the rest of the block */
-    uint64_t next;        /* number of the next line */
-    uint64_t oversized;   /* pending oversized length (oversized block), else 0 */
-    size_t   max_line;    /* longer lines are flagged oversized */
-    size_t (*find)(const char *p, size_t n); /* newline kernel, fixed at init */
-} rs_lines;
-
-typedef struct {
-    rs_str   text;        /* the line without its "\n" or "\r\n"; empty when oversized */
-    uint64_t number;      /* 1-based line number in the input */
-    uint64_t oversized;   /* 0, or the length of a line too long to deliver */
-} rs_line;
-
-/** Starts iterating @b (which must outlive the iteration). */
-RS_API void rs_lines_init(rs_lines *it, const rs_block *b);
-/**
- * @param out OUT: the next line; text points into the block.
- * @return 1 if a line was produced, 0 at the end of the block.
- */
-RS_API int rs_line_next(rs_lines *it, rs_line *out);
-
-/**
- * Convenience for single-threaded consumers: the next line of the input
- * (oversized lines included, flagged as in rs_line_next).
- * @param out OUT: valid until the next call on @r.
- * @return RS_OK, RS_ERR_EOF at the end, or an error as rs_reader_next_block.
- */
-RS_API rs_status rs_reader_next_line(rs_reader *r, rs_line *out);
-
+RS_API rs_status rs_matcher_check_urls(const rs_matcher *m, const char *urls, const size_t *ends,
+                                       size_t n, unsigned flags, int8_t *disallowed, uint32_t *lines);
 
 /* ===== Origins and robots sources (src/sites) =====
  *
@@ -642,11 +442,12 @@ typedef struct {
     const rs_matcher *matcher;  /* the agent's matcher (constant for unavailable/unreachable);
                                    NULL for no-robots */
     const rs_ruleset *ruleset;  /* the parsed body (crawl-delay etc.); NULL unless rules apply */
-    const char *robots_path;    /* the file that answered (NUL-terminated); NULL for no-robots
-                                   and for manifest lines without a file */
+    const char *robots_path;    /* the file that answered (NUL-terminated); NULL for no-robots,
+                                   manifest lines without a file and bodies from memory */
     uint32_t http_status;       /* manifest status; 200 for file/directory sources; 0 for
                                    `error` and no-robots */
-    uint32_t source;            /* index into the paths given to rs_sites_create; 0 for no-robots */
+    uint32_t source;            /* index into the paths given to rs_sites_create; 0 for no-robots;
+                                   RS_SOURCE_MEMORY for bodies from rs_sites_add_body */
 } rs_site_result;
 
 /**
@@ -686,272 +487,61 @@ typedef struct {
 /** Fills @out with counters (consistent when no lookup runs concurrently). */
 RS_API void rs_sites_get_stats(const rs_sites *s, rs_sites_stats *out);
 
+/* ----- Robots bodies from memory, batch checks (src/sites/sources.c, src/check) ----- */
 
-/* ===== Access logs (src/log) ===== */
-
-/*
- * rs_logformat: a log layout compiled once from a named format or an nginx
- * log_format string; rs_logline_parse() splits one line into borrowed slices.
- * rs_botid: finds the crawler product token in a User-Agent string, from the
- * built-in known-crawler table plus the tokens a site's robots.txt names.
- */
-
-typedef struct rs_logformat rs_logformat;
-
-/* Fields a format provides (rs_logformat_fields()). */
-#define RS_LOGF_CLIENT     0x001u  /* $remote_addr */
-#define RS_LOGF_HOST       0x002u  /* $host, $server_name, $http_host; %v of vhost_combined */
-#define RS_LOGF_PORT       0x004u  /* $server_port; %p of vhost_combined */
-#define RS_LOGF_TIME       0x008u  /* $time_local, $time_iso8601 or $msec */
-#define RS_LOGF_REQUEST    0x010u  /* $request, or $request_method / $request_uri */
-#define RS_LOGF_STATUS     0x020u  /* $status */
-#define RS_LOGF_BYTES      0x040u  /* $body_bytes_sent or $bytes_sent */
-#define RS_LOGF_REFERER    0x080u  /* $http_referer */
-#define RS_LOGF_USER_AGENT 0x100u  /* $http_user_agent */
-#define RS_LOGF_USER       0x200u  /* $remote_user */
+/** rs_site_result.source of an origin whose robots.txt was given by rs_sites_add_body. */
+#define RS_SOURCE_MEMORY UINT32_MAX
 
 /**
- * Compiles a log format. @spec is either a name, `combined` (Apache/nginx
- * default), `common` or `vhost_combined` (`%v:%p` first), or an nginx
- * log_format string: literal text and `$name` / `${name}` variables. A
- * variable directly between two `"` is a quoted field (`\"` inside it does not
- * end it). Known variables are listed by the RS_LOGF_* flags plus
- * $request_method, $request_uri, $uri, $server_protocol; any other variable
- * is a field that is skipped. Two variables with no literal text between
- * them cannot be split and are refused. A spec starting with `'` is taken as
- * copied from nginx.conf: its single-quoted strings are concatenated (a final
- * `;` is allowed) and nginx's escapes (\' \" \\ \t \r \n) resolved.
- * @param err      OUT: optional (may be NULL), a one-line reason on failure.
- * @param out      OUT: the format, owned by the caller (rs_logformat_free);
- *                 @spec may be freed afterwards.
- * @return RS_OK, RS_ERR_USAGE for a bad spec, RS_ERR_NOMEM.
- */
-RS_API rs_status rs_logformat_create(const char *spec, size_t spec_len,
-                                     char *err, size_t err_cap, rs_logformat **out);
-RS_API void rs_logformat_free(rs_logformat *fmt);
-/** @return the RS_LOGF_* fields @fmt provides. */
-RS_API unsigned rs_logformat_fields(const rs_logformat *fmt);
-
-/* Outcome of rs_logline_parse(). Anything but OK/EMPTY is a malformed line. */
-typedef enum {
-    RS_LOGLINE_OK = 0,
-    RS_LOGLINE_EMPTY,        /* nothing but whitespace: not a record */
-    RS_LOGLINE_BAD_LAYOUT,   /* literal text or a field missing (truncated line, wrong format) */
-    RS_LOGLINE_BAD_TIME,     /* the timestamp does not parse */
-    RS_LOGLINE_BAD_STATUS,   /* status is not `-` or 1..3 digits; bytes not `-` or digits */
-    RS_LOGLINE_NOT_FIELD_END /* a quoted field is not followed by what the format says */
-} rs_logline_status;
-
-/** @return a static name for a rs_logline_status ("ok", "bad-layout", ...). */
-RS_API const char *rs_logline_status_str(rs_logline_status st);
-
-/* rs_logrec.flags */
-#define RS_LOGREC_EXTRA_FIELDS 0x01u  /* text after the format's last field (ignored) */
-#define RS_LOGREC_BAD_REQUEST  0x02u  /* the request line is not `METHOD SP TARGET [SP PROTOCOL]` */
-#define RS_LOGREC_HAS_TIME     0x04u  /* epoch is valid */
-
-/**
- * One parsed line. Every slice borrows from the line passed to
- * rs_logline_parse() and is valid as long as that buffer. Nothing is
- * unescaped: a quoted field keeps its `\"` and `\xNN` as written. A field
- * written as `-` (and a field the format lacks) is an empty slice; empty
- * slices still point into the line (never NULL unless the line is).
- */
-typedef struct {
-    rs_str   client;      /* $remote_addr: IPv4, IPv6 or host name */
-    rs_str   user;        /* $remote_user */
-    rs_str   host;        /* the virtual host ($host, %v) */
-    rs_str   port;        /* $server_port, %p */
-    rs_str   time;        /* the timestamp as written, without brackets */
-    rs_str   request;     /* the whole request line ($request) */
-    rs_str   method;      /* GET, POST, ... */
-    rs_str   target;      /* request target as written (not decoded) */
-    rs_str   protocol;    /* HTTP/1.1 ... (empty for HTTP/0.9 requests) */
-    rs_str   referer;
-    rs_str   user_agent;
-    int64_t  epoch;       /* UTC seconds, zone offset applied; valid with RS_LOGREC_HAS_TIME */
-    int64_t  bytes;       /* -1 when `-` or absent */
-    int      status;      /* HTTP status; 0 when `-` or absent */
-    uint32_t flags;       /* RS_LOGREC_* */
-    size_t   error_offset;/* on failure: byte offset in the line where parsing stopped */
-} rs_logrec;
-
-/**
- * Parses one line (without its line end; a trailing CR is ignored). Never
- * allocates; @fmt may be shared by many threads. Text after the format's
- * last field is accepted when it starts with a space or tab (extra trailing
- * fields) and flagged RS_LOGREC_EXTRA_FIELDS.
- * @param out OUT: filled on every outcome (slices empty on failure).
- * @return RS_LOGLINE_OK, RS_LOGLINE_EMPTY, or the reason the line is malformed.
- */
-RS_API rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, size_t len,
-                                          rs_logrec *out);
-
-/**
- * Parses an access-log timestamp: `17/May/2015:10:05:03 +0000` ($time_local,
- * %t without brackets), `2015-05-17T10:05:03+00:00` ($time_iso8601, `Z`
- * allowed) or `1431857103.123` ($msec). One-second resolution.
- * @param epoch OUT: UTC seconds since 1970-01-01.
- * @return 1 on success, 0 if @s is not such a timestamp.
- */
-RS_API int rs_log_parse_time(const char *s, size_t len, int64_t *epoch);
-
-/* ----- Bot identification ----- */
-
-typedef struct rs_botid rs_botid;
-
-/* rs_bot.flags and rs_crawler_info.flags */
-#define RS_BOT_BUILTIN      0x01u  /* the token is in the built-in known-crawler table */
-#define RS_BOT_NAMED        0x02u  /* a robots.txt group names the token (a candidate) */
-#define RS_BOT_IGNORES_STAR 0x04u  /* documented to ignore `User-agent: *` groups */
-#define RS_BOT_GROUP_NAMED  0x08u  /* rs_bot only: a group names the bot or a family ancestor
-                                      (rs_bot_group_agent); without it the `*` groups apply,
-                                      or nothing at all with RS_BOT_IGNORES_STAR */
-
-typedef struct {
-    rs_str   token;       /* the product token as written in the table or robots.txt;
-                             valid as long as the rs_botid */
-    uint32_t id;          /* 0..rs_botid_count()-1, dense: index per-bot counters with it */
-    uint32_t flags;       /* RS_BOT_* */
-} rs_bot;
-
-/**
- * Builds a bot identifier from the built-in table (src/log/crawlers_table.c,
- * generated from data/crawlers.tsv) and the product tokens that one site's
- * robots.txt groups name (as rs_agent_token() gives them). A candidate equal
- * (ASCII case-insensitively) to a built-in token marks that row RS_BOT_NAMED
- * and the table's spelling is reported; others are added as written.
- * Candidates shorter than 2 bytes, containing `*`, or generic words of
- * browser user agents (rs_bot_token_is_generic) are left out.
- * @param candidates may be NULL when @n is 0; copied, may be freed afterwards.
- * @param out OUT: owned by the caller (rs_botid_free); read-only afterwards,
- *            shareable across threads.
+ * Creates a handle without path sources, for robots.txt bodies given from
+ * memory with rs_sites_add_body (a crawler holds the bodies it fetched).
+ * @param out OUT: the handle, owned by the caller (rs_sites_free).
  * @return RS_OK or RS_ERR_NOMEM.
  */
-RS_API rs_status rs_botid_create(const rs_str *candidates, size_t n, rs_botid **out);
-RS_API void rs_botid_free(rs_botid *b);
-/** @return the number of distinct tokens (bot ids) in @b. */
-RS_API size_t rs_botid_count(const rs_botid *b);
+RS_API rs_status rs_sites_create_empty(rs_sites **out);
 
 /**
- * Finds the crawler in a User-Agent string. A token matches ASCII
- * case-insensitively where it starts a word (preceded by the start or by a
- * byte other than [A-Za-z0-9_./-]) and ends one (followed by the end or a
- * byte other than [A-Za-z0-9_-]); the longest matching token wins, the
- * earliest on ties. Only if none matches, a token followed by `-` or `_`
- * (`msnbot-foo/1.0`) is taken. Never allocates.
- * @param bot OUT: the crawler; untouched when the result is 0.
- * @return 1 for a bot, 0 for "not a bot" (browsers and unknown clients).
+ * Gives one origin's robots.txt from memory, on any handle. Bodies given this
+ * way take precedence over every path source; a second call for the same
+ * origin replaces the first (later lookups see the new one; matchers and
+ * rulesets already returned stay valid until rs_sites_free). Not
+ * concurrently with any other call on @s.
+ * @param url    names the origin: the robots.txt URL ("https://a.com/robots.txt"),
+ *               the origin itself, or any URL of the site; canonicalised as by
+ *               rs_origin_parse (so "HTTPS://A.com:443" is "https://a.com").
+ * @param http_status the fetch outcome, read as in a manifest (SPEC 3):
+ *               200..299 the rules of @body apply; 300..499 allow all
+ *               (unavailable); 500..599, or 0 for a failed fetch, disallow all
+ *               (unreachable).
+ * @param body   the robots.txt bytes (at most RS_ROBOTS_MAX_BODY are read),
+ *               parsed now and not retained; ignored unless @http_status is 2xx.
+ * @return RS_OK; RS_ERR_USAGE (a URL without an origin, a status outside 0 and
+ *         200..599, a NULL pointer with a length; rs_sites_errmsg says which);
+ *         RS_ERR_NOMEM.
  */
-RS_API int rs_bot_identify(const rs_botid *b, const char *ua, size_t ua_len, rs_bot *bot);
+RS_API rs_status rs_sites_add_body(rs_sites *s, const char *url, size_t url_len,
+                                   uint32_t http_status, const void *body, size_t size);
+
+/* rs_sites_check_urls verdicts besides 0 (allow) and 1 (disallow). */
+#define RS_VERDICT_NO_ROBOTS (-1)  /* no source knows the origin: the caller decides */
+#define RS_VERDICT_MALFORMED (-2)  /* the URL has no origin (see rs_origin_error) */
 
 /**
- * The token whose robots.txt group a crawler follows (crawler families): the
- * bot's own token if a group names it, else the nearest ancestor in the
- * built-in family table that a group names (`Googlebot-Image` follows
- * `Googlebot`; `YandexImages` follows `Yandex`), else the bot's own token
- * (then the `*` groups apply, unless the bot has RS_BOT_IGNORES_STAR).
- * @return a slice valid as long as @b.
+ * Decides @n URLs for @agent, each against its own origin's robots.txt (the
+ * work of `robotscan urls`, in one call). The URLs are laid out as for
+ * rs_matcher_check_urls. Safe from many threads, as rs_site_lookup.
+ * @param flags      0 or RS_CHECK_ENCODE_URL.
+ * @param disallowed OUT: n entries: 1, 0, RS_VERDICT_NO_ROBOTS or RS_VERDICT_MALFORMED.
+ * @param lines      OUT: optional (NULL), n reported lines (0 when none).
+ * @param reasons    OUT: optional (NULL), n rs_reason values (RS_REASON_NO_ROBOTS
+ *                   for malformed URLs too).
+ * @return RS_OK; RS_ERR_IO (a robots file cannot be read: rs_sites_errmsg);
+ *         RS_ERR_NOMEM; RS_ERR_USAGE (NULL arguments, decreasing @ends).
  */
-RS_API rs_str rs_bot_group_agent(const rs_botid *b, const rs_bot *bot);
-
-/**
- * @return 1 if @token (compared whole, ASCII case-insensitively) is a word
- * found in browser user agents (`Mozilla`, `Chrome`, `compatible`, `bot`,
- * ...) and so never identifies a crawler.
- */
-RS_API int rs_bot_token_is_generic(const char *token, size_t len);
-
-/** One row of the built-in known-crawler table. */
-typedef struct {
-    const char *token;    /* NUL-terminated product token */
-    const char *parent;   /* token whose group applies when none names this one, or NULL */
-    uint32_t    flags;    /* RS_BOT_IGNORES_STAR or 0 */
-} rs_crawler_info;
-
-/** The built-in table (static storage). @param n OUT: its number of rows. */
-RS_API const rs_crawler_info *rs_crawler_table(size_t *n);
-
-
-/* ===== Reports and writers (src/report) =====
- *
- * Record formatting shared by every command. Formatting appends to a caller
- * buffer so worker threads can render rows and a writer can emit them in
- * input order.
- */
-
-typedef enum { RS_FORMAT_TEXT = 0, RS_FORMAT_TSV, RS_FORMAT_CSV, RS_FORMAT_JSONL } rs_format;
-
-/** Parses "text", "tsv", "csv", "jsonl". @return 0 on success, -1 for an unknown name. */
-RS_API int rs_format_parse(const char *name, rs_format *out);
-
-/** One field of a record: a string, or a number when is_number is set. */
-typedef struct {
-    rs_str   str;
-    uint64_t number;
-    int      is_number;
-} rs_field;
-
-/** An append-only output buffer (grows with rs_realloc; free with rs_outbuf_free). */
-typedef struct {
-    char  *ptr;
-    size_t len;
-    size_t cap;
-} rs_outbuf;
-
-RS_API void rs_outbuf_free(rs_outbuf *b);
-
-/**
- * Appends a header row (TSV: names joined by tabs; CSV: quoted as needed;
- * JSONL and TEXT: nothing).
- */
-RS_API rs_status rs_format_header(rs_outbuf *out, rs_format fmt, const char *const *names, size_t n);
-
-/**
- * Appends one record. TSV escapes backslash, tab, CR and LF as \\ \t \r \n;
- * CSV follows RFC 4180; JSONL writes {"name":value,...} with strings escaped
- * (bytes that are not valid UTF-8 become \u00XX). TEXT joins fields with two
- * spaces (commands usually render text themselves).
- */
-RS_API rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const char *const *names,
-                                  const rs_field *fields, size_t n);
-
-/** Appends raw bytes. */
-RS_API rs_status rs_outbuf_append(rs_outbuf *out, const void *src, size_t size);
-
-/** Appends @s as a JSON string (quotes included; invalid UTF-8 bytes as \\u00XX). */
-RS_API rs_status rs_outbuf_json_string(rs_outbuf *out, const char *s, size_t len);
-
-/*
- * Tallies: string keys -> a fixed number of uint64 counters each, hashed
- * with XXH3. Per-thread tallies are merged at the end (and, later, across
- * shards), so statistics never need locks on the hot path. Entry indexes
- * are stable: callers may cache one to skip the hash on repeated keys.
- */
-typedef struct rs_tally rs_tally;
-
-/** @param counters counters per key (1..64). @param out OUT: free with rs_tally_free. */
-RS_API rs_status rs_tally_create(unsigned counters, rs_tally **out);
-RS_API void rs_tally_free(rs_tally *t);
-
-/**
- * Finds or inserts @key. @param index OUT: the entry's stable index.
- * @return RS_OK or RS_ERR_NOMEM.
- */
-RS_API rs_status rs_tally_find(rs_tally *t, const char *key, size_t len, uint32_t *index);
-
-/** The counters of entry @index (valid until the next insertion). */
-RS_API uint64_t *rs_tally_counters(rs_tally *t, uint32_t index);
-RS_API const uint64_t *rs_tally_counters_const(const rs_tally *t, uint32_t index);
-
-/** @return the number of keys. */
-RS_API uint32_t rs_tally_size(const rs_tally *t);
-
-/** The key of entry @index. */
-RS_API rs_str rs_tally_key(const rs_tally *t, uint32_t index);
-
-/** Adds every counter of @src into @dst (same counter count). */
-RS_API rs_status rs_tally_merge(rs_tally *dst, const rs_tally *src);
+RS_API rs_status rs_sites_check_urls(rs_sites *s, const char *agent, size_t agent_len,
+                                     const char *urls, const size_t *ends, size_t n,
+                                     unsigned flags, int8_t *disallowed, uint32_t *lines,
+                                     uint8_t *reasons);
 
 
 /* ===== Lint (src/lint) ===== */
@@ -1059,3 +649,583 @@ RS_API void rs_lint_agent_free(rs_lint_agent_view *view);
 }
 #endif
 #endif /* ROBOTSCAN_H */
+
+/*
+ * ===== Static-linking-only API =====
+ *
+ * Declarations below are RS_STATIC_API: present in librobotscan.a, hidden in
+ * librobotscan.so, and free to change between minor versions. The CLI, the
+ * tests and the benchmarks build with -DRS_STATIC_LINKING_ONLY.
+ */
+#if defined(RS_STATIC_LINKING_ONLY) && !defined(ROBOTSCAN_H_STATIC)
+#define ROBOTSCAN_H_STATIC
+
+/* Not exported from the shared library (see the top of this file). */
+#define RS_STATIC_API
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----- robots.txt line events (src/robots) -----
+ *
+ * The parser's event interface: one rs_robots_line per non-empty line
+ * (rs_robots_parse). The rule compiler and lint are its consumers.
+ */
+
+typedef enum {
+    RS_DIRECTIVE_NONE = 0,   /* content that is not a key/value line: ignored */
+    RS_DIRECTIVE_USER_AGENT,
+    RS_DIRECTIVE_ALLOW,
+    RS_DIRECTIVE_DISALLOW,
+    RS_DIRECTIVE_SITEMAP,
+    RS_DIRECTIVE_UNKNOWN     /* a key the matcher ignores (crawl-delay, host, ...) */
+} rs_directive;
+
+/* Flags on a parsed line (rs_robots_line.flags). */
+#define RS_LINE_TYPO_KEY      0x01u  /* key accepted only as a known typo */
+#define RS_LINE_MISSING_COLON 0x02u  /* key and value separated by whitespace only */
+#define RS_LINE_TOO_LONG      0x04u  /* bytes past RS_ROBOTS_MAX_LINE were dropped */
+#define RS_LINE_HAS_NUL       0x08u  /* a NUL byte ended the content early */
+#define RS_LINE_PAST_LIMIT    0x10u  /* the file was cut at RS_ROBOTS_MAX_BODY in this line */
+#define RS_LINE_EMPTY_KEY     0x20u  /* "': value'": ignored */
+
+typedef struct {
+    rs_directive directive;
+    uint32_t line;        /* 1-based line number; empty lines count */
+    uint32_t flags;       /* RS_LINE_* */
+    rs_str key;           /* the key as written, trimmed (empty for NONE) */
+    rs_str value;         /* trimmed; canonical (SPEC 2.1.8) except for user-agent and sitemap */
+    rs_str raw;           /* the kept bytes of the line, before comment stripping */
+} rs_robots_line;
+
+typedef struct {
+    uint32_t bom_bytes;   /* 0..3 bytes of a leading (partial) UTF-8 BOM skipped */
+    uint32_t lines;       /* number of lines, as the reference numbers them */
+    size_t   bytes_read;  /* min(size, RS_ROBOTS_MAX_BODY) */
+    int      truncated;   /* 1 when the body was longer than RS_ROBOTS_MAX_BODY */
+    uint32_t truncated_line; /* the line in which the cut happened, else 0 */
+} rs_robots_info;
+
+/** Called once per non-empty line; the slices are valid only during the call. */
+typedef void (*rs_robots_callback)(void *ctx, const rs_robots_line *line);
+
+/**
+ * Parses a robots.txt body and calls @cb for each non-empty line in order.
+ * @param info  OUT: optional (may be NULL), facts about the whole file.
+ * @return RS_OK, RS_ERR_NOMEM, or RS_ERR_USAGE (@body NULL with a non-zero @size).
+ */
+RS_STATIC_API rs_status rs_robots_parse(const void *body, size_t size,
+                                        rs_robots_callback cb, void *ctx,
+                                        rs_robots_info *info);
+
+
+/* ===== Input: readers and line splitting (src/input, src/simd) =====
+ *
+ * Byte-class kernels (src/simd). Each has a plain-C scalar twin and vector
+ * versions (sse2, avx2); one set is chosen per process: -DRS_SIMD_FORCE=name
+ * at compile time, else env RS_SIMD=scalar|sse2|avx2, else the best the CPU
+ * runs. Kernels read only p[0 .. n): no padding is required of callers.
+ */
+
+/** Most members a rs_byteset may have. */
+#define RS_BYTESET_MAX 16
+
+/** A small set of bytes to search for; fill it with rs_byteset_init(). */
+typedef struct {
+    uint64_t      bits[4];                 /* membership bitmap, bit c = byte c */
+    unsigned char bytes[RS_BYTESET_MAX];   /* the distinct members */
+    unsigned      count;                   /* number of distinct members */
+} rs_byteset;
+
+/**
+ * Makes @set the set of the @n bytes at @members (duplicates allowed; NUL is
+ * an ordinary member).
+ * @return RS_OK, RS_ERR_LIMIT for more than RS_BYTESET_MAX distinct bytes,
+ *         RS_ERR_USAGE for NULL arguments.
+ */
+RS_STATIC_API rs_status rs_byteset_init(rs_byteset *set, const char *members, size_t n);
+
+/** One implementation of every kernel. Tables are static and immutable. */
+typedef struct {
+    const char *name;                                        /* "scalar", "sse2", "avx2" */
+    size_t (*find_newline)(const char *p, size_t n);         /* index of first '\n', or n */
+    size_t (*count_newlines)(const char *p, size_t n);       /* number of '\n' */
+    size_t (*find_any)(const char *p, size_t n, const rs_byteset *set); /* first member, or n */
+    size_t (*find_substr)(const char *h, size_t n, const char *s, size_t m); /* leftmost s, or n */
+} rs_simd_kernels;
+
+/** @return the index of the first '\n' in p[0 .. n), or n if there is none. */
+RS_STATIC_API size_t rs_simd_find_newline(const char *p, size_t n);
+/** @return the number of '\n' bytes in p[0 .. n). */
+RS_STATIC_API size_t rs_simd_count_newlines(const char *p, size_t n);
+/** @return the index of the first byte of p[0 .. n) in @set, or n if none. */
+RS_STATIC_API size_t rs_simd_find_any(const char *p, size_t n, const rs_byteset *set);
+/**
+ * @return the start of the leftmost occurrence of s[0 .. m) in h[0 .. n), or
+ *         n if there is none (an empty s occurs at 0). Reads only h[0 .. n)
+ *         and s[0 .. m); O(n * m) at worst.
+ */
+RS_STATIC_API size_t rs_simd_find_substr(const char *h, size_t n, const char *s, size_t m);
+
+/** @return the name of the kernel set in use ("scalar", "sse2", "avx2"). */
+RS_STATIC_API const char *rs_simd_impl_name(void);
+/** @return the kernel set in use (never NULL). */
+RS_STATIC_API const rs_simd_kernels *rs_simd_active(void);
+/**
+ * A kernel set by name, for tests and benchmarks that compare them.
+ * @param name "scalar", "sse2", "avx2", or NULL for the active set.
+ * @return the static table, or NULL if unknown or this CPU cannot run it.
+ */
+RS_STATIC_API const rs_simd_kernels *rs_simd_get(const char *name);
+/** @return the name of the i-th compiled-in set (0 = "scalar"), NULL past the last. */
+RS_STATIC_API const char *rs_simd_impl_at(size_t i);
+
+/*
+ * Streaming reader (src/input). Reads a file or stdin, plain or compressed
+ * (zstd and gzip, detected from the magic bytes, never from the name;
+ * concatenated frames/members and zstd skippable frames are accepted), and
+ * hands out large blocks of COMPLETE lines:
+ *
+ *  - A line ends at '\n'; the last line of the input may lack it. A leading
+ *    UTF-8 BOM (EF BB BF) of the stream is skipped (it still counts in
+ *    offsets). Line numbers are 1-based and count empty lines.
+ *  - Lines longer than max_line bytes (counting everything before the '\n',
+ *    a '\r' included) are never truncated and never merged with neighbours:
+ *    the rs_lines iterator returns each as a record flagged `oversized` (its
+ *    length, no text), in its place in line order, so a consumer can count it
+ *    as malformed with its number and length. A long line that fits in the
+ *    block buffer stays inside its block (the iterator flags it); one that
+ *    does not is skipped while streaming and delivered as an OVERSIZED block
+ *    (rs_block.oversized = its length, no text). So a 100 MB line without a
+ *    newline costs no memory: the reader holds about
+ *    2 x max(block_size, max_line + 1) bytes plus the decompressor's window.
+ *    Consumers of raw blocks should use rs_lines (or check lengths) for this.
+ *  - ptr[len .. len + 64) of a block is readable (unspecified bytes), so
+ *    vector code may over-read the end of a block by up to 64 bytes.
+ *  - Errors: a missing/unreadable file or a directory fails in
+ *    rs_reader_open (RS_ERR_IO). A read error, or truncated/corrupt
+ *    compressed data, is returned by the next_block call AFTER every complete
+ *    line before the damage was delivered (the partial line at the damage is
+ *    dropped); rs_reader_errmsg() then names the file and the compressed
+ *    offset, e.g. "urls.zst: corrupt zstd frame at offset 1234: Unknown frame
+ *    descriptor". Errors are sticky.
+ *  - A reader is used by one thread at a time. For a producer thread and
+ *    worker threads, give each block its own rs_blockbuf
+ *    (rs_reader_next_block_into): a block lives as long as its buffer is not
+ *    passed to the reader again, so workers can process block k while the
+ *    producer fills block k+1.
+ */
+
+#define RS_READER_DEFAULT_BLOCK    ((size_t)4 << 20)   /* 4 MiB */
+#define RS_READER_DEFAULT_MAX_LINE ((size_t)1 << 20)   /* 1 MiB */
+
+typedef struct rs_reader rs_reader;
+typedef struct rs_blockbuf rs_blockbuf;
+
+typedef enum {
+    RS_COMPRESSION_NONE = 0,
+    RS_COMPRESSION_GZIP,
+    RS_COMPRESSION_ZSTD
+} rs_compression;
+
+/** @return "none", "gzip" or "zstd". */
+RS_STATIC_API const char *rs_compression_name(rs_compression c);
+
+typedef struct {
+    size_t block_size;   /* bytes a block aims for; 0 = RS_READER_DEFAULT_BLOCK. A block
+                            is shorter at end of input and longer by at most one line */
+    size_t max_line;     /* longest line delivered as text; 0 = RS_READER_DEFAULT_MAX_LINE */
+} rs_reader_opts;
+
+/** A block of complete lines; see rs_reader_next_block(). */
+typedef struct {
+    const char *ptr;      /* the lines; each ends in '\n' except the final line of input */
+    size_t      len;      /* bytes at ptr (0 for an oversized block) */
+    uint64_t    first_line; /* 1-based number of the first line */
+    uint64_t    lines;    /* number of lines in the block (1 for an oversized block) */
+    uint64_t    offset;   /* offset of the first line in the decompressed stream */
+    uint64_t    oversized; /* 0, or this block is ONE line longer than max_line, of this
+                             many bytes (its '\n' excluded), whose bytes were skipped */
+    size_t      max_line; /* the reader's max_line, for rs_lines_init (0 = the default) */
+} rs_block;
+
+/**
+ * Opens @path for reading.
+ * @param path a file, or "-" or NULL for stdin (not closed by rs_reader_free).
+ * @param opts may be NULL (defaults). Copied.
+ * @param out  OUT: the reader, owned by the caller (rs_reader_free). On
+ *             failure *out is still set (unless RS_ERR_NOMEM or RS_ERR_USAGE)
+ *             so the caller can read rs_reader_errmsg(), then free it.
+ * @return RS_OK; RS_ERR_IO (missing, unreadable, a directory), RS_ERR_CORRUPT
+ *         (a compressed header already fails), RS_ERR_NOMEM, RS_ERR_USAGE.
+ */
+RS_STATIC_API rs_status rs_reader_open(const char *path, const rs_reader_opts *opts, rs_reader **out);
+
+/**
+ * Like rs_reader_open over an already open descriptor, which the reader does
+ * not close. @param name used in messages (e.g. "(stdin)"); copied; may be NULL.
+ */
+RS_STATIC_API rs_status rs_reader_open_fd(int fd, const char *name, const rs_reader_opts *opts,
+                                          rs_reader **out);
+
+/** Frees the reader and its internal buffer (closes the file it opened). NULL is fine. */
+RS_STATIC_API void rs_reader_free(rs_reader *r);
+
+/**
+ * The next block, in a buffer internal to the reader.
+ * @param out OUT: valid until the next call on @r or rs_reader_free.
+ * @return RS_OK; RS_ERR_EOF after the last block (and on every later call);
+ *         RS_ERR_IO / RS_ERR_CORRUPT (see above; sticky); RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_reader_next_block(rs_reader *r, rs_block *out);
+
+/**
+ * A block buffer owned by the caller, sized for @r's options; for several
+ * blocks in flight at once. Usable with any reader with the same or smaller
+ * block_size and max_line.
+ * @param out OUT: free with rs_blockbuf_free (NULL is fine).
+ */
+RS_STATIC_API rs_status rs_blockbuf_create(const rs_reader *r, rs_blockbuf **out);
+RS_STATIC_API void rs_blockbuf_free(rs_blockbuf *b);
+
+/**
+ * As rs_reader_next_block, but reads into @buf: @out points into @buf and is
+ * valid until @buf is passed to the reader again or freed, whatever else
+ * happens to @r. Not thread-safe per reader; @buf may be handed between threads.
+ * @return as rs_reader_next_block; RS_ERR_USAGE if @buf is too small.
+ */
+RS_STATIC_API rs_status rs_reader_next_block_into(rs_reader *r, rs_blockbuf *buf, rs_block *out);
+
+/**
+ * @return a message about the last failure ("" when none), naming the file
+ *         and, for damaged compressed input, the compressed byte offset.
+ *         Valid until the next call on @r.
+ */
+RS_STATIC_API const char *rs_reader_errmsg(const rs_reader *r);
+
+typedef struct {
+    rs_compression compression; /* detected from the magic bytes */
+    uint64_t file_size;         /* size of a regular file, else 0 (progress/ETA) */
+    uint64_t bytes_in;          /* bytes read from the file (compressed bytes) */
+    uint64_t bytes_out;         /* decompressed bytes produced so far */
+    uint64_t lines;             /* lines delivered so far, oversized ones included */
+    uint64_t oversized_lines;   /* lines delivered as oversized blocks */
+    int      bom;               /* 1 if a UTF-8 BOM was skipped */
+} rs_reader_stats;
+
+/** Fills @out with the counters so far. */
+RS_STATIC_API void rs_reader_stats_get(const rs_reader *r, rs_reader_stats *out);
+
+/*
+ * Line iterator over one block: no allocation, uses the active newline kernel.
+ *
+ *   rs_lines it; rs_line ln;
+ *   rs_lines_init(&it, &block);
+ *   while (rs_line_next(&it, &ln)) {
+ *       if (ln.oversized) count_malformed(ln.number, ln.oversized);
+ *       else use(ln.text);
+ *   }
+ */
+typedef struct {
+    const char *p, *end;  /* the rest of the block */
+    uint64_t next;        /* number of the next line */
+    uint64_t oversized;   /* pending oversized length (oversized block), else 0 */
+    size_t   max_line;    /* longer lines are flagged oversized */
+    size_t (*find)(const char *p, size_t n); /* newline kernel, fixed at init */
+} rs_lines;
+
+typedef struct {
+    rs_str   text;        /* the line without its "\n" or "\r\n"; empty when oversized */
+    uint64_t number;      /* 1-based line number in the input */
+    uint64_t oversized;   /* 0, or the length of a line too long to deliver */
+} rs_line;
+
+/** Starts iterating @b (which must outlive the iteration). */
+RS_STATIC_API void rs_lines_init(rs_lines *it, const rs_block *b);
+/**
+ * @param out OUT: the next line; text points into the block.
+ * @return 1 if a line was produced, 0 at the end of the block.
+ */
+RS_STATIC_API int rs_line_next(rs_lines *it, rs_line *out);
+
+/**
+ * Convenience for single-threaded consumers: the next line of the input
+ * (oversized lines included, flagged as in rs_line_next).
+ * @param out OUT: valid until the next call on @r.
+ * @return RS_OK, RS_ERR_EOF at the end, or an error as rs_reader_next_block.
+ */
+RS_STATIC_API rs_status rs_reader_next_line(rs_reader *r, rs_line *out);
+
+
+/* ===== Access logs (src/log) ===== */
+
+/*
+ * rs_logformat: a log layout compiled once from a named format or an nginx
+ * log_format string; rs_logline_parse() splits one line into borrowed slices.
+ * rs_botid: finds the crawler product token in a User-Agent string, from the
+ * built-in known-crawler table plus the tokens a site's robots.txt names.
+ */
+
+typedef struct rs_logformat rs_logformat;
+
+/* Fields a format provides (rs_logformat_fields()). */
+#define RS_LOGF_CLIENT     0x001u  /* $remote_addr */
+#define RS_LOGF_HOST       0x002u  /* $host, $server_name, $http_host; %v of vhost_combined */
+#define RS_LOGF_PORT       0x004u  /* $server_port; %p of vhost_combined */
+#define RS_LOGF_TIME       0x008u  /* $time_local, $time_iso8601 or $msec */
+#define RS_LOGF_REQUEST    0x010u  /* $request, or $request_method / $request_uri */
+#define RS_LOGF_STATUS     0x020u  /* $status */
+#define RS_LOGF_BYTES      0x040u  /* $body_bytes_sent or $bytes_sent */
+#define RS_LOGF_REFERER    0x080u  /* $http_referer */
+#define RS_LOGF_USER_AGENT 0x100u  /* $http_user_agent */
+#define RS_LOGF_USER       0x200u  /* $remote_user */
+
+/**
+ * Compiles a log format. @spec is either a name, `combined` (Apache/nginx
+ * default), `common` or `vhost_combined` (`%v:%p` first), or an nginx
+ * log_format string: literal text and `$name` / `${name}` variables. A
+ * variable directly between two `"` is a quoted field (`\"` inside it does not
+ * end it). Known variables are listed by the RS_LOGF_* flags plus
+ * $request_method, $request_uri, $uri, $server_protocol; any other variable
+ * is a field that is skipped. Two variables with no literal text between
+ * them cannot be split and are refused. A spec starting with `'` is taken as
+ * copied from nginx.conf: its single-quoted strings are concatenated (a final
+ * `;` is allowed) and nginx's escapes (\' \" \\ \t \r \n) resolved.
+ * @param err      OUT: optional (may be NULL), a one-line reason on failure.
+ * @param out      OUT: the format, owned by the caller (rs_logformat_free);
+ *                 @spec may be freed afterwards.
+ * @return RS_OK, RS_ERR_USAGE for a bad spec, RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_logformat_create(const char *spec, size_t spec_len,
+                                            char *err, size_t err_cap, rs_logformat **out);
+RS_STATIC_API void rs_logformat_free(rs_logformat *fmt);
+/** @return the RS_LOGF_* fields @fmt provides. */
+RS_STATIC_API unsigned rs_logformat_fields(const rs_logformat *fmt);
+
+/* Outcome of rs_logline_parse(). Anything but OK/EMPTY is a malformed line. */
+typedef enum {
+    RS_LOGLINE_OK = 0,
+    RS_LOGLINE_EMPTY,        /* nothing but whitespace: not a record */
+    RS_LOGLINE_BAD_LAYOUT,   /* literal text or a field missing (truncated line, wrong format) */
+    RS_LOGLINE_BAD_TIME,     /* the timestamp does not parse */
+    RS_LOGLINE_BAD_STATUS,   /* status is not `-` or 1..3 digits; bytes not `-` or digits */
+    RS_LOGLINE_NOT_FIELD_END /* a quoted field is not followed by what the format says */
+} rs_logline_status;
+
+/** @return a static name for a rs_logline_status ("ok", "bad-layout", ...). */
+RS_STATIC_API const char *rs_logline_status_str(rs_logline_status st);
+
+/* rs_logrec.flags */
+#define RS_LOGREC_EXTRA_FIELDS 0x01u  /* text after the format's last field (ignored) */
+#define RS_LOGREC_BAD_REQUEST  0x02u  /* the request line is not `METHOD SP TARGET [SP PROTOCOL]` */
+#define RS_LOGREC_HAS_TIME     0x04u  /* epoch is valid */
+
+/**
+ * One parsed line. Every slice borrows from the line passed to
+ * rs_logline_parse() and is valid as long as that buffer. Nothing is
+ * unescaped: a quoted field keeps its `\"` and `\xNN` as written. A field
+ * written as `-` (and a field the format lacks) is an empty slice; empty
+ * slices still point into the line (never NULL unless the line is).
+ */
+typedef struct {
+    rs_str   client;      /* $remote_addr: IPv4, IPv6 or host name */
+    rs_str   user;        /* $remote_user */
+    rs_str   host;        /* the virtual host ($host, %v) */
+    rs_str   port;        /* $server_port, %p */
+    rs_str   time;        /* the timestamp as written, without brackets */
+    rs_str   request;     /* the whole request line ($request) */
+    rs_str   method;      /* GET, POST, ... */
+    rs_str   target;      /* request target as written (not decoded) */
+    rs_str   protocol;    /* HTTP/1.1 ... (empty for HTTP/0.9 requests) */
+    rs_str   referer;
+    rs_str   user_agent;
+    int64_t  epoch;       /* UTC seconds, zone offset applied; valid with RS_LOGREC_HAS_TIME */
+    int64_t  bytes;       /* -1 when `-` or absent */
+    int      status;      /* HTTP status; 0 when `-` or absent */
+    uint32_t flags;       /* RS_LOGREC_* */
+    size_t   error_offset;/* on failure: byte offset in the line where parsing stopped */
+} rs_logrec;
+
+/**
+ * Parses one line (without its line end; a trailing CR is ignored). Never
+ * allocates; @fmt may be shared by many threads. Text after the format's
+ * last field is accepted when it starts with a space or tab (extra trailing
+ * fields) and flagged RS_LOGREC_EXTRA_FIELDS.
+ * @param out OUT: filled on every outcome (slices empty on failure).
+ * @return RS_LOGLINE_OK, RS_LOGLINE_EMPTY, or the reason the line is malformed.
+ */
+RS_STATIC_API rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, size_t len,
+                                                 rs_logrec *out);
+
+/**
+ * Parses an access-log timestamp: `17/May/2015:10:05:03 +0000` ($time_local,
+ * %t without brackets), `2015-05-17T10:05:03+00:00` ($time_iso8601, `Z`
+ * allowed) or `1431857103.123` ($msec). One-second resolution.
+ * @param epoch OUT: UTC seconds since 1970-01-01.
+ * @return 1 on success, 0 if @s is not such a timestamp.
+ */
+RS_STATIC_API int rs_log_parse_time(const char *s, size_t len, int64_t *epoch);
+
+/* ----- Bot identification ----- */
+
+typedef struct rs_botid rs_botid;
+
+/* rs_bot.flags and rs_crawler_info.flags */
+#define RS_BOT_BUILTIN      0x01u  /* the token is in the built-in known-crawler table */
+#define RS_BOT_NAMED        0x02u  /* a robots.txt group names the token (a candidate) */
+#define RS_BOT_IGNORES_STAR 0x04u  /* documented to ignore `User-agent: *` groups */
+#define RS_BOT_GROUP_NAMED  0x08u  /* rs_bot only: a group names the bot or a family ancestor
+                                      (rs_bot_group_agent); without it the `*` groups apply,
+                                      or nothing at all with RS_BOT_IGNORES_STAR */
+
+typedef struct {
+    rs_str   token;       /* the product token as written in the table or robots.txt;
+                             valid as long as the rs_botid */
+    uint32_t id;          /* 0..rs_botid_count()-1, dense: index per-bot counters with it */
+    uint32_t flags;       /* RS_BOT_* */
+} rs_bot;
+
+/**
+ * Builds a bot identifier from the built-in table (src/log/crawlers_table.c,
+ * generated from data/crawlers.tsv) and the product tokens that one site's
+ * robots.txt groups name (as rs_agent_token() gives them). A candidate equal
+ * (ASCII case-insensitively) to a built-in token marks that row RS_BOT_NAMED
+ * and the table's spelling is reported; others are added as written.
+ * Candidates shorter than 2 bytes, containing `*`, or generic words of
+ * browser user agents (rs_bot_token_is_generic) are left out.
+ * @param candidates may be NULL when @n is 0; copied, may be freed afterwards.
+ * @param out OUT: owned by the caller (rs_botid_free); read-only afterwards,
+ *            shareable across threads.
+ * @return RS_OK or RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_botid_create(const rs_str *candidates, size_t n, rs_botid **out);
+RS_STATIC_API void rs_botid_free(rs_botid *b);
+/** @return the number of distinct tokens (bot ids) in @b. */
+RS_STATIC_API size_t rs_botid_count(const rs_botid *b);
+
+/**
+ * Finds the crawler in a User-Agent string. A token matches ASCII
+ * case-insensitively where it starts a word (preceded by the start or by a
+ * byte other than [A-Za-z0-9_./-]) and ends one (followed by the end or a
+ * byte other than [A-Za-z0-9_-]); the longest matching token wins, the
+ * earliest on ties. Only if none matches, a token followed by `-` or `_`
+ * (`msnbot-foo/1.0`) is taken. Never allocates.
+ * @param bot OUT: the crawler; untouched when the result is 0.
+ * @return 1 for a bot, 0 for "not a bot" (browsers and unknown clients).
+ */
+RS_STATIC_API int rs_bot_identify(const rs_botid *b, const char *ua, size_t ua_len, rs_bot *bot);
+
+/**
+ * The token whose robots.txt group a crawler follows (crawler families): the
+ * bot's own token if a group names it, else the nearest ancestor in the
+ * built-in family table that a group names (`Googlebot-Image` follows
+ * `Googlebot`; `YandexImages` follows `Yandex`), else the bot's own token
+ * (then the `*` groups apply, unless the bot has RS_BOT_IGNORES_STAR).
+ * @return a slice valid as long as @b.
+ */
+RS_STATIC_API rs_str rs_bot_group_agent(const rs_botid *b, const rs_bot *bot);
+
+/**
+ * @return 1 if @token (compared whole, ASCII case-insensitively) is a word
+ * found in browser user agents (`Mozilla`, `Chrome`, `compatible`, `bot`,
+ * ...) and so never identifies a crawler.
+ */
+RS_STATIC_API int rs_bot_token_is_generic(const char *token, size_t len);
+
+/** One row of the built-in known-crawler table. */
+typedef struct {
+    const char *token;    /* NUL-terminated product token */
+    const char *parent;   /* token whose group applies when none names this one, or NULL */
+    uint32_t    flags;    /* RS_BOT_IGNORES_STAR or 0 */
+} rs_crawler_info;
+
+/** The built-in table (static storage). @param n OUT: its number of rows. */
+RS_STATIC_API const rs_crawler_info *rs_crawler_table(size_t *n);
+
+
+/* ===== Reports and writers (src/report) =====
+ *
+ * Record formatting shared by every command. Formatting appends to a caller
+ * buffer so worker threads can render rows and a writer can emit them in
+ * input order.
+ */
+
+typedef enum { RS_FORMAT_TEXT = 0, RS_FORMAT_TSV, RS_FORMAT_CSV, RS_FORMAT_JSONL } rs_format;
+
+/** Parses "text", "tsv", "csv", "jsonl". @return 0 on success, -1 for an unknown name. */
+RS_STATIC_API int rs_format_parse(const char *name, rs_format *out);
+
+/** One field of a record: a string, or a number when is_number is set. */
+typedef struct {
+    rs_str   str;
+    uint64_t number;
+    int      is_number;
+} rs_field;
+
+/** An append-only output buffer (grows with rs_realloc; free with rs_outbuf_free). */
+typedef struct {
+    char  *ptr;
+    size_t len;
+    size_t cap;
+} rs_outbuf;
+
+RS_STATIC_API void rs_outbuf_free(rs_outbuf *b);
+
+/**
+ * Appends a header row (TSV: names joined by tabs; CSV: quoted as needed;
+ * JSONL and TEXT: nothing).
+ */
+RS_STATIC_API rs_status rs_format_header(rs_outbuf *out, rs_format fmt, const char *const *names, size_t n);
+
+/**
+ * Appends one record. TSV escapes backslash, tab, CR and LF as \\ \t \r \n;
+ * CSV follows RFC 4180; JSONL writes {"name":value,...} with strings escaped
+ * (bytes that are not valid UTF-8 become \u00XX). TEXT joins fields with two
+ * spaces (commands usually render text themselves).
+ */
+RS_STATIC_API rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const char *const *names,
+                                         const rs_field *fields, size_t n);
+
+/** Appends raw bytes. */
+RS_STATIC_API rs_status rs_outbuf_append(rs_outbuf *out, const void *src, size_t size);
+
+/** Appends @s as a JSON string (quotes included; invalid UTF-8 bytes as \\u00XX). */
+RS_STATIC_API rs_status rs_outbuf_json_string(rs_outbuf *out, const char *s, size_t len);
+
+/*
+ * Tallies: string keys -> a fixed number of uint64 counters each, hashed
+ * with XXH3. Per-thread tallies are merged at the end (and, later, across
+ * shards), so statistics never need locks on the hot path. Entry indexes
+ * are stable: callers may cache one to skip the hash on repeated keys.
+ */
+typedef struct rs_tally rs_tally;
+
+/** @param counters counters per key (1..64). @param out OUT: free with rs_tally_free. */
+RS_STATIC_API rs_status rs_tally_create(unsigned counters, rs_tally **out);
+RS_STATIC_API void rs_tally_free(rs_tally *t);
+
+/**
+ * Finds or inserts @key. @param index OUT: the entry's stable index.
+ * @return RS_OK or RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_tally_find(rs_tally *t, const char *key, size_t len, uint32_t *index);
+
+/** The counters of entry @index (valid until the next insertion). */
+RS_STATIC_API uint64_t *rs_tally_counters(rs_tally *t, uint32_t index);
+RS_STATIC_API const uint64_t *rs_tally_counters_const(const rs_tally *t, uint32_t index);
+
+/** @return the number of keys. */
+RS_STATIC_API uint32_t rs_tally_size(const rs_tally *t);
+
+/** The key of entry @index. */
+RS_STATIC_API rs_str rs_tally_key(const rs_tally *t, uint32_t index);
+
+/** Adds every counter of @src into @dst (same counter count). */
+RS_STATIC_API rs_status rs_tally_merge(rs_tally *dst, const rs_tally *src);
+
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RS_STATIC_LINKING_ONLY */

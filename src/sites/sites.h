@@ -70,7 +70,7 @@ typedef struct {
 
 /* ===== Sources (sources.c) ===== */
 
-typedef enum { RS_SOURCE_FILE, RS_SOURCE_DIR, RS_SOURCE_MANIFEST } rs_source_kind;
+typedef enum { RS_SOURCE_FILE, RS_SOURCE_DIR, RS_SOURCE_MANIFEST, RS_SOURCE_KIND_MEMORY } rs_source_kind;
 
 typedef struct {
     rs_source_kind kind;
@@ -85,12 +85,16 @@ struct rs_sites {
     rs_semantics semantics;
     rs_source   *sources;
     size_t       nsources;
+    rs_source    memory;     /* bodies from rs_sites_add_body: origin -> doc; checked first */
     rs_map       origins;    /* canonical origin -> rs_doc* (NULL value: no robots) */
     rs_matcher  *allow_all;
     rs_matcher  *deny_all;
     rs_sites_stats stats;    /* updated under the lock */
     char errmsg[1024];
 };
+
+/* Initialises s->memory, the empty source rs_sites_add_body fills. */
+rs_status rs_memory_source_init(rs_source *src);
 
 /* Opens and indexes one source (no body is read). Sets s->errmsg on failure. */
 rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char *path);

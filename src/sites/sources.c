@@ -414,6 +414,8 @@ static rs_doc *find_doc(rs_source *src, const char *key, size_t len)
 
 rs_doc *rs_sources_resolve(rs_sites *s, const rs_origin *o)
 {
+    rs_doc *mem = find_doc(&s->memory, o->origin.ptr, o->origin.len);
+    if (mem != NULL) return mem;
     const int http = (o->scheme.len == 4 && memcmp(o->scheme.ptr, "http", 4) == 0);
     const int https = (o->scheme.len == 5 && memcmp(o->scheme.ptr, "https", 5) == 0);
     for (size_t i = 0; i < s->nsources; i++) {
@@ -437,6 +439,8 @@ rs_doc *rs_sources_resolve(rs_sites *s, const rs_origin *o)
                 if (d == NULL && o->port == (http ? 80u : 443u))
                     d = find_doc(src, o->host.ptr, o->host.len);
             }
+            break;
+        case RS_SOURCE_KIND_MEMORY:
             break;
         }
         if (d != NULL) return d;
@@ -478,4 +482,68 @@ out:
     *body = buf;
     *size = len;
     return RS_OK;
+}
+
+/* ===== Bodies from memory ===== */
+
+rs_status rs_memory_source_init(rs_source *src)
+{
+    memset(src, 0, sizeof *src);
+    src->kind = RS_SOURCE_KIND_MEMORY;
+    return rs_map_init(&src->index, 16);
+}
+
+rs_status rs_sites_add_body(rs_sites *s, const char *url, size_t url_len, uint32_t http_status,
+                            const void *body, size_t size)
+{
+    RS_RETURN_IF(s == NULL, RS_ERR_USAGE);
+    if ((url == NULL && url_len > 0) || (body == NULL && size > 0)) {
+        rs_sites_seterr(s, "rs_sites_add_body: NULL pointer with a length");
+        return RS_ERR_USAGE;
+    }
+    if (http_status != 0 && (http_status < 200 || http_status > 599)) {
+        rs_sites_seterr(s, "rs_sites_add_body: HTTP status %u is not 0 or 200..599",
+                        (unsigned)http_status);
+        return RS_ERR_USAGE;
+    }
+    char odst[RS_ORIGIN_MAX];
+    rs_origin o;
+    RS_FORWARD(rs_origin_parse(url ? url : "", url_len, odst, sizeof odst, &o));
+    if (o.error != RS_ORIGIN_OK) {
+        rs_sites_seterr(s, "rs_sites_add_body: '%.*s' has no origin (%s)", (int)RS_MIN(url_len, 200),
+                        url ? url : "", rs_origin_error_str(o.error));
+        return RS_ERR_USAGE;
+    }
+    const rs_reason outcome = http_status >= 200 && http_status < 300 ? RS_REASON_NO_MATCH
+                            : http_status >= 300 && http_status < 500 ? RS_REASON_UNAVAILABLE
+                            : RS_REASON_UNREACHABLE;
+    rs_ruleset *rules = NULL;
+    if (outcome == RS_REASON_NO_MATCH)
+        RS_FORWARD(rs_ruleset_parse(body, size, &rules));
+
+    pthread_mutex_lock(&s->lock);
+    rs_status st = RS_OK;
+    rs_doc *doc = doc_new(&s->memory, RS_SOURCE_MEMORY, outcome, http_status, NULL);
+    if (doc == NULL) {
+        rs_ruleset_free(rules);
+        st = RS_ERR_NOMEM;
+        goto out;
+    }
+    doc->ruleset = rules;
+    doc->loaded = 1;
+    if (rules != NULL) s->stats.bodies_parsed++;
+    const uint64_t h = rs_map_hash(o.origin.ptr, o.origin.len);
+    rs_map_entry *e = rs_map_find(&s->memory.index, h, o.origin.ptr, o.origin.len);
+    if (e != NULL) {
+        e->value = doc;   /* the old document stays owned by s->memory until rs_sites_free */
+    } else {
+        st = rs_map_insert(&s->memory.index, h, o.origin.ptr, o.origin.len, doc);
+        if (st != RS_OK) goto out;  /* doc is owned by s->memory: freed with it */
+    }
+    /* An origin already looked up keeps its cached document: point it here. */
+    rs_map_entry *c = rs_map_find(&s->origins, h, o.origin.ptr, o.origin.len);
+    if (c != NULL) c->value = doc;
+out:
+    pthread_mutex_unlock(&s->lock);
+    return st;
 }

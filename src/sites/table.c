@@ -130,7 +130,8 @@ rs_reason rs_site_reason(const rs_site_result *r, const rs_verdict *v)
     return r->reason;
 }
 
-rs_status rs_sites_create(const char *const *paths, size_t n, rs_sites **out)
+/* A handle without path sources; *out is set whenever it exists (see rs_sites_create). */
+static rs_status sites_new(rs_sites **out)
 {
     RS_RETURN_IF(out == NULL, RS_ERR_USAGE);
     *out = NULL;
@@ -143,12 +144,22 @@ rs_status rs_sites_create(const char *const *paths, size_t n, rs_sites **out)
     *out = s;
     s->semantics = RS_SEMANTICS_GOOGLE;
     RS_FORWARD(rs_map_init(&s->origins, 1024));
+    RS_FORWARD(rs_memory_source_init(&s->memory));
+    RS_FORWARD(rs_matcher_create_constant(0, &s->allow_all));
+    RS_FORWARD(rs_matcher_create_constant(1, &s->deny_all));
+    return RS_OK;
+}
+
+rs_status rs_sites_create_empty(rs_sites **out) { return sites_new(out); }
+
+rs_status rs_sites_create(const char *const *paths, size_t n, rs_sites **out)
+{
+    RS_FORWARD(sites_new(out));
+    rs_sites *s = *out;
     if (n == 0 || paths == NULL) {
         rs_sites_seterr(s, "no robots source given");
         return RS_ERR_USAGE;
     }
-    RS_FORWARD(rs_matcher_create_constant(0, &s->allow_all));
-    RS_FORWARD(rs_matcher_create_constant(1, &s->deny_all));
     s->sources = rs_calloc(n, sizeof *s->sources);
     RS_RETURN_IF(s->sources == NULL, RS_ERR_NOMEM);
     s->stats.sources = n;
@@ -164,6 +175,7 @@ void rs_sites_free(rs_sites *s)
     if (s == NULL) return;
     for (size_t i = 0; i < s->nsources; i++) rs_source_close(&s->sources[i]);
     rs_free(s->sources);
+    rs_source_close(&s->memory);
     rs_map_free(&s->origins);
     rs_matcher_free(s->allow_all);
     rs_matcher_free(s->deny_all);
@@ -253,7 +265,8 @@ static rs_status lookup_locked(rs_sites *s, const rs_origin *o, uint64_t h, cons
         const rs_status st = rs_matcher_create(d->ruleset, agent, agent_len, sem, &n->matcher);
         if (st != RS_OK) {
             rs_free(n);
-            rs_sites_seterr(s, "cannot compile robots file %s for agent '%.*s': %s", d->path,
+            rs_sites_seterr(s, "cannot compile robots file %s for agent '%.*s': %s",
+                            d->path ? d->path : "(from memory)",
                             (int)RS_MIN(agent_len, 100), agent, rs_status_str(st));
             return st;
         }

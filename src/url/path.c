@@ -77,3 +77,8 @@ rs_str rs_url_path(const char *url, size_t len, char *scratch, size_t scratch_ca
     const rs_url_parts parts = rs_url_split(url, len);
     return rs_url_path_of(url, len, &parts, scratch, scratch_cap);
 }
+
+size_t rs_url_encode_path(const char *src, size_t src_size, char *dst, size_t dst_cap)
+{
+    return rs_canonicalize(src, src_size, dst, dst_cap);
+}
