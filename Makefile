@@ -207,11 +207,48 @@ demo: $(BIN) ## run check, urls, logs and lint on the sample data in data/
 	@echo; echo "== robotscan lint --agent Googlebot data/example-robots.txt"
 	@./$(BIN) lint --agent Googlebot data/example-robots.txt || true
 
-install: all ## install robotscan, the library and its header under $(DESTDIR)$(PREFIX)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 src/robotscan.h $(DESTDIR)$(PREFIX)/include/
+# ===== Install (SPEC 8) =====
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# Debian's python3 reads /usr/lib/python3/dist-packages and /usr/local/lib/python3.X/dist-packages.
+PYVER        = $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYTHONDIR   ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYVER)/dist-packages)
+MANPAGES    := $(sort $(wildcard man/*.1))
+PY_SRC      := $(sort $(wildcard python/robotscan/*.py))
+
+install: all ## install the binary, libraries, header, robotscan.pc, man pages, completion, Python package
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(PYTHONDIR)/robotscan
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/robotscan
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SO).$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf librobotscan.so.$(VERSION) $(DESTDIR)$(LIBDIR)/librobotscan.so.$(SOMAJOR)
+	ln -sf librobotscan.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/librobotscan.so
+	install -m 644 src/robotscan.h $(DESTDIR)$(INCLUDEDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' robotscan.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/robotscan.pc
+	@set -e; for m in $(MANPAGES); do echo "man: $$m"; \
+	    sed 's|@VERSION@|$(VERSION)|g' $$m > $(DESTDIR)$(MANDIR)/man1/$${m#man/}; \
+	    chmod 644 $(DESTDIR)$(MANDIR)/man1/$${m#man/}; done
+	install -m 644 completion/robotscan.bash $(DESTDIR)$(BASHCOMPDIR)/robotscan
+	install -m 644 $(PY_SRC) $(DESTDIR)$(PYTHONDIR)/robotscan/
+	printf '# Written by make install: where librobotscan.so was installed.\nLIBDIR = "%s"\n' \
+	    '$(LIBDIR)' > $(DESTDIR)$(PYTHONDIR)/robotscan/_config.py
+
+uninstall: ## remove what make install installed (same PREFIX and DESTDIR)
+	rm -f $(DESTDIR)$(BINDIR)/robotscan $(DESTDIR)$(LIBDIR)/librobotscan.a \
+	    $(DESTDIR)$(LIBDIR)/librobotscan.so $(DESTDIR)$(LIBDIR)/librobotscan.so.$(SOMAJOR) \
+	    $(DESTDIR)$(LIBDIR)/librobotscan.so.$(VERSION) $(DESTDIR)$(INCLUDEDIR)/robotscan.h \
+	    $(DESTDIR)$(PKGCONFIGDIR)/robotscan.pc $(DESTDIR)$(BASHCOMPDIR)/robotscan \
+	    $(MANPAGES:man/%=$(DESTDIR)$(MANDIR)/man1/%)
+	rm -rf $(DESTDIR)$(PYTHONDIR)/robotscan
+
+test-install: all ## install into a temporary DESTDIR, build and run a C program via pkg-config, uninstall
+	bash tests/install/test_install.sh
 
 clean: ## remove build products
 	rm -rf $(BUILD) $(BIN) build-*

@@ -1,0 +1,124 @@
+"""Loads librobotscan.so with ctypes and declares the stable C API it uses.
+
+Where the library is looked for, first hit wins:
+  1. $ROBOTSCAN_LIB (a path to the .so);
+  2. build/librobotscan.so of the source tree this package sits in
+     (python/robotscan/ -> ../../build/), so `PYTHONPATH=python` works after `make`;
+  3. the directory `make install` recorded in _config.py;
+  4. the dynamic linker's search path (librobotscan.so.MAJOR).
+"""
+import ctypes
+import os
+from ctypes import (POINTER, Structure, c_char_p, c_int, c_int32, c_size_t, c_uint, c_uint32,
+                    c_void_p)
+
+SOVERSION_MAJOR = 0
+SONAME = "librobotscan.so.%d" % SOVERSION_MAJOR
+
+# Flags and values of robotscan.h
+RS_OK = 0
+RS_CHECK_ENCODE_URL = 0x01
+RS_RULE_ALLOW = 1
+RS_RULE_DISALLOW = 2
+RS_VERDICT_NO_ROBOTS = -1
+RS_VERDICT_MALFORMED = -2
+REASONS = ("matched", "no-match", "unavailable", "unreachable", "no-robots")
+
+
+class RsStr(Structure):
+    _fields_ = [("ptr", c_void_p), ("len", c_size_t)]
+
+    def bytes(self):
+        return ctypes.string_at(self.ptr, self.len) if self.len else b""
+
+
+class RsVerdict(Structure):
+    _fields_ = [("disallowed", c_int), ("line", c_uint32), ("rule", c_int32)]
+
+
+class RsRuleInfo(Structure):
+    _fields_ = [("type", c_int), ("line", c_uint32), ("pattern", RsStr)]
+
+
+class RsCheckResult(Structure):
+    _fields_ = [("disallowed", c_int), ("line", c_uint32), ("rule_type", c_int),
+                ("rule_len", c_size_t)]
+
+
+class RobotscanError(Exception):
+    """A librobotscan call failed (out of memory, unreadable robots file, misuse)."""
+
+    def __init__(self, status, message=""):
+        self.status = status
+        name = _lib.rs_status_str(status).decode() if _lib is not None else str(status)
+        super().__init__("%s%s" % (name, ": " + message if message else ""))
+
+
+def _candidates():
+    env = os.environ.get("ROBOTSCAN_LIB")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.normpath(os.path.join(here, os.pardir, os.pardir, "build", "librobotscan.so"))
+    try:
+        from ._config import LIBDIR  # written by make install
+        yield os.path.join(LIBDIR, SONAME)
+    except ImportError:
+        pass
+    yield SONAME
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            errors.append("%s: not found" % path)
+            continue
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            errors.append(str(e))
+    raise ImportError("robotscan: cannot load librobotscan (build it with `make`, install it with "
+                      "`make install`, or set ROBOTSCAN_LIB): " + "; ".join(errors))
+
+
+_lib = None
+_lib, path = _load()
+lib = _lib
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+
+
+_fn("rs_version_number", c_uint)
+_fn("rs_version_string", c_char_p)
+_fn("rs_status_str", c_char_p, c_int)
+_fn("rs_agent_token", c_size_t, c_char_p, c_size_t)
+_fn("rs_url_encode_path", c_size_t, c_char_p, c_size_t, c_void_p, c_size_t)
+_fn("rs_ruleset_parse", c_int, c_char_p, c_size_t, POINTER(c_void_p))
+_fn("rs_ruleset_free", None, c_void_p)
+_fn("rs_ruleset_tokens", c_size_t, c_void_p, POINTER(RsStr), c_size_t)
+_fn("rs_ruleset_group_value", c_int, c_void_p, c_char_p, c_size_t, c_char_p, POINTER(RsStr))
+_fn("rs_matcher_create", c_int, c_void_p, c_char_p, c_size_t, c_int, POINTER(c_void_p))
+_fn("rs_matcher_free", None, c_void_p)
+_fn("rs_matcher_rule", c_int, c_void_p, c_int32, POINTER(RsRuleInfo))
+_fn("rs_matcher_check_url", c_int, c_void_p, c_char_p, c_size_t, c_uint, POINTER(RsVerdict))
+_fn("rs_matcher_check_urls", c_int, c_void_p, c_char_p, c_void_p, c_size_t, c_uint, c_void_p,
+    c_void_p)
+_fn("rs_check", c_int, c_char_p, c_size_t, c_char_p, c_size_t, c_char_p, c_size_t, c_uint,
+    POINTER(RsCheckResult), c_char_p, c_size_t)
+_fn("rs_sites_create", c_int, POINTER(c_char_p), c_size_t, POINTER(c_void_p))
+_fn("rs_sites_create_empty", c_int, POINTER(c_void_p))
+_fn("rs_sites_free", None, c_void_p)
+_fn("rs_sites_errmsg", c_char_p, c_void_p)
+_fn("rs_sites_add_body", c_int, c_void_p, c_char_p, c_size_t, c_uint32, c_char_p, c_size_t)
+_fn("rs_sites_check_urls", c_int, c_void_p, c_char_p, c_size_t, c_char_p, c_void_p, c_size_t,
+    c_uint, c_void_p, c_void_p, c_void_p)
+
+if lib.rs_version_number() // 10000 != SOVERSION_MAJOR:
+    raise ImportError("robotscan: %s is version %s; this package needs %d.x"
+                      % (path, lib.rs_version_string().decode(), SOVERSION_MAJOR))

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# test_install.sh - `make install` into a temporary DESTDIR with PREFIX=/usr, then:
+# a C program built with `pkg-config --cflags --libs robotscan` against that tree
+# checks URLs (shared and static linking), the .so exports exactly the stable API,
+# every man page renders, the completion and the Python package load, and
+# `make uninstall` leaves no file behind.
+# Usage (from the repository root, after make): bash tests/install/test_install.sh
+# Env: MAKE (default make), BUILD (default build) as in the Makefile.
+cd "$(dirname "$0")/../.." || exit 2
+. tests/cli/lib/helpers.sh
+
+MAKE=${MAKE:-make}
+BUILD=${BUILD:-build}
+D=$T/destdir
+VERSION=$(sed -n 's/^#define RS_VERSION_STRING "\(.*\)"/\1/p' src/robotscan.h)
+[ -n "$VERSION" ] || { echo "FAIL: no RS_VERSION_STRING in src/robotscan.h"; exit 1; }
+
+expect_run "make install" 0 $MAKE --no-print-directory install DESTDIR="$D" PREFIX=/usr BUILD="$BUILD"
+
+for f in usr/bin/robotscan usr/lib/librobotscan.a usr/lib/librobotscan.so.$VERSION usr/include/robotscan.h \
+         usr/lib/pkgconfig/robotscan.pc usr/share/man/man1/robotscan.1 usr/share/man/man1/robotscan-check.1 \
+         usr/share/man/man1/robotscan-urls.1 usr/share/man/man1/robotscan-logs.1 \
+         usr/share/man/man1/robotscan-lint.1 usr/share/bash-completion/completions/robotscan \
+         usr/lib/python3/dist-packages/robotscan/__init__.py \
+         usr/lib/python3/dist-packages/robotscan/scrapy.py; do
+    [ -f "$D/$f" ] || fail "not installed: /$f"
+done
+for l in librobotscan.so librobotscan.so.${VERSION%%.*}; do
+    [ -L "$D/usr/lib/$l" ] && [ -e "$D/usr/lib/$l" ] || fail "not a working symlink: /usr/lib/$l"
+done
+
+# --version of the installed binary
+expect_run "--version" 0 "$D/usr/bin/robotscan" --version
+expect_out "--version" "robotscan $VERSION
+"
+
+# A ten-line C program, compiled through pkg-config against the DESTDIR tree.
+cat > "$T/prog.c" <<'C'
+#include <robotscan.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    const char *body = "User-agent: *\nDisallow: /private\n", *url = argc > 1 ? argv[1] : "/";
+    rs_check_result r;
+    char rule[64];
+    if (rs_check(body, strlen(body), "Googlebot", 9, url, strlen(url), 0, &r, rule, sizeof rule) != RS_OK) return 2;
+    printf("%s %s line %u %s\n", rs_version_string(), r.disallowed ? "disallow" : "allow", r.line, rule);
+    return r.disallowed;
+}
+C
+export PKG_CONFIG_SYSROOT_DIR=$D PKG_CONFIG_PATH=$D/usr/lib/pkgconfig
+flags=$(pkg-config --cflags --libs robotscan) || fail "pkg-config --cflags --libs robotscan failed"
+case $flags in *"-I$D/usr/include"*) ;; *) fail "pkg-config cflags do not point into DESTDIR: $flags" ;; esac
+expect_run "compile (shared)" 0 cc -std=c99 -Wall -Wextra -Werror -o "$T/prog" "$T/prog.c" $flags
+readelf -d "$T/prog" 2>/dev/null | grep -q 'NEEDED.*librobotscan.so.'"${VERSION%%.*}" \
+    || fail "prog does not need librobotscan.so.${VERSION%%.*}"
+expect_run "run (shared)" 1 env LD_LIBRARY_PATH="$D/usr/lib" "$T/prog" "https://example.com/private/x"
+expect_out "run (shared)" "$VERSION disallow line 2 /private
+"
+expect_run "run (shared), allowed" 0 env LD_LIBRARY_PATH="$D/usr/lib" "$T/prog" "https://example.com/public"
+expect_out "run (shared), allowed" "$VERSION allow line 0 
+"
+# Static: librobotscan.a plus Libs.private must be enough.
+private=$(pkg-config --static --libs-only-l robotscan | sed 's/-lrobotscan//')
+expect_run "compile (static)" 0 cc -std=c99 -o "$T/prog_static" "$T/prog.c" $(pkg-config --cflags robotscan) \
+    "$D/usr/lib/librobotscan.a" $private
+expect_run "run (static)" 1 "$T/prog_static" "/private"
+readelf -d "$T/prog_static" | grep -q 'NEEDED.*librobotscan' && fail "prog_static needs the shared library"
+
+# The shared library exports exactly the stable API: the RS_API functions declared
+# before the static-linking-only part of the header, and nothing else.
+sed -n '1,/#endif \/\* ROBOTSCAN_H \*\//p' src/robotscan.h | tr '\n' ' ' | grep -o 'RS_API[^;(]*(' \
+    | sed 's/ *($//; s/.*[ *]//' | sort -u > "$T/api"
+nm -D --defined-only "$D/usr/lib/librobotscan.so.$VERSION" | awk '$2 ~ /^[TtWw]$/ {print $3}' | sort -u > "$T/exported"
+[ -s "$T/api" ] || fail "no RS_API declarations found in the header"
+diff -u "$T/api" "$T/exported" > "$T/apidiff" || fail "exported symbols != stable API: $(cat "$T/apidiff")"
+grep -q '^rs_map_\|^rs_read_body$' "$T/exported" && fail "internal symbols exported"
+nm -D --defined-only "$D/usr/lib/librobotscan.so.$VERSION" | awk '$2 !~ /^[TtWw]$/ {print}' | grep . \
+    && fail "non-function symbols exported"
+readelf -d "$D/usr/lib/librobotscan.so.$VERSION" | grep -q "SONAME.*\[librobotscan.so.${VERSION%%.*}\]" \
+    || fail "soname is not librobotscan.so.${VERSION%%.*}"
+
+# The stable header alone compiles as C and C++ (no static-only type leaks into it).
+printf '#include <robotscan.h>\nint main(void) { return rs_version_number() != RS_VERSION_NUMBER; }\n' > "$T/h.c"
+expect_run "header: C99 -pedantic" 0 cc -std=c99 -pedantic -Wall -Wextra -Werror -I"$D/usr/include" -c "$T/h.c" -o "$T/h.o"
+if command -v c++ >/dev/null; then
+    cp "$T/h.c" "$T/h.cc"
+    expect_run "header: C++" 0 c++ -Wall -Wextra -Werror -I"$D/usr/include" -c "$T/h.cc" -o "$T/hh.o"
+else
+    echo "SKIP: no c++ compiler for the C++ header check"
+fi
+
+# Man pages render without warnings and say what they are.
+for m in "$D"/usr/share/man/man1/*.1; do
+    name=$(basename "$m" .1)
+    MANWIDTH=80 man --warnings -l "$m" > "$T/man.out" 2> "$T/man.err" || fail "man -l $name failed"
+    [ -s "$T/man.err" ] && fail "man -l $name warns: $(head -c 300 "$T/man.err")"
+    grep -q "^NAME" "$T/man.out" && grep -q "$name" "$T/man.out" || fail "man -l $name: no NAME section"
+    grep -q '@VERSION@' "$m" && fail "$name: @VERSION@ not filled in"
+done
+[ "$(ls "$D"/usr/share/man/man1/*.1 | wc -l)" = 5 ] || fail "expected 5 man pages"
+
+# Bash completion loads and completes commands and option values.
+out=$(bash -c '. "$1"; COMP_WORDS=(robotscan ur); COMP_CWORD=1; _robotscan; echo "${COMPREPLY[*]}";
+               COMP_WORDS=(robotscan check --format ""); COMP_CWORD=3; _robotscan; echo "${COMPREPLY[*]}"' \
+      _ "$D/usr/share/bash-completion/completions/robotscan")
+[ "$out" = "urls
+text tsv csv jsonl" ] || fail "completion: got '$out'"
+
+# The installed Python package imports and checks (library given by ROBOTSCAN_LIB).
+expect_run "python import" 0 env -u PYTHONPATH PYTHONPATH="$D/usr/lib/python3/dist-packages" \
+    ROBOTSCAN_LIB="$D/usr/lib/librobotscan.so.${VERSION%%.*}" /usr/bin/python3 -c '
+import robotscan, sys
+assert robotscan.__file__.startswith(sys.argv[1]), robotscan.__file__
+r = robotscan.Robots(b"User-agent: *\nDisallow: /x\n")
+print(r.allowed("https://a.com/x", "bot"), r.allowed("https://a.com/y", "bot"))' "$D"
+expect_out "python import" "False True
+"
+grep -q "LIBDIR = \"/usr/lib\"" "$D/usr/lib/python3/dist-packages/robotscan/_config.py" \
+    || fail "_config.py does not record LIBDIR /usr/lib"
+
+# make uninstall leaves no file or link behind.
+expect_run "make uninstall" 0 $MAKE --no-print-directory uninstall DESTDIR="$D" PREFIX=/usr BUILD="$BUILD"
+left=$(find "$D" ! -type d)
+[ -z "$left" ] || fail "left behind after uninstall: $left"
+[ -d "$D/usr/lib" ] || fail "uninstall test proves nothing: $D/usr/lib is gone"
+
+finish
