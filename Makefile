@@ -207,6 +207,11 @@ demo: $(BIN) ## run check, urls, logs and lint on the sample data in data/
 	@echo; echo "== robotscan lint --agent Googlebot data/example-robots.txt"
 	@./$(BIN) lint --agent Googlebot data/example-robots.txt || true
 
+# ===== Python binding (python/robotscan, SPEC 8) =====
+test-python: $(SO) $(BIN) | $(DEPS_ALL) ## run the Python binding's tests (pytest: unit, conformance vs CLI, a Scrapy crawl)
+	PYTHONDONTWRITEBYTECODE=1 RS_SHARED_DIR=$(SHARED) ROBOTSCAN_BIN=$(abspath $(BIN)) \
+	    ROBOTSCAN_LIB=$(abspath $(SO)) /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/python
+
 # ===== Install (SPEC 8) =====
 BINDIR      ?= $(PREFIX)/bin
 LIBDIR      ?= $(PREFIX)/lib
@@ -247,8 +252,8 @@ uninstall: ## remove what make install installed (same PREFIX and DESTDIR)
 	    $(MANPAGES:man/%=$(DESTDIR)$(MANDIR)/man1/%)
 	rm -rf $(DESTDIR)$(PYTHONDIR)/robotscan
 
-test-install: all ## install into a temporary DESTDIR, build and run a C program via pkg-config, uninstall
-	bash tests/install/test_install.sh
+test-install: all | $(DEPS_ALL) ## install into a temporary DESTDIR, build and run a C program via pkg-config, uninstall
+	MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/install/test_install.sh
 
 clean: ## remove build products
 	rm -rf $(BUILD) $(BIN) build-*

@@ -69,8 +69,8 @@ readelf -d "$T/prog_static" | grep -q 'NEEDED.*librobotscan' && fail "prog_stati
 
 # The shared library exports exactly the stable API: the RS_API functions declared
 # before the static-linking-only part of the header, and nothing else.
-sed -n '1,/#endif \/\* ROBOTSCAN_H \*\//p' src/robotscan.h | tr '\n' ' ' | grep -o 'RS_API[^;(]*(' \
-    | sed 's/ *($//; s/.*[ *]//' | sort -u > "$T/api"
+sed -n '1,/^#endif \/\* ROBOTSCAN_H \*\//p' src/robotscan.h | grep '^RS_API ' \
+    | sed 's/(.*//; s/.*[ *]//' | sort -u > "$T/api"
 nm -D --defined-only "$D/usr/lib/librobotscan.so.$VERSION" | awk '$2 ~ /^[TtWw]$/ {print $3}' | sort -u > "$T/exported"
 [ -s "$T/api" ] || fail "no RS_API declarations found in the header"
 diff -u "$T/api" "$T/exported" > "$T/apidiff" || fail "exported symbols != stable API: $(cat "$T/apidiff")"
