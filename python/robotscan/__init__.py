@@ -49,6 +49,14 @@ def _bytes(s, what="value"):
 
 def _layout(urls):
     """URLs -> (joined bytes, array of end offsets) for the C batch calls."""
+    if not isinstance(urls, (list, tuple)):
+        urls = list(urls)
+    try:
+        joined = "".join(urls)          # the common case: ASCII str URLs, no per-URL encode
+        if joined.isascii():
+            return joined.encode("ascii"), array(_SIZE_T, accumulate(map(len, urls)))
+    except TypeError:
+        pass
     bs = [u if isinstance(u, bytes) else _bytes(u, "url") for u in urls]
     return b"".join(bs), array(_SIZE_T, accumulate(map(len, bs)))
 
