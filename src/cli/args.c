@@ -59,6 +59,51 @@ static int takes_value(const char *name)
     return accepts(VALUED, name);
 }
 
+/* ===== Hints ===== */
+
+/* Edit distance of two short strings (capped; for "did you mean"). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40) return 99;
+    size_t row[41];
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            const size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* The accepted option closest to @name (a prefix of it, or at most 2 edits away), or NULL. */
+static const char *closest_option(const char *const *accepted, const char *name)
+{
+    const char *best = NULL;
+    size_t best_d = 3;
+    const size_t nl = strlen(name);
+    for (; *accepted; accepted++) {
+        if (nl >= 3 && strncmp(*accepted, name, nl) == 0) return *accepted;
+        const size_t d = edit_distance(name, *accepted);
+        if (d < best_d) { best_d = d; best = *accepted; }
+    }
+    return best;
+}
+
+static int unknown_option(const char *command, const char *const *accepted, const char *name)
+{
+    const char *near = closest_option(accepted, name);
+    if (near != NULL) return cli_usage_error(command, "unknown option %s; did you mean %s?", name, near);
+    return cli_usage_error(command, "unknown option %s", name);
+}
+
 static int add_to_list(const char *command, const char **list, int *n, const char *v, const char *name)
 {
     if (*n >= CLI_MAX_LIST) return cli_usage_error(command, "too many %s options (at most %d)", name, CLI_MAX_LIST);
@@ -69,7 +114,13 @@ static int add_to_list(const char *command, const char **list, int *n, const cha
 static int set_option(struct cli_opts *o, const char *name, const char *v)
 {
     const char *c = o->command;
-    if (!strcmp(name, "--robots")) return add_to_list(c, o->robots, &o->n_robots, v, name);
+    if (!strcmp(name, "--robots")) {
+        if (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8))
+            return cli_usage_error(c, "--robots takes a file, directory or manifest, not a URL: "
+                                      "robotscan does not fetch; save the file first "
+                                      "(curl -o robots.txt '%s')", v);
+        return add_to_list(c, o->robots, &o->n_robots, v, name);
+    }
     if (!strcmp(name, "--agent")) return add_to_list(c, o->agents, &o->n_agents, v, name);
     if (!strcmp(name, "--format")) {
         if (rs_format_parse(v, &o->format) != 0)
@@ -89,7 +140,11 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         o->missing = v;
         return 0;
     }
-    if (!strcmp(name, "--only")) { o->only = v; return 0; }
+    if (!strcmp(name, "--only")) {
+        /* The verdict column says allow/disallow: accept those words too. */
+        o->only = !strcmp(v, "allow") ? "allowed" : !strcmp(v, "disallow") ? "disallowed" : v;
+        return 0;
+    }
     if (!strcmp(name, "--stats")) { o->stats_path = v; return 0; }
     if (!strcmp(name, "--host")) { o->host = v; return 0; }
     if (!strcmp(name, "--scheme")) { o->scheme = v; return 0; }
@@ -146,7 +201,7 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
         }
         if (!strcmp(a, "--")) { only_positional = 1; continue; }
         if (a[1] == 'j' && a[2] != '\0') { /* -jN */
-            if (!accepts(accepted, "-j")) return cli_usage_error(command, "unknown option %s", a);
+            if (!accepts(accepted, "-j")) return unknown_option(command, accepted, a);
             const int rc = set_option(o, "-j", a + 2);
             if (rc) return rc;
             continue;
@@ -158,7 +213,7 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
         if (nlen >= sizeof name) return cli_usage_error(command, "unknown option %.40s...", a);
         memcpy(name, a, nlen);
         name[nlen] = '\0';
-        if (!accepts(accepted, name)) return cli_usage_error(command, "unknown option %s", name);
+        if (!accepts(accepted, name)) return unknown_option(command, accepted, name);
         if (takes_value(name)) {
             if (eq) value = eq + 1;
             else if (i + 1 < argc) value = argv[++i];
@@ -227,6 +282,18 @@ void cli_check_agent(const char *agent)
     const size_t len = strlen(agent);
     const size_t tok = rs_agent_token(agent, len);
     if (tok == len && len > 0) return;
+    /* A whole User-Agent header: suggest the crawler token inside it (Googlebot, not Mozilla). */
+    rs_botid *ids = NULL;
+    rs_bot bot;
+    if (strchr(agent, ' ') != NULL && rs_botid_create(NULL, 0, &ids) == RS_OK &&
+        rs_bot_identify(ids, agent, len, &bot)) {
+        cli_warn("--agent '%s' looks like a User-Agent header, not a product token: no group can "
+                 "name it, so only '*' groups apply; did you mean '%.*s'?", agent,
+                 (int)bot.token.len, bot.token.ptr);
+        rs_botid_free(ids);
+        return;
+    }
+    rs_botid_free(ids);
     if (tok > 0)
         cli_warn("--agent '%s' is not a product token: no group can name it, so only '*' groups "
                  "apply; did you mean '%.*s'?", agent, (int)tok, agent);

@@ -36,6 +36,9 @@ int cli_run_inputs(pipeline *p, const struct cli_opts *o, const char **input_nam
     static char *const STDIN_ONLY[] = { "-" };
     char *const *inputs = o->n_args ? o->args : STDIN_ONLY;
     const int n = o->n_args ? o->n_args : 1;
+    if (o->n_args == 0 && isatty(STDIN_FILENO))
+        return cli_usage_error(o->command, "no input FILE given and stdin is a terminal: name a "
+                                           "file, or pipe one in (- reads stdin)");
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         *input_name = strcmp(inputs[i], "-") ? inputs[i] : "(stdin)";

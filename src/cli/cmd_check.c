@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char HELP[] =
     "Usage: robotscan check --robots FILE --agent TOKEN [OPTIONS] [URL...]\n"
@@ -122,6 +124,14 @@ int cmd_check(int argc, char **argv)
     if (o.n_robots != 1) return cli_usage_error("check", "needs exactly one --robots FILE");
     if (o.n_agents != 1) return cli_usage_error("check", "needs exactly one --agent TOKEN");
     cli_check_agent(o.agents[0]);
+    struct stat sb;
+    if (stat(o.robots[0], &sb) == 0 && S_ISDIR(sb.st_mode))
+        return cli_usage_error("check", "--robots %s is a directory; check takes one robots.txt "
+                                        "(for a directory of robots.txt files use 'robotscan urls')",
+                               o.robots[0]);
+    if (o.n_args == 0 && isatty(STDIN_FILENO))
+        return cli_usage_error("check", "no URL given and stdin is a terminal: give URLs as "
+                                        "arguments or pipe them in (one per line)");
 
     char *body;
     size_t size;

@@ -30,7 +30,7 @@ static const char HELP[] =
     "Options:\n"
     "  --agent TOKEN          the crawler's product token (required)\n"
     "  --format FMT           text, tsv, csv or jsonl (default: text on a terminal, else tsv)\n"
-    "  --only WHICH           print only 'allowed' or 'disallowed' records\n"
+    "  --only WHICH           print only 'allowed' or 'disallowed' records (or allow, disallow)\n"
     "  --quiet                print only the summary\n"
     "  --stats FILE.json      write counts by verdict, reason, origin and rule\n"
     "  --missing WHAT         origins no source knows: allow (default), disallow or skip\n"
