@@ -13,14 +13,15 @@
 #include <string.h>
 
 static const char HELP[] =
-    "Usage: robotscan lint [--format text|jsonl] [--agent TOKEN] FILE...\n"
+    "Usage: robotscan lint [--format text|tsv|csv|jsonl] [--agent TOKEN] FILE...\n"
     "\n"
     "Reports, for each robots.txt FILE, lines that probably do not do what their\n"
     "author thinks, and what the parser (Google's semantics) will actually do.\n"
     "FILE '-' reads stdin.\n"
     "\n"
     "Options:\n"
-    "  --format FMT   text (default) or jsonl\n"
+    "  --format FMT   text (default), tsv or csv (a header row, then file, line,\n"
+    "                 severity, code, message per finding), or jsonl\n"
     "  --agent TOKEN  also show which groups apply to the crawler TOKEN and its\n"
     "                 effective rules, in precedence order\n"
     "  --help         this text\n"
@@ -28,7 +29,7 @@ static const char HELP[] =
     "Text:  FILE:LINE: SEVERITY: MESSAGE [CODE]   (no LINE for whole-file findings)\n"
     "JSONL: {\"file\",\"line\",\"severity\",\"code\",\"message\"} per finding (line 0: whole file);\n"
     "       with --agent, {\"file\",\"agent\",\"applies\",\"groups\",\"rank\",\"line\",\"rule\",\"note\"}\n"
-    "       per effective rule.\n"
+    "       per effective rule (groups: the applying groups' user-agent lines, an array).\n"
     "Codes: typo-key missing-colon line-too-long rule-outside-group unknown-key\n"
     "       pattern-never-matches dollar-not-at-end conflicting-rules user-agent-not-token\n"
     "       empty-user-agent sitemap-not-absolute file-too-large bom invalid-utf8\n"
@@ -65,7 +66,7 @@ static void on_finding(void *vctx, const rs_lint_finding *f)
     rs_outbuf *out = cli_out();
     const char *sev = rs_lint_severity_name(f->severity);
     rs_status st;
-    if (c->format == RS_FORMAT_JSONL) {
+    if (c->format != RS_FORMAT_TEXT) {
         const rs_field fields[5] = {
             { cstr(c->file), 0, 0 },
             { { NULL, 0 }, f->line, 1 },
@@ -73,7 +74,7 @@ static void on_finding(void *vctx, const rs_lint_finding *f)
             { cstr(f->code_name), 0, 0 },
             { f->message, 0, 0 },
         };
-        st = rs_format_record(out, RS_FORMAT_JSONL, FINDING_COLS, fields, 5);
+        st = rs_format_record(out, c->format, FINDING_COLS, fields, 5);
     } else {
         char head[64];
         if (f->line) snprintf(head, sizeof head, ":%u: %s: ", f->line, sev);
@@ -120,25 +121,34 @@ static int print_agent(const char *file, const char *agent, const rs_lint_agent_
     const char *applies = v->specific ? "named" : v->n_groups ? "global" : "none";
     rs_status st = RS_OK;
     if (fmt == RS_FORMAT_JSONL) {
-        join_lines(groups, sizeof groups, v, ",");
-        for (size_t i = 0; i < v->n_rules || (i == 0 && v->n_rules == 0); i++) {
+        /* "groups": the user-agent lines of the applying groups, a JSON array of numbers. */
+        size_t j = 0;
+        groups[j++] = '[';
+        for (uint32_t i = 0; i < v->n_groups && j + 16 < sizeof groups; i++)
+            j += (size_t)snprintf(groups + j, sizeof groups - j, "%s%u", i ? "," : "", v->group_lines[i]);
+        groups[j++] = ']';
+        for (size_t i = 0; st == RS_OK && (i < v->n_rules || (i == 0 && v->n_rules == 0)); i++) {
             const rs_lint_rule *r = v->n_rules ? &v->rules[i] : NULL;
             int n = 0;
             if (r)
                 n = snprintf(line, sizeof line, "%s: %.*s", r->type == RS_RULE_ALLOW ? "allow" : "disallow",
                              (int)(r->pattern.len < sizeof line - 16 ? r->pattern.len : sizeof line - 16), r->pattern.ptr);
-            const rs_field fields[8] = {
-                { cstr(file), 0, 0 },
-                { cstr(agent), 0, 0 },
-                { cstr(applies), 0, 0 },
-                { cstr(groups), 0, 0 },
-                { { NULL, 0 }, r ? i + 1 : 0, 1 },
-                { { NULL, 0 }, r ? r->line : 0, 1 },
-                { { line, r ? (size_t)n : 0 }, 0, 0 },
-                { cstr(r ? rule_note(r) : "no rules: every URL is allowed"), 0, 0 },
-            };
-            st = rs_format_record(out, RS_FORMAT_JSONL, RULE_COLS, fields, 8);
-            if (st != RS_OK) break;
+            const char *note = r ? rule_note(r) : "no rules: every URL is allowed";
+            char rank[24], lno[16];
+            snprintf(rank, sizeof rank, "%zu", r ? i + 1 : 0);
+            snprintf(lno, sizeof lno, "%u", r ? r->line : 0u);
+            /* RULE_COLS order; numbers and the groups array raw, the rest JSON strings. */
+            const rs_str vals[8] = { cstr(file), cstr(agent), cstr(applies), { groups, j },
+                                     cstr(rank), cstr(lno), { line, r ? (size_t)n : 0 }, cstr(note) };
+            for (int k = 0; k < 8 && st == RS_OK; k++) {
+                st = rs_outbuf_append(out, k ? ",\"" : "{\"", 2);
+                if (st == RS_OK) st = rs_outbuf_append(out, RULE_COLS[k], strlen(RULE_COLS[k]));
+                if (st == RS_OK) st = rs_outbuf_append(out, "\":", 2);
+                if (st != RS_OK) break;
+                if (k >= 3 && k <= 5) st = rs_outbuf_append(out, vals[k].ptr, vals[k].len);
+                else st = rs_outbuf_json_string(out, vals[k].ptr, vals[k].len);
+            }
+            if (st == RS_OK) st = rs_outbuf_append(out, "}\n", 2);
         }
     } else {
         join_lines(groups, sizeof groups, v, ", ");
@@ -191,8 +201,13 @@ int cmd_lint(int argc, char **argv)
         return 0;
     }
     if (!o.format_given) o.format = RS_FORMAT_TEXT;
-    if (o.format != RS_FORMAT_TEXT && o.format != RS_FORMAT_JSONL) {
-        return cli_usage_error("lint", "--format takes text or jsonl");
+    if ((o.format == RS_FORMAT_TSV || o.format == RS_FORMAT_CSV) && o.n_agents) {
+        return cli_usage_error("lint", "--agent rows have other columns than findings: use "
+                                       "--format text or jsonl with --agent");
+    }
+    if (rs_format_header(cli_out(), o.format, FINDING_COLS, 5) != RS_OK) {
+        cli_error("out of memory");
+        return 2;
     }
     if (o.n_agents > 1) { return cli_usage_error("lint", "takes at most one --agent TOKEN"); }
     if (o.n_args == 0) { return cli_usage_error("lint", "needs at least one FILE"); }

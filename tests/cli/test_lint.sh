@@ -145,7 +145,7 @@ grep -q "^$A:2:   disallow: /$" "$T/out" || fail "agent global rule: $(cat "$T/o
 expect_run "agent jsonl" 0 "$BIN" lint --format jsonl --agent Googlebot "$T/agent.txt"
 [ "$(wc -l <"$T/out")" = 4 ] || fail "agent jsonl: want 4 records: $(cat "$T/out")"
 head -1 "$T/out" >"$T/first"
-printf '%s\n' "{\"file\":\"$A\",\"agent\":\"Googlebot\",\"applies\":\"named\",\"groups\":\"4,8\",\"rank\":1,\"line\":6,\"rule\":\"allow: /private/press\",\"note\":\"\"}" >"$T/want"
+printf '%s\n' "{\"file\":\"$A\",\"agent\":\"Googlebot\",\"applies\":\"named\",\"groups\":[4,8],\"rank\":1,\"line\":6,\"rule\":\"allow: /private/press\",\"note\":\"\"}" >"$T/want"
 cmp -s "$T/first" "$T/want" || fail "agent jsonl: $(cat "$T/first")"
 expect_run "agent not a token" 0 "$BIN" lint --agent Googlebot/2.1 "$T/agent.txt"
 grep -q "not a product token" "$T/err" || fail "agent not a token: no warning on stderr"
@@ -155,7 +155,7 @@ expect_run "help" 0 "$BIN" lint --help
 grep -q '^Usage: robotscan lint' "$T/out" || fail "help: not on stdout"
 expect_run "no file" 2 "$BIN" lint
 [ "$(head -1 "$T/err")" = "robotscan lint: needs at least one FILE" ] || fail "no file: $(cat "$T/err")"
-expect_run "bad format" 2 "$BIN" lint --format tsv "$T/robots.txt"
+expect_run "bad format" 2 "$BIN" lint --format xml "$T/robots.txt"
 expect_run "bad option" 2 "$BIN" lint --robots "$T/robots.txt"
 expect_run "two agents" 2 "$BIN" lint --agent a --agent b "$T/robots.txt"
 [ -s "$T/out" ] && fail "usage errors print nothing on stdout"
