@@ -23,13 +23,13 @@ _robotscan()
         --robots)     COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
         --stats)      COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
         --format)
-            if [[ $cmd == lint ]]; then COMPREPLY=($(compgen -W "text jsonl" -- "$cur"))
+            if [[ $cmd == lint ]]; then COMPREPLY=($(compgen -W "text tsv csv jsonl" -- "$cur"))
             else COMPREPLY=($(compgen -W "text tsv csv jsonl" -- "$cur")); fi
             return ;;
         --semantics)  COMPREPLY=($(compgen -W "google first-match" -- "$cur")); return ;;
         --only)
             if [[ $cmd == logs ]]; then COMPREPLY=($(compgen -W "violations" -- "$cur"))
-            else COMPREPLY=($(compgen -W "allowed disallowed" -- "$cur")); fi
+            else COMPREPLY=($(compgen -W "allowed disallowed allow disallow" -- "$cur")); fi
             return ;;
         --missing)    COMPREPLY=($(compgen -W "allow disallow skip" -- "$cur")); return ;;
         --log-format) COMPREPLY=($(compgen -W "combined common vhost_combined" -- "$cur")); return ;;

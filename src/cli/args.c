@@ -145,7 +145,10 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         o->only = !strcmp(v, "allow") ? "allowed" : !strcmp(v, "disallow") ? "disallowed" : v;
         return 0;
     }
-    if (!strcmp(name, "--stats")) { o->stats_path = v; return 0; }
+    if (!strcmp(name, "--stats")) {
+        o->stats_path = v;
+        return cli_check_writable(v, "--stats") ? 2 : 0;   /* fail before any work */
+    }
     if (!strcmp(name, "--host")) { o->host = v; return 0; }
     if (!strcmp(name, "--scheme")) { o->scheme = v; return 0; }
     if (!strcmp(name, "--log-format")) { o->log_format = v; return 0; }

@@ -62,9 +62,12 @@ void cli_check_agent(const char *agent);
  * @return 0, or -1 after printing an error (exit 2). */
 rs_outbuf *cli_out(void);
 int cli_out_flush(size_t threshold);
-/* Writes @len bytes to a new file at @path; @what names it in the error message.
+/* Writes @len bytes to @path (a temporary file renamed over it); @what names it in the error message.
  * @return 0, or -1 after an error message. */
 int cli_write_file(const char *path, const void *data, size_t len, const char *what);
+/* Checks, before any work, that cli_write_file can write @path (its directory writable,
+ * the file, if present, a writable non-directory). @return 0, or -1 after an error message. */
+int cli_check_writable(const char *path, const char *what);
 /* Final flush and close of stdout; @return 0 or -1 after an error message. */
 int cli_out_finish(void);
 

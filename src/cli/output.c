@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static rs_outbuf out_buf;
@@ -46,10 +47,48 @@ int cli_out_finish(void)
 
 int cli_write_file(const char *path, const void *data, size_t len, const char *what)
 {
-    FILE *f = fopen(path, "w");
-    int rc = 0;
-    if (f == NULL || fwrite(data, 1, len, f) != len) rc = -1;
-    if (f && fclose(f) != 0) rc = -1;
-    if (rc) cli_error("cannot write %s to '%s'", what, path);
-    return rc;
+    /* A temporary file beside @path, renamed over it: readers never see half a file,
+     * and a failed run leaves an older file intact. */
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp) {
+        cli_error("%s: cannot write %s: path too long", path, what);
+        return -1;
+    }
+    FILE *f = fopen(tmp, "w");
+    int err = 0;
+    if (f == NULL || fwrite(data, 1, len, f) != len) err = errno ? errno : EIO;
+    if (f && fclose(f) != 0 && !err) err = errno ? errno : EIO;
+    if (!err && rename(tmp, path) != 0) err = errno;
+    if (err) {
+        if (f) unlink(tmp);
+        cli_error("%s: cannot write %s: %s", path, what, strerror(err));
+        return -1;
+    }
+    return 0;
+}
+
+int cli_check_writable(const char *path, const char *what)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            cli_error("%s: cannot write %s: is a directory", path, what);
+            return -1;
+        }
+        if (access(path, W_OK) != 0) {
+            cli_error("%s: cannot write %s: %s", path, what, strerror(errno));
+            return -1;
+        }
+    }
+    /* The file is written as a temporary beside it, then renamed: the directory must be writable. */
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (access(dir, W_OK | X_OK) != 0) {
+        cli_error("%s: cannot write %s: directory %s: %s", path, what, dir, strerror(errno));
+        return -1;
+    }
+    return 0;
 }

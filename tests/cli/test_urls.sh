@@ -284,10 +284,10 @@ for u in http://a.com/a http://a.com:80/a http://A.COM:080/a; do
 done
 [ "$(sort -u "$T/ports" | wc -l)" = 2 ] || fail "default port elision: $(cat "$T/ports")"
 
-# --- --stats to a path that cannot be written: exit 2, the path named, records written
+# --- --stats to a path that cannot be written: exit 2 before any work, the path named
 expect_run "stats unwritable" 2 "$BIN" urls --robots "$T/robots.txt" --agent BarBot --stats "$T/no/such/s.json" "$T/u.txt"
 expect_err "stats unwritable" "$T/no/such/s.json"
-[ "$(wc -l <"$T/out")" = 4 ] || fail "stats unwritable: records lost"
+[ -s "$T/out" ] && fail "stats unwritable: records written before the check"
 
 # --- several sources: the first that knows the origin wins; a file as the fallback
 expect_run "source order" 0 "$BIN" urls --robots "$D" --robots "$T/robots.txt" --agent x --format tsv "$T/dir-urls.txt"
