@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 static const char HELP[] =
-    "Usage: robotscan check --robots FILE --agent TOKEN [OPTIONS] [URL...]\n"
+    "Usage: robotscan check --robots FILE --agent TOKEN [--agent TOKEN...] [OPTIONS] [URL...]\n"
     "\n"
     "Decides for each URL whether the crawler TOKEN may fetch it under the robots.txt\n"
     "FILE, exactly as Google's reference parser. URLs come from the arguments, or from\n"
@@ -18,14 +18,16 @@ static const char HELP[] =
     "\n"
     "Options:\n"
     "  --robots FILE        the robots.txt to apply (required)\n"
-    "  --agent TOKEN        the crawler's product token, e.g. Googlebot (required)\n"
+    "  --agent TOKEN        the crawler's product token, e.g. Googlebot (required;\n"
+    "                       repeatable: one record per URL per agent)\n"
     "  --format FMT         text, tsv, csv or jsonl (default: text on a terminal, else tsv)\n"
     "  --encode-urls        percent-encode non-ASCII bytes of the path and upper-case\n"
     "                       %xx escapes before matching, as patterns are\n"
     "  --semantics S        google (default) or first-match\n"
     "  --help               this text\n"
     "\n"
-    "Columns (tsv, csv, jsonl): url, verdict, line, rule.\n"
+    "Columns (tsv, csv, jsonl): url, verdict, line, rule; with several --agent, url,\n"
+    "agent, verdict, line, rule.\n"
     "Exit status: 0 all allowed, 1 some URL disallowed, 2 usage or I/O error.\n";
 
 static const char *const ACCEPTED[] = {
@@ -33,9 +35,12 @@ static const char *const ACCEPTED[] = {
 };
 
 static const char *const COLUMNS[] = { "url", "verdict", "line", "rule" };
+static const char *const COLUMNS_AGENTS[] = { "url", "agent", "verdict", "line", "rule" };
 
 typedef struct {
-    const rs_matcher *matcher;
+    rs_matcher *matcher;      /* owned */
+    const char *agent;        /* printed only when several agents are checked */
+    int multi;
     rs_format format;
     int encode;
     char *scratch;            /* path copies: '/' prepended or --encode-urls */
@@ -62,7 +67,7 @@ static int grow(char **buf, size_t *cap, size_t need)
     return 0;
 }
 
-static int check_one(checker *c, const char *url, size_t len)
+static int check_agent(checker *c, const char *url, size_t len)
 {
     /* The path copy (len + 1), then with --encode-urls its encoding (3 * len + 3). */
     if (grow(&c->scratch, &c->scratch_cap, (c->encode ? 4 * len : len) + 16) != 0) return -1;
@@ -93,6 +98,9 @@ static int check_one(checker *c, const char *url, size_t len)
         char head[96];
         const char *word = v.disallowed ? "DISALLOWED  " : "allowed     ";
         if (rs_outbuf_append(out, word, strlen(word)) != RS_OK) return out_of_memory(len);
+        if (c->multi && (rs_outbuf_append(out, c->agent, strlen(c->agent)) != RS_OK ||
+                         rs_outbuf_append(out, "  ", 2) != RS_OK))
+            return out_of_memory(len);
         if (rs_outbuf_append(out, url, len) != RS_OK) return out_of_memory(len);
         if (v.line) snprintf(head, sizeof head, "  (line %u: ", v.line);
         else snprintf(head, sizeof head, "  (no matching rule)\n");
@@ -101,15 +109,30 @@ static int check_one(checker *c, const char *url, size_t len)
                        || rs_outbuf_append(out, ")\n", 2) != RS_OK))
             return out_of_memory(len);
     } else {
-        const rs_field fields[4] = {
+        const rs_field fields[5] = {
             { url_str, 0, 0 },
+            { { c->agent, strlen(c->agent) }, 0, 0 },
             { { v.disallowed ? "disallow" : "allow", v.disallowed ? 8u : 5u }, 0, 0 },
             { { NULL, 0 }, v.line, 1 },
             { rule, 0, 0 },
         };
-        if (rs_format_record(out, c->format, COLUMNS, fields, 4) != RS_OK) return out_of_memory(len);
+        /* One agent: url, verdict, line, rule (fields 0, 2, 3, 4). */
+        const rs_field one[4] = { fields[0], fields[2], fields[3], fields[4] };
+        if (c->multi ? rs_format_record(out, c->format, COLUMNS_AGENTS, fields, 5) != RS_OK
+                     : rs_format_record(out, c->format, COLUMNS, one, 4) != RS_OK)
+            return out_of_memory(len);
     }
     return cli_out_flush(1 << 16);
+}
+
+/* One URL for every agent, in --agent order. */
+static int check_one(checker *cs, int n, const char *url, size_t len)
+{
+    for (int i = 0; i < n; i++) {
+        const int rc = check_agent(&cs[i], url, len);
+        if (rc != 0) return rc;
+    }
+    return 0;
 }
 
 int cmd_check(int argc, char **argv)
@@ -122,8 +145,8 @@ int cmd_check(int argc, char **argv)
         return 0;
     }
     if (o.n_robots != 1) return cli_usage_error("check", "needs exactly one --robots FILE");
-    if (o.n_agents != 1) return cli_usage_error("check", "needs exactly one --agent TOKEN");
-    cli_check_agent(o.agents[0]);
+    if (o.n_agents < 1) return cli_usage_error("check", "needs at least one --agent TOKEN");
+    for (int i = 0; i < o.n_agents; i++) cli_check_agent(o.agents[i]);
     struct stat sb;
     if (stat(o.robots[0], &sb) == 0 && S_ISDIR(sb.st_mode))
         return cli_usage_error("check", "--robots %s is a directory; check takes one robots.txt "
@@ -137,25 +160,31 @@ int cmd_check(int argc, char **argv)
     size_t size;
     if (cli_read_file(o.robots[0], RS_ROBOTS_MAX_BODY, &body, &size, NULL) != 0) return 2;
     rs_ruleset *rs = NULL;
-    rs_matcher *m = NULL;
     rs_status st = rs_ruleset_parse(body, size, &rs);
     free(body);
-    if (st == RS_OK) st = rs_matcher_create(rs, o.agents[0], strlen(o.agents[0]), o.semantics, &m);
-    rs_ruleset_free(rs);
-    if (st != RS_OK) {
-        cli_error("cannot compile '%s': %s", o.robots[0], rs_status_str(st));
-        return 2;
+    checker cs[CLI_MAX_LIST];
+    memset(cs, 0, sizeof cs);
+    const int na = o.n_agents;
+    for (int i = 0; i < na && st == RS_OK; i++) {
+        rs_matcher *m = NULL;
+        st = rs_matcher_create(rs, o.agents[i], strlen(o.agents[i]), o.semantics, &m);
+        cs[i].matcher = m;
+        cs[i].agent = o.agents[i];
+        cs[i].multi = na > 1;
+        cs[i].format = o.format;
+        cs[i].encode = o.encode_urls;
     }
-
-    checker c;
-    memset(&c, 0, sizeof c);
-    c.matcher = m;
-    c.format = o.format;
-    c.encode = o.encode_urls;
+    rs_ruleset_free(rs);
     rc = 0;
-    if (rs_format_header(cli_out(), o.format, COLUMNS, 4) != RS_OK) rc = out_of_memory(64);
-    if (o.n_args > 0) {
-        for (int i = 0; i < o.n_args && rc == 0; i++) rc = check_one(&c, o.args[i], strlen(o.args[i]));
+    if (st != RS_OK) {
+        cli_error("%s: cannot compile: %s", o.robots[0], rs_status_str(st));
+        rc = -1;
+    }
+    if (rc == 0 && rs_format_header(cli_out(), o.format, na > 1 ? COLUMNS_AGENTS : COLUMNS,
+                                    na > 1 ? 5 : 4) != RS_OK)
+        rc = out_of_memory(64);
+    if (rc == 0 && o.n_args > 0) {
+        for (int i = 0; i < o.n_args && rc == 0; i++) rc = check_one(cs, na, o.args[i], strlen(o.args[i]));
     } else {
         char *line = NULL;
         size_t cap = 0;
@@ -164,7 +193,7 @@ int cmd_check(int argc, char **argv)
             size_t len = (size_t)n;
             if (len && line[len - 1] == '\n') len--;
             if (len && line[len - 1] == '\r') len--;
-            rc = check_one(&c, line, len);
+            rc = check_one(cs, na, line, len);
         }
         if (rc == 0 && ferror(stdin)) {
             cli_error("error reading stdin");
@@ -173,9 +202,13 @@ int cmd_check(int argc, char **argv)
         free(line);
     }
     if (cli_out_finish() != 0) rc = -1;
-    free(c.scratch);
-    free(c.rule_text);
-    rs_matcher_free(m);
+    int any_disallowed = 0;
+    for (int i = 0; i < na; i++) {
+        any_disallowed |= cs[i].any_disallowed;
+        free(cs[i].scratch);
+        free(cs[i].rule_text);
+        rs_matcher_free(cs[i].matcher);
+    }
     if (rc != 0) return 2;
-    return c.any_disallowed ? 1 : 0;
+    return any_disallowed ? 1 : 0;
 }
