@@ -237,19 +237,19 @@ int cli_read_file(const char *path, size_t max, char **data, size_t *size, int *
     if (truncated) *truncated = 0;
     const int fd = open(path, O_RDONLY);
     if (fd < 0) {
-        cli_error("cannot open '%s': %s", path, strerror(errno));
+        cli_error("%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        cli_error("cannot read '%s': is a directory", path);
+        cli_error("%s: cannot read: %s", path, strerror(EISDIR));
         close(fd);
         return -1;
     }
     size_t cap = 65536, len = 0;
     char *buf = malloc(cap);
     for (;;) {
-        if (buf == NULL) { cli_error("out of memory reading '%s'", path); close(fd); return -1; }
+        if (buf == NULL) { cli_error("%s: cannot read: out of memory", path); close(fd); return -1; }
         if (len == max + 1) break;
         if (len == cap) {
             cap *= 2;
@@ -262,7 +262,7 @@ int cli_read_file(const char *path, size_t max, char **data, size_t *size, int *
         const ssize_t n = read(fd, buf + len, want);
         if (n < 0) {
             if (errno == EINTR) continue;
-            cli_error("cannot read '%s': %s", path, strerror(errno));
+            cli_error("%s: cannot read: %s", path, strerror(errno));
             free(buf);
             close(fd);
             return -1;

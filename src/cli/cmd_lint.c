@@ -239,7 +239,7 @@ int cmd_lint(int argc, char **argv)
         }
         free(body);
         if (st != RS_OK) {
-            cli_error("cannot lint '%s': %s", file, rs_status_str(st));
+            cli_error("%s: cannot lint: %s", file, rs_status_str(st));
             failed = 1;
         }
     }

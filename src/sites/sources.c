@@ -160,7 +160,7 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
 {
     DIR *d = opendir(src->path);
     if (d == NULL) {
-        rs_sites_seterr(s, "cannot open robots directory %s: %s", src->path, strerror(errno));
+        rs_sites_seterr(s, "%s: cannot open robots directory: %s", src->path, strerror(errno));
         return RS_ERR_IO;
     }
     rs_status st = RS_OK;
@@ -218,7 +218,7 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
         s->stats.dir_entries++;
     }
     if (errno != 0) {
-        rs_sites_seterr(s, "cannot list robots directory %s: %s", src->path, strerror(errno));
+        rs_sites_seterr(s, "%s: cannot list robots directory: %s", src->path, strerror(errno));
         st = RS_ERR_IO;
     }
 out:
@@ -232,7 +232,7 @@ static rs_status read_all(rs_sites *s, const char *path, rs_buf *b)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        rs_sites_seterr(s, "cannot open robots manifest %s: %s", path, strerror(errno));
+        rs_sites_seterr(s, "%s: cannot open robots manifest: %s", path, strerror(errno));
         return RS_ERR_IO;
     }
     rs_status st = RS_OK;
@@ -243,7 +243,7 @@ static rs_status read_all(rs_sites *s, const char *path, rs_buf *b)
         b->len += n;
         if (n == 0) {
             if (ferror(f)) {
-                rs_sites_seterr(s, "cannot read robots manifest %s: %s", path, strerror(errno));
+                rs_sites_seterr(s, "%s: cannot read robots manifest: %s", path, strerror(errno));
                 st = RS_ERR_IO;
             }
             break;
@@ -384,7 +384,7 @@ rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char
 
     struct stat st;
     if (stat(path, &st) != 0) {
-        rs_sites_seterr(s, "cannot open robots source %s: %s", path, strerror(errno));
+        rs_sites_seterr(s, "%s: cannot open robots source: %s", path, strerror(errno));
         return RS_ERR_IO;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -452,7 +452,7 @@ rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        rs_sites_seterr(s, "cannot open robots file %s: %s", path, strerror(errno));
+        rs_sites_seterr(s, "%s: cannot open robots file: %s", path, strerror(errno));
         return RS_ERR_IO;
     }
     size_t cap = 4096, len = 0;
@@ -470,7 +470,7 @@ rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size)
         len += n;
         if (n == 0) {
             if (ferror(f)) {
-                rs_sites_seterr(s, "cannot read robots file %s: %s", path, strerror(errno));
+                rs_sites_seterr(s, "%s: cannot read robots file: %s", path, strerror(errno));
                 st = RS_ERR_IO;
             }
             break;

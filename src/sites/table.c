@@ -254,7 +254,7 @@ static rs_status lookup_locked(rs_sites *s, const rs_origin *o, uint64_t h, cons
             const rs_status st = rs_ruleset_parse(body, size, &d->ruleset);
             rs_free(body);
             if (st != RS_OK) {
-                rs_sites_seterr(s, "cannot parse robots file %s: %s", d->path, rs_status_str(st));
+                rs_sites_seterr(s, "%s: cannot parse robots file: %s", d->path, rs_status_str(st));
                 return st;
             }
             d->loaded = 1;
@@ -265,7 +265,7 @@ static rs_status lookup_locked(rs_sites *s, const rs_origin *o, uint64_t h, cons
         const rs_status st = rs_matcher_create(d->ruleset, agent, agent_len, sem, &n->matcher);
         if (st != RS_OK) {
             rs_free(n);
-            rs_sites_seterr(s, "cannot compile robots file %s for agent '%.*s': %s",
+            rs_sites_seterr(s, "%s: cannot compile robots file for agent '%.*s': %s",
                             d->path ? d->path : "(from memory)",
                             (int)RS_MIN(agent_len, 100), agent, rs_status_str(st));
             return st;
