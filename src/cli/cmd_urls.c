@@ -434,7 +434,7 @@ static int write_stats(const char *path, const struct cli_opts *o, const pipelin
     char tmp[256];
     const pipeline_counts *c = &t->counts;
 #define PUT(s) rs_outbuf_append(&b, (s), strlen(s))
-    PUT("{\"command\":\"urls\",\"agent\":");
+    PUT("{\"schema_version\":1,\"command\":\"urls\",\"agent\":");
     rs_outbuf_json_string(&b, o->agents[0], strlen(o->agents[0]));
     PUT(",\"inputs\":[");
     for (int i = 0; i < o->n_args; i++) {

@@ -30,6 +30,11 @@ for cmd in urls logs; do
     ls "$T" | grep -q '\.tmp\.' && fail "$cmd: a temporary file was left: $(ls "$T")"
 done
 
+# every --stats document names its schema version (an integer) and its command
+expect_run "urls schema" 0 "$BIN" urls --robots "$T/robots.txt" --agent x --quiet --stats "$T/u.json" "$T/urls.txt"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert type(d["schema_version"]) is int and d["command"]=="urls", d' \
+    "$T/u.json" || fail "urls schema: $(head -c 200 "$T/u.json")"
+
 if [ "$(id -u)" = 0 ]; then
     echo "SKIP: read-only --stats file (root may write it anyway)"
 else
