@@ -1016,7 +1016,7 @@ static void render_logs(page *p, const json_t *d)
     }
 
     /* Hits and violations per bot. */
-    figure_open_as(p, "Hits and violations per bot", 1);
+    figure_open_as(p, "Hits and violations per bot", any_verify);
     const size_t shown = RS_MIN(nb, (size_t)30);
     for (size_t i = 0; i < shown; i++) {
         const log_bot *b = &bots[order[i].index];
