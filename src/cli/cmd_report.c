@@ -103,7 +103,7 @@ int cmd_report(int argc, char **argv)
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(HELP, stdout);
             free(files);
-            return cli_out_finish() ? 2 : 0;
+            return 0;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--title")) {
             if (i + 1 >= argc) {
                 free(files);

@@ -1545,8 +1545,8 @@ static json_t *load(page *p, const rs_report_input *in, const char **command)
     const json_t *sv = json_object_get(d, "schema_version");
     if (sv && (!json_is_integer(sv) || json_integer_value(sv) < 1 || json_integer_value(sv) > RS_REPORT_SCHEMA_MAX)) {
         if (json_is_integer(sv))
-            fail(p, "schema_version %" JSON_INTEGER_FORMAT " is not supported (this robotscan reads versions 1 to %d; "
-                    "was it written by a newer robotscan?)", json_integer_value(sv), RS_REPORT_SCHEMA_MAX);
+            fail(p, "schema_version %" JSON_INTEGER_FORMAT " is not supported (this robotscan reads schema "
+                    "version %d and older; was it written by a newer robotscan?)", json_integer_value(sv), RS_REPORT_SCHEMA_MAX);
         else
             fail(p, "\"schema_version\" is not an integer");
         json_decref(d);
