@@ -660,6 +660,34 @@ static size_t axis_find(const col_pt *pts, size_t n, const char *bucket)
     return (size_t)-1;
 }
 
+/* Rows of the per-bot time table at most (the chart uses them all). */
+#define TIME_ROWS_MAX 10000
+
+static int time_row_cmp(const void *a, const void *b)
+{
+    const time_row *x = a, *y = b;
+    const int c = strcmp(x->bucket, y->bucket);
+    if (c) return c;
+    const int d = memcmp(x->agent, y->agent, RS_MIN(x->agent_len, y->agent_len));
+    return d ? d : (x->agent_len > y->agent_len) - (x->agent_len < y->agent_len);
+}
+
+/* Sorts by (bucket, agent) and adds up rows that name the same pair. @return the rows left. */
+static size_t merge_time_rows(time_row *rows, size_t n)
+{
+    qsort(rows, n, sizeof *rows, time_row_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && time_row_cmp(&rows[m - 1], &rows[i]) == 0) {
+            rows[m - 1].hits += rows[i].hits;
+            rows[m - 1].viol += rows[i].viol;
+        } else {
+            rows[m++] = rows[i];
+        }
+    }
+    return m;
+}
+
 /* Hits and violations per bot over time: all bots, then the busiest bots. */
 static void logs_time(page *p, const json_t *d, const log_bot *bots, const ranked *order, size_t nb)
 {
@@ -684,6 +712,7 @@ static void logs_time(page *p, const json_t *d, const log_bot *bots, const ranke
             hourly = 0;
         } else if (n) {
             for (size_t i = 0; i < n; i++) rows[i].bucket[10] = '\0';
+            n = merge_time_rows(rows, n);
             hourly = 0;
             summed = 1;
         }
@@ -773,30 +802,23 @@ static void logs_time(page *p, const json_t *d, const log_bot *bots, const ranke
         const char *heads[] = { "agent", unit, "hits", "violations" };
         snprintf(title, sizeof title, "Every bot per %s%s", unit, summed ? " (summed from the hourly counts)" : "");
         table_open(p, title, heads, 4, 12);
-        /* Rows as the file lists them (summed to days: merged per agent and day). */
-        for (size_t i = 0; i < n; i++) {
-            uint64_t hits = rows[i].hits, viol = rows[i].viol;
-            if (summed) {
-                int seen = 0;
-                for (size_t j = 0; j < i && !seen; j++)
-                    seen = rows[j].agent_len == rows[i].agent_len && !strcmp(rows[j].bucket, rows[i].bucket)
-                           && !memcmp(rows[j].agent, rows[i].agent, rows[i].agent_len);
-                if (seen) continue;
-                for (size_t j = i + 1; j < n; j++)
-                    if (rows[j].agent_len == rows[i].agent_len && !strcmp(rows[j].bucket, rows[i].bucket)
-                        && !memcmp(rows[j].agent, rows[i].agent, rows[i].agent_len)) {
-                        hits += rows[j].hits;
-                        viol += rows[j].viol;
-                    }
-            }
+        /* Rows as the file lists them (summed to days: merged per agent and day, by day). */
+        const size_t listed = RS_MIN(n, (size_t)TIME_ROWS_MAX);
+        for (size_t i = 0; i < listed; i++) {
             put(p, "<tr>");
             th_row(p, rows[i].agent, rows[i].agent_len);
             td_str(p, rows[i].bucket, strlen(rows[i].bucket));
-            td_u64(p, hits);
-            td_u64(p, viol);
+            td_u64(p, rows[i].hits);
+            td_u64(p, rows[i].viol);
             put(p, "</tr>");
         }
         table_close(p);
+        if (n > listed) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "The table lists the first %zu of %zu rows; the statistics file has them all.",
+                     listed, n);
+            note(p, msg);
+        }
     }
     figure_close(p);
     rs_free(all);

@@ -38,6 +38,18 @@ grep -q 'Flips per origin' "$T/diff.html" || fail "diff page lacks its origin ch
 grep -q 'Spoofed hits per claimed bot' "$T/logs-v1.html" || fail "logs v1 page lacks spoofed hits"
 grep -q 'Top violated paths' "$T/logs-v1.html" || fail "logs v1 page lacks violated paths"
 grep -q 'per day' "$T/logs-v1.html" || fail "logs v1 page (6 days of hours) is not per day"
+# hours over more than four days and no "days": summed per agent and day
+python3 - "$FIX/logs-v1.json" "$T/nodays.json" <<'PY' || fail "making the no-days fixture"
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["days"]
+d["hours"].append({"agent": "Googlebot", "hour": "2024-03-01T05", "hits": 7, "violations": 1})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_run "report no days" 0 "$BIN" report "$T/nodays.json" -o "$T/nodays.html"
+grep -q 'Every bot per day (summed from the hourly counts)' "$T/nodays.html" || fail "no days: not summed per day"
+grep -q '<th scope="row">Googlebot</th><td>2024-03-01</td><td class="n">507</td><td class="n">21</td>' "$T/nodays.html" \
+    || fail "no days: Googlebot's 2024-03-01 is not 500+7 hits, 20+1 violations"
 # stdout when no -o
 expect_run "report to stdout" 0 "$BIN" report "$FIX/diff.json"
 cmp -s "$T/out" "$T/diff.html" || fail "stdout page differs from -o page"
