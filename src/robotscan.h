@@ -958,10 +958,11 @@ RS_API rs_status rs_tally_merge(rs_tally *dst, const rs_tally *src);
  * commands -> one self-contained HTML page (no scripts, no external fetches;
  * charts are inline SVG, each with a table of the same numbers beside it).
  * The kind of page follows each document's "command" field: logs, urls,
- * survey, diff. A document may carry "schema_version" (absent = the first
- * shape); versions above RS_REPORT_SCHEMA_MAX are refused.
+ * survey, diff. A document may carry "schema_version" (absent = 1, the
+ * first shape; logs stats are 2 since they count verified and spoofed hits
+ * and per-day histograms); versions above RS_REPORT_SCHEMA_MAX are refused.
  */
-#define RS_REPORT_SCHEMA_MAX 1
+#define RS_REPORT_SCHEMA_MAX 2
 
 /** One statistics document: @name is shown in the page and in errors. */
 typedef struct {

@@ -508,7 +508,7 @@ typedef struct {
     const char *agent;
     size_t len;
     uint64_t hits, viol, delay, paths, fetches;
-    uint64_t verified, unverified, spoofed;
+    uint64_t verified, unverified, spoofed, spoofed_viol;
     int has_verify;
     const char *first, *last;
     size_t first_len, last_len;
@@ -997,7 +997,7 @@ static void render_logs(page *p, const json_t *d)
         p->st = RS_ERR_NOMEM;
         goto out;
     }
-    int any_verify = 0, any_paths = 0;
+    int any_verify = 0, any_paths = 0, any_spoofed_viol = 0, verified_any = 0;
     for (size_t i = 0; i < nb && !p->bad; i++) {
         const json_t *e = json_array_get(jb, i);
         char where[32];
@@ -1015,7 +1015,9 @@ static void render_logs(page *p, const json_t *d)
         b->has_verify |= get_u64(p, e, "verified", where, 0, &b->verified);
         b->has_verify |= get_u64(p, e, "unverified", where, 0, &b->unverified);
         b->has_verify |= get_u64(p, e, "spoofed", where, 0, &b->spoofed);
+        any_spoofed_viol |= get_u64(p, e, "spoofed_violations", where, 0, &b->spoofed_viol);
         any_verify |= b->has_verify;
+        verified_any |= b->verified > 0 || b->spoofed > 0;
         const json_t *tr = json_object_get(e, "top_rules"), *tp = json_object_get(e, "top_paths");
         if (tr && !json_is_array(tr)) fail(p, "%s: \"top_rules\" is not an array", where);
         if (tp && !json_is_array(tp)) fail(p, "%s: \"top_paths\" is not an array", where);
@@ -1058,9 +1060,9 @@ static void render_logs(page *p, const json_t *d)
     figure_mid(p);
     {
         const char *heads[] = { "agent", "hits", "violations", "crawl-delay violations", "distinct violated paths",
-                                "robots.txt fetches", "verified", "unverified", "spoofed" };
+                                "robots.txt fetches", "verified", "unverified", "spoofed", "spoofed violations" };
         /* Long headings wrap; numbers never do. */
-        table_open(p, "Every bot", heads, any_verify ? 9 : 6, 0x1fe);
+        table_open(p, "Every bot", heads, any_verify ? (any_spoofed_viol ? 10 : 9) : 6, 0x3fe);
         for (size_t i = 0; i < nb; i++) {
             const log_bot *b = &bots[i];
             put(p, "<tr>");
@@ -1074,6 +1076,7 @@ static void render_logs(page *p, const json_t *d)
                 td_u64(p, b->verified);
                 td_u64(p, b->unverified);
                 td_u64(p, b->spoofed);
+                if (any_spoofed_viol) td_u64(p, b->spoofed_viol);
             }
             put(p, "</tr>");
         }
@@ -1105,14 +1108,16 @@ static void render_logs(page *p, const json_t *d)
                         offsetof(log_bot, paths), "No path was violated.", 0);
     logs_bot_figure(p, "Crawl-delay violations per bot", "crawl-delay violations", F_DOTS, bots, nb,
                     offsetof(log_bot, delay), "No hit came sooner than its site's Crawl-delay allows.", 0);
-    if (any_verify)
+    if (any_verify && verified_any)
         logs_bot_figure(p, "Spoofed hits per claimed bot", "spoofed hits", F_CROSS, bots, nb,
                         offsetof(log_bot, spoofed), "No hit claimed a bot's name from outside its published "
                         "address ranges.", 0);
     else {
         put(p, "<section class=\"fig\"><h3>Spoofed hits</h3>");
-        note(p, "Not checked: these statistics hold no verification counts (logs --verify checks client "
-                "addresses against the bots' published ranges).");
+        note(p, any_verify ? "Not checked: no hit was verified or found spoofed (logs --verify checks client "
+                             "addresses against the bots' published ranges)."
+                           : "Not checked: these statistics hold no verification counts (logs --verify checks "
+                             "client addresses against the bots' published ranges).");
         put(p, "</section>");
     }
     logs_bot_figure(p, "robots.txt fetches per bot", "robots.txt fetches", F_LINES, bots, nb,

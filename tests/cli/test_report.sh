@@ -29,17 +29,17 @@ expect_run "no file" 2 "$BIN" report
 expect_err "no file" 'needs at least one STATS.json'
 expect_run "unknown option" 2 "$BIN" report --nope "$FIX/survey.json"
 expect_run "-o without value" 2 "$BIN" report "$FIX/survey.json" -o
-for f in survey diff logs-v1; do
+for f in survey diff logs-v2; do
     expect_run "report $f" 0 "$BIN" report "$FIX/$f.json" -o "$T/$f.html"
     self_contained "$f" "$T/$f.html"
 done
 grep -q 'Who is blocked where' "$T/survey.html" || fail "survey page lacks its chart"
 grep -q 'Flips per origin' "$T/diff.html" || fail "diff page lacks its origin chart"
-grep -q 'Spoofed hits per claimed bot' "$T/logs-v1.html" || fail "logs v1 page lacks spoofed hits"
-grep -q 'Top violated paths' "$T/logs-v1.html" || fail "logs v1 page lacks violated paths"
-grep -q 'per day' "$T/logs-v1.html" || fail "logs v1 page (6 days of hours) is not per day"
+grep -q 'Spoofed hits per claimed bot' "$T/logs-v2.html" || fail "logs v2 page lacks spoofed hits"
+grep -q 'Top violated paths' "$T/logs-v2.html" || fail "logs v2 page lacks violated paths"
+grep -q 'per day' "$T/logs-v2.html" || fail "logs v2 page (6 days of hours) is not per day"
 # hours over more than four days and no "days": summed per agent and day
-python3 - "$FIX/logs-v1.json" "$T/nodays.json" <<'PY' || fail "making the no-days fixture"
+python3 - "$FIX/logs-v2.json" "$T/nodays.json" <<'PY' || fail "making the no-days fixture"
 import json, sys
 d = json.load(open(sys.argv[1]))
 del d["days"]
@@ -55,8 +55,8 @@ expect_run "report to stdout" 0 "$BIN" report "$FIX/diff.json"
 cmp -s "$T/out" "$T/diff.html" || fail "stdout page differs from -o page"
 
 # --- strings are escaped: the fixture has <script> in a path and & " < > in an agent
-grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/logs-v1.html" || fail "path not escaped"
-grep -q 'AhrefsBot &amp; &quot;friends&quot; &lt;x&gt;' "$T/logs-v1.html" || fail "agent not escaped"
+grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/logs-v2.html" || fail "path not escaped"
+grep -q 'AhrefsBot &amp; &quot;friends&quot; &lt;x&gt;' "$T/logs-v2.html" || fail "agent not escaped"
 
 # --- logs --html == report of the same --stats; --html without --stats works
 expect_run "logs --html" 0 "$BIN" logs --robots "$ROB/zanbil.ir.robots.txt" --host zanbil.ir --quiet \

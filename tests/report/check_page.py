@@ -280,7 +280,7 @@ def check_logs(dom, doc, start, name):
     _, rows = dom.table("Every bot", start)
     for b in bots:
         vals = [b["hits"], b["violations"], b["delay_violations"], b["distinct_violated_paths"],
-                b["robots_txt_fetches"]] + [b[k] for k in ("verified", "unverified", "spoofed") if k in b]
+                b["robots_txt_fetches"]] + [b[k] for k in ("verified", "unverified", "spoofed", "spoofed_violations") if k in b]
         if not has_row(rows, b["agent"], vals):
             fail("%s: bot %r: no table row with %s" % (name, b["agent"], vals))
         for r in b.get("top_rules", []):

@@ -45,10 +45,10 @@ if [ -n "${REPORT_SCREENSHOT:-}" ] && [ -s "$T/chk-logs/screenshot.png" ]; then
     cp "$T/chk-logs/screenshot.png" "$REPORT_SCREENSHOT" && echo "screenshot kept in $REPORT_SCREENSHOT"
 fi
 
-# --- urls over the shared robots files, survey and diff fixtures, a schema_version 1 logs fixture: one page
+# --- urls over the shared robots files, survey and diff fixtures, a schema_version 2 logs fixture (the shape of logs with --verify): one page
 "$BIN" urls --robots "$SHARED/data/robots" --agent GPTBot --quiet --stats "$T/urls.json" \
     "$SHARED/data/urls/protego-top-10000-websites.txt" >/dev/null || fail "urls: exit $?"
-OTHER=("$T/urls.json" "$FIX/survey.json" "$FIX/diff.json" "$FIX/logs-v1.json")
+OTHER=("$T/urls.json" "$FIX/survey.json" "$FIX/diff.json" "$FIX/logs-v2.json")
 "$BIN" report "${OTHER[@]}" -o "$T/other.html" || fail "report urls/survey/diff: exit $?"
 check other "$T/other.html" "${OTHER[@]}"
 

@@ -75,7 +75,7 @@ Test(report_html, refusals)
         { "{\"lines\":1}", "no \"command\" field" },
         { "{\"command\":7}", "no \"command\" field" },
         { "{\"command\":\"check\"}", "unknown command \"check\"" },
-        { "{\"command\":\"survey\",\"schema_version\":2,\"agents\":[]}", "schema_version 2 is not supported" },
+        { "{\"command\":\"survey\",\"schema_version\":3,\"agents\":[]}", "schema_version 3 is not supported" },
         { "{\"command\":\"survey\",\"schema_version\":0,\"agents\":[]}", "schema_version 0 is not supported" },
         { "{\"command\":\"survey\",\"schema_version\":1.0,\"agents\":[]}", "\"schema_version\" is not an integer" },
         { "{\"command\":\"survey\",\"command\":\"diff\",\"agents\":[]}", "duplicate object key" },
