@@ -160,8 +160,8 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
         if (nlen >= sizeof name) return cli_usage_error(command, "unknown option %.40s...", a);
         memcpy(name, a, nlen);
         name[nlen] = '\0';
-        /* --html FILE renders the --stats JSON: every command with --stats takes it. */
-        if (!accepts(accepted, name) && !(!strcmp(name, "--html") && accepts(accepted, "--stats")))
+        /* --html FILE renders the --stats JSON (commands that call cli_write_html). */
+        if (!accepts(accepted, name) && !(!strcmp(name, "--html") && cli_html_supported(command)))
             return cli_usage_error(command, "unknown option %s", name);
         if (takes_value(name)) {
             if (eq) value = eq + 1;

@@ -136,6 +136,15 @@ int cmd_report(int argc, char **argv)
 
 /* ===== --html on logs and urls ===== */
 
+/* The commands whose cmd_*.c calls cli_write_html after writing --stats. */
+int cli_html_supported(const char *command)
+{
+    static const char *const WITH_HTML[] = { "logs", "urls" };
+    for (size_t i = 0; i < sizeof WITH_HTML / sizeof WITH_HTML[0]; i++)
+        if (!strcmp(command, WITH_HTML[i])) return 1;
+    return 0;
+}
+
 static int stats_memfd = -1;
 static char stats_memfd_path[64];
 

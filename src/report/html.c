@@ -1455,9 +1455,36 @@ static void render_survey(page *p, const json_t *d)
         { "open", "open", F_SOLID, 1, 1 },               { "unavailable", "unavailable", F_CROSS, 1, 1 },
         { "unreachable", "unreachable", F_LINES, 1, 1 }, { "named", "named group", 0, 0, 0 },
         { "star", "falls to *", 0, 0, 0 },               { "none", "no group", 0, 0, 0 },
+        { "crawl_delay", "with crawl-delay", 0, 0, 0 },
     };
-    const json_t *agents = get_objs(p, d, "agents", 1);
-    if (p->bad) return;
+    /* "agents": {"GPTBot": {counts}, ...} (what survey writes) or [{"agent": "GPTBot", counts}, ...]. */
+    json_t *given = json_object_get(d, "agents");
+    json_t *agents = NULL;
+    if (json_is_object(given)) {
+        agents = json_array();
+        const char *k;
+        json_t *v;
+        json_object_foreach(given, k, v) {
+            json_t *row = json_is_object(v) ? json_copy(v) : NULL;
+            if (row == NULL || agents == NULL) {
+                if (!json_is_object(v)) fail(p, "agents: \"%s\" is not an object", k);
+                else p->st = RS_ERR_NOMEM;
+                json_decref(row);
+                break;
+            }
+            if (json_object_set_new(row, "agent", json_string(k)) != 0 || json_array_append_new(agents, row) != 0) {
+                p->st = RS_ERR_NOMEM;
+                break;
+            }
+        }
+    } else {
+        if (get_objs(p, d, "agents", 1) != NULL) agents = json_incref(given);
+    }
+    if (p->bad || p->st != RS_OK || agents == NULL) {
+        if (agents == NULL && !p->bad) p->st = RS_ERR_NOMEM;
+        json_decref(agents);
+        return;
+    }
     uint64_t total = 0;
     for (size_t i = 0; i < json_array_size(agents); i++)
         for (int c = 0; c < 5; c++) {
@@ -1475,11 +1502,13 @@ static void render_survey(page *p, const json_t *d)
             for (int c = 0; c < 5; c++) get_u64(p, json_array_get(agents, i), COLS[c].key, where, 1, &x);
         }
         if (!p->bad) put(p, "<p class=\"empty\">Nothing to show: this survey classified no site.</p>");
+        json_decref(agents);
         return;
     }
     counts_figure(p, "Who is blocked where: sites per class, per agent",
                   "Sites per agent: blocked, partial, open, unavailable, unreachable", agents, "agents", "agent", NULL,
-                  COLS, 8, 1, 60, 1000, "blocked share", 1, -1);
+                  COLS, 9, 1, 60, 1000, "blocked share", 1, -1);
+    json_decref(agents);
 }
 
 static void render_diff(page *p, const json_t *d)

@@ -422,8 +422,11 @@ def main():
         elif cmd == "urls":
             check_urls(dom, doc, start, name)
         elif cmd == "survey":
+            if isinstance(doc["agents"], dict):  # {"GPTBot": {counts}} as survey writes it
+                doc = dict(doc, agents=[dict(v, agent=k) for k, v in doc["agents"].items()])
             check_counts(dom, doc, start, name, "Who is blocked where", "agents",
-                         ["blocked", "partial", "open", "unavailable", "unreachable", "named", "star", "none"])
+                         ["blocked", "partial", "open", "unavailable", "unreachable", "named", "star", "none",
+                          "crawl_delay"])
         elif cmd == "diff":
             f = ["newly_disallowed", "newly_allowed", "unchanged", "compared"]
             check_counts(dom, doc, start, name, "Flips per agent", "agents", f)

@@ -80,8 +80,10 @@ Test(report_html, refusals)
         { "{\"command\":\"survey\",\"schema_version\":1.0,\"agents\":[]}", "\"schema_version\" is not an integer" },
         { "{\"command\":\"survey\",\"command\":\"diff\",\"agents\":[]}", "duplicate object key" },
         { "{\"command\":\"survey\"}", "\"agents\" is missing" },
-        { "{\"command\":\"survey\",\"agents\":{}}", "\"agents\" is not an array" },
+        { "{\"command\":\"survey\",\"agents\":\"x\"}", "\"agents\" is not an array" },
         { "{\"command\":\"survey\",\"agents\":[1]}", "agents[0] is not an object" },
+        { "{\"command\":\"survey\",\"agents\":{\"GPTBot\":3}}", "agents: \"GPTBot\" is not an object" },
+        { "{\"command\":\"survey\",\"agents\":{\"GPTBot\":{\"blocked\":1}}}", "agents[0]: \"partial\" is missing" },
         { "{\"command\":\"survey\",\"agents\":[{\"agent\":\"x\",\"blocked\":1,\"partial\":1,\"open\":1,"
           "\"unavailable\":1,\"unreachable\":-1}]}", "agents[0]: \"unreachable\" is not a non-negative integer" },
         { "{\"command\":\"diff\",\"agents\":[{\"agent\":\"x\",\"newly_disallowed\":1,\"newly_allowed\":1,"
@@ -108,6 +110,27 @@ Test(report_html, refusals)
     cr_assert_eq(rs_report_html(NULL, 0, NULL, &p, NULL, 0), RS_ERR_USAGE);
 }
 
+Test(report_html, survey_both_shapes)
+{
+    static const char *const SHAPES[] = {
+        "{\"command\":\"survey\",\"agents\":{\"GPTBot\":{\"blocked\":5,\"partial\":4,\"open\":3,"
+        "\"unavailable\":2,\"unreachable\":1,\"named\":6,\"star\":9,\"none\":0,\"crawl_delay\":7}}}",
+        "{\"command\":\"survey\",\"agents\":[{\"agent\":\"GPTBot\",\"blocked\":5,\"partial\":4,\"open\":3,"
+        "\"unavailable\":2,\"unreachable\":1,\"named\":6,\"star\":9,\"none\":0,\"crawl_delay\":7}]}",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        rs_outbuf p;
+        char err[256];
+        cr_assert_eq(render(SHAPES[i], NULL, &p, err, sizeof err), RS_OK, "case %zu: %s", i, err);
+        cr_assert(has(&p, "<th scope=\"row\">GPTBot</th><td class=\"n\">5</td><td class=\"n\">4</td>"
+                          "<td class=\"n\">3</td><td class=\"n\">2</td><td class=\"n\">1</td><td class=\"n\">6</td>"
+                          "<td class=\"n\">9</td><td class=\"n\">0</td><td class=\"n\">7</td><td class=\"n\">33.3%</td>"),
+                  "case %zu", i);
+        cr_assert(has(&p, "5 + 4 + 3 + 2 + 1 = 15"), "case %zu", i);
+        rs_outbuf_free(&p);
+    }
+}
+
 Test(report_html, empty_runs)
 {
     static const char *const EMPTY[] = {
@@ -115,6 +138,7 @@ Test(report_html, empty_runs)
         "{\"command\":\"urls\",\"urls\":0,\"verdicts\":{\"allow\":0,\"disallow\":0},\"reasons\":{},"
         "\"origins\":[],\"rules\":[]}",
         "{\"command\":\"survey\",\"agents\":[]}",
+        "{\"command\":\"survey\",\"agents\":{}}",
         "{\"command\":\"diff\",\"agents\":[]}",
     };
     for (size_t i = 0; i < sizeof EMPTY / sizeof EMPTY[0]; i++) {
