@@ -135,8 +135,8 @@ Test(report_html, empty_runs)
 {
     static const char *const EMPTY[] = {
         "{\"command\":\"logs\",\"lines\":0,\"bots\":[],\"hours\":[]}",
-        "{\"command\":\"urls\",\"urls\":0,\"verdicts\":{\"allow\":0,\"disallow\":0},\"reasons\":{},"
-        "\"origins\":[],\"rules\":[]}",
+        ("{\"command\":\"urls\",\"urls\":0,\"verdicts\":{\"allow\":0,\"disallow\":0},\"reasons\":{},"
+         "\"origins\":[],\"rules\":[]}"),
         "{\"command\":\"survey\",\"agents\":[]}",
         "{\"command\":\"survey\",\"agents\":{}}",
         "{\"command\":\"diff\",\"agents\":[]}",
