@@ -17,7 +17,7 @@ loading), --screenshot, --print-to-pdf, Chromium's console log on stderr
   * the screenshot is a PNG that is not blank (decoded here with zlib:
     enough distinct colours and enough non-white pixels), the PDF has pages.
 
-Usage: check_page.py CHROMIUM PAGE.html OUTDIR STATS.json [STATS.json...]
+Usage: check_page.py [--no-pdf] CHROMIUM PAGE.html OUTDIR STATS.json [STATS.json...]
        check_page.py --no-browser PAGE.html OUTDIR STATS.json...  (DOM checks on the file itself:
                      the page has no scripts, so its DOM is its markup)
        check_page.py --blank-png-selftest OUTDIR  (the blank check must refuse a blank PNG)
@@ -42,7 +42,7 @@ def fail(msg):
 
 # ===== The browser =====
 
-def run_chromium(chromium, page, outdir):
+def run_chromium(chromium, page, outdir, pdf_too=True):
     shot = os.path.join(outdir, "screenshot.png")
     pdf = os.path.join(outdir, "page.pdf")
     netlog = os.path.join(outdir, "netlog.json")
@@ -54,8 +54,9 @@ def run_chromium(chromium, page, outdir):
             "--disable-background-networking", "--disable-component-update", "--no-first-run",
             "--disable-sync", "--disable-extensions", "--no-default-browser-check",
             "--user-data-dir=" + os.path.join(outdir, "profile"),
-            "--screenshot=" + shot, "--print-to-pdf=" + pdf, "--no-pdf-header-footer",
-            "--dump-dom", "file://" + os.path.abspath(page)]
+            "--screenshot=" + shot, "--dump-dom", "file://" + os.path.abspath(page)]
+    if pdf_too:  # printing costs several seconds: the negative controls skip it
+        args[-2:-2] = ["--print-to-pdf=" + pdf, "--no-pdf-header-footer"]
     if os.geteuid() == 0:
         args.insert(1, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=180)
@@ -383,6 +384,10 @@ def main():
         blank_png(path)
         check_screenshot(path)
         return 1 if failures else 0
+    pdf_too = True
+    if len(sys.argv) > 1 and sys.argv[1] == "--no-pdf":
+        pdf_too = False
+        del sys.argv[1]
     if len(sys.argv) < 5:
         print(__doc__)
         return 2
@@ -391,7 +396,7 @@ def main():
     stats = sys.argv[4:]
     os.makedirs(outdir, exist_ok=True)
     if browser:
-        dom_text, stderr, shot, pdf, netlog = run_chromium(chromium, page, outdir)
+        dom_text, stderr, shot, pdf, netlog = run_chromium(chromium, page, outdir, pdf_too)
         if "</html>" not in dom_text or "<body" not in dom_text:
             fail("no DOM dumped (the page did not load)")
         msgs = console_messages(stderr)
@@ -434,7 +439,8 @@ def main():
         start += 1
     if browser:
         check_screenshot(shot)
-        check_pdf(pdf)
+        if pdf_too:
+            check_pdf(pdf)
     print("%s: %s" % (os.path.basename(page), "%d failure(s)" % len(failures) if failures else "all checks passed"))
     return 1 if failures else 0
 

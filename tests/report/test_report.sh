@@ -86,8 +86,8 @@ planted() { # NAME WANT_REGEX CHECKER-ARGS...
     [ $rc = 1 ] || fail "planted $name: checker exit $rc, want 1"
     grep -Eq "$want" "$T/plant-$name.log" || fail "planted $name: checker did not report /$want/: $(head -c 300 "$T/plant-$name.log")"
 }
-planted net '^FAIL: network request by the page: http://127.0.0.1:9/planted.js' "$CHROMIUM" "$T/plant-net.html" "$T/chk-pn" "${LOGSTATS[@]}"
-planted js '^FAIL: console: .*plantedUndefinedFunction' "$CHROMIUM" "$T/plant-js.html" "$T/chk-pj" "${LOGSTATS[@]}"
+planted net '^FAIL: network request by the page: http://127.0.0.1:9/planted.js' --no-pdf "$CHROMIUM" "$T/plant-net.html" "$T/chk-pn" "${LOGSTATS[@]}"
+planted js '^FAIL: console: .*plantedUndefinedFunction' --no-pdf "$CHROMIUM" "$T/plant-js.html" "$T/chk-pj" "${LOGSTATS[@]}"
 planted num "^FAIL: elastic-apache_logs.json: bot 'Googlebot': no table row" --no-browser "$T/plant-num.html" "$T/chk-pm" "${LOGSTATS[@]}"
 planted blank '^FAIL: screenshot looks blank' --blank-png-selftest "$T/chk-pb"
 
