@@ -106,9 +106,13 @@ bad() { # NAME REGEX FILE
     expect_err "$1" "$2"
     [ -e "$T/bad.html" ] && fail "$1: a page was written"
 }
-sed 's/"command":"logs"/"command":"logs","schema_version":99/' "$T/l.json" >"$T/v99.json"
+setkey() { # FILE KEY JSON-VALUE OUT : the stats with one top-level field set
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d[sys.argv[2]]=json.loads(sys.argv[3]); json.dump(d,open(sys.argv[4],"w"))' "$@" \
+        || fail "setkey $2"
+}
+setkey "$T/l.json" schema_version 99 "$T/v99.json"
 bad "unknown schema version" "v99.json: schema_version 99 is not supported" "$T/v99.json"
-sed 's/"command":"logs"/"command":"logs","schema_version":"1"/' "$T/l.json" >"$T/vs.json"
+setkey "$T/l.json" schema_version '"1"' "$T/vs.json"
 bad "schema version string" '"schema_version" is not an integer' "$T/vs.json"
 head -c 300 "$T/l.json" >"$T/trunc.json"
 bad "truncated JSON" 'trunc.json: not valid JSON \(truncated or damaged\?\): line 1' "$T/trunc.json"
