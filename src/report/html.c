@@ -410,8 +410,10 @@ static void td_u64(page *p, uint64_t v)
 /* A share in percent (computed, so marked as such by the column heading). */
 static void td_pct(page *p, uint64_t part, uint64_t whole)
 {
+    const double pct = whole ? 100.0 * (double)part / (double)whole : 0;
     if (whole == 0) put(p, "<td class=\"n\">\xE2\x80\x93</td>");
-    else putf(p, "<td class=\"n\">%.1f%%</td>", 100.0 * (double)part / (double)whole);
+    else if (part > 0 && pct < 0.05) put(p, "<td class=\"n\">&lt;0.1%</td>");
+    else putf(p, "<td class=\"n\">%.1f%%</td>", pct);
 }
 
 /* A chart with its table beside it (@wide: below it, for tables of many columns). */
@@ -434,6 +436,23 @@ static void note(page *p, const char *text)
     put(p, "</p>");
 }
 
+/* A non-empty array of strings only? */
+static int strings_only(const json_t *a)
+{
+    for (size_t i = 0; i < json_array_size(a); i++)
+        if (!json_is_string(json_array_get(a, i))) return 0;
+    return json_array_size(a) > 0;
+}
+
+static void put_strings(page *p, const json_t *a)
+{
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        if (i) put(p, ", ");
+        const json_t *e = json_array_get(a, i);
+        esc(p, json_string_value(e), json_string_length(e));
+    }
+}
+
 /* The run's scalar fields (and objects of scalars, as key.sub), in file order. */
 static void run_table(page *p, json_t *d)
 {
@@ -447,13 +466,14 @@ static void run_table(page *p, json_t *d)
         int nested = json_is_object(v);
         if (nested) {
             json_object_foreach(v, sk, sub) {
-                if (json_is_object(sub) || json_is_array(sub)) continue;
+                if (json_is_object(sub) || (json_is_array(sub) && !strings_only(sub))) continue;
                 put(p, "<tr><th scope=\"row\">");
                 escs(p, key);
                 put(p, ".");
                 escs(p, sk);
-                put(p, "</th><td class=\"n\">");
-                if (json_is_integer(sub)) putf(p, "%" JSON_INTEGER_FORMAT, json_integer_value(sub));
+                put(p, json_is_string(sub) || json_is_array(sub) ? "</th><td>" : "</th><td class=\"n\">");
+                if (json_is_array(sub)) put_strings(p, sub);
+                else if (json_is_integer(sub)) putf(p, "%" JSON_INTEGER_FORMAT, json_integer_value(sub));
                 else if (json_is_real(sub)) put_real(p, json_real_value(sub));
                 else if (json_is_string(sub)) esc(p, json_string_value(sub), json_string_length(sub));
                 else put(p, json_is_true(sub) ? "true" : json_is_false(sub) ? "false" : "null");
@@ -463,17 +483,11 @@ static void run_table(page *p, json_t *d)
         }
         if (json_is_array(v)) {
             /* Arrays of strings (inputs) are listed; arrays of objects are charted below. */
-            size_t ns = 0;
-            for (size_t i = 0; i < json_array_size(v); i++) ns += json_is_string(json_array_get(v, i));
-            if (ns == 0 || ns != json_array_size(v)) continue;
+            if (!strings_only(v)) continue;
             put(p, "<tr><th scope=\"row\">");
             escs(p, key);
             put(p, "</th><td>");
-            for (size_t i = 0; i < ns; i++) {
-                if (i) put(p, ", ");
-                const json_t *e = json_array_get(v, i);
-                esc(p, json_string_value(e), json_string_length(e));
-            }
+            put_strings(p, v);
             put(p, "</td></tr>");
             continue;
         }
@@ -1340,9 +1354,11 @@ typedef struct {
 static void counts_figure(page *p, const char *heading, const char *chart_title, const json_t *arr,
                           const char *arr_name, const char *label_key, const char *label2_key,
                           const count_col *cols, int ncols, unsigned rank_cols, size_t chart_max,
-                          size_t table_max, const char *share_name, unsigned share_num, int share_den)
+                          size_t table_max, const char *share_name, unsigned share_num, int share_den,
+                          int skip_zero)
 {
-    const size_t n = json_array_size(arr);
+    size_t n = json_array_size(arr);
+    const size_t n_all = n;
     uint64_t *v = rs_calloc(n * (size_t)ncols + 1, sizeof *v);
     uint8_t *has = rs_calloc(n * (size_t)ncols + 1, 1);
     ranked *r = rs_calloc(n + 1, sizeof *r);
@@ -1371,6 +1387,18 @@ static void counts_figure(page *p, const char *heading, const char *chart_title,
     }
     if (p->bad) goto out;
     qsort(r, n, sizeof *r, ranked_cmp);
+    /* @skip_zero: only the entries whose ranking counts are not all zero (sorted last). */
+    while (skip_zero && n > 0 && r[n - 1].key == 0) n--;
+    if (n == 0) {
+        put(p, "<section class=\"fig\"><h3>");
+        escs(p, heading);
+        put(p, "</h3>");
+        char msg[96];
+        snprintf(msg, sizeof msg, "None of the %zu entries has any.", n_all);
+        note(p, msg);
+        put(p, "</section>\n");
+        goto out;
+    }
     figure_open_as(p, heading, 1);
     const char *S[MAX_SERIES];
     int F[MAX_SERIES], map[MAX_SERIES];
@@ -1394,10 +1422,11 @@ static void counts_figure(page *p, const char *heading, const char *chart_title,
     }
     const bar_spec s = { chart_title, S, F, ns, 1 };
     chart_hbars(p, &s, rows, shown);
-    if (n > shown) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "The chart shows %zu of %zu; the table lists %s.", shown, n,
-                 n > table_max ? "the first ones" : "all of them");
+    if (n > shown || n < n_all) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "The chart shows %zu of %zu; the table lists %s.%s", shown, n,
+                 n > table_max ? "the largest ones" : "all of them",
+                 n < n_all ? " Entries without any are left out." : "");
         note(p, msg);
     }
     figure_mid(p);
@@ -1507,19 +1536,27 @@ static void render_survey(page *p, const json_t *d)
     }
     counts_figure(p, "Who is blocked where: sites per class, per agent",
                   "Sites per agent: blocked, partial, open, unavailable, unreachable", agents, "agents", "agent", NULL,
-                  COLS, 9, 1, 60, 1000, "blocked share", 1, -1);
+                  COLS, 9, 1, 60, 1000, "blocked share", 1, -1, 0);
     json_decref(agents);
 }
 
 static void render_diff(page *p, const json_t *d)
 {
+    /* Counts of URLs (each listed URL once) and, for diffs of logs, of hits. */
     static const count_col COLS[] = {
         { "newly_disallowed", "newly disallowed", F_HATCH, 1, 1 },
         { "newly_allowed", "newly allowed", F_SOLID, 1, 1 },
         { "unchanged", "unchanged", F_GREY, 0, 1 },
         { "compared", "compared", 0, 0, 1 },
-        { "hits_newly_disallowed", "hits newly disallowed", 0, 0, 0 },
-        { "hits_newly_allowed", "hits newly allowed", 0, 0, 0 },
+        { "rules_added", "rules added", 0, 0, 0 },
+        { "rules_removed", "rules removed", 0, 0, 0 },
+        { "rules_changed_effect", "rules changed in effect", 0, 0, 0 },
+    };
+    static const count_col HITS[] = {
+        { "hits_newly_disallowed", "hits newly disallowed", F_HATCH, 1, 1 },
+        { "hits_newly_allowed", "hits newly allowed", F_SOLID, 1, 1 },
+        { "hits_unchanged", "hits unchanged", F_GREY, 0, 1 },
+        { "hits", "hits", 0, 0, 1 },
     };
     const json_t *agents = get_objs(p, d, "agents", 1);
     const json_t *origins = get_objs(p, d, "origins", 0);
@@ -1528,12 +1565,19 @@ static void render_diff(page *p, const json_t *d)
         put(p, "<p class=\"empty\">Nothing to show: this diff compared no URLs.</p>");
         return;
     }
+    /* A diff of logs weighs each URL by its hits: the hits are what a site owner loses. */
+    const json_t *input = json_object_get(d, "input");
+    if (json_is_string(input) && !strcmp(json_string_value(input), "logs")) {
+        counts_figure(p, "Hits that flip per bot", "Hits that flip per bot: newly disallowed and newly allowed",
+                      agents, "agents", "agent", NULL, HITS, 4, 3, 60, 1000, "flipped share of hits", 3, 3, 0);
+        if (p->bad) return;
+    }
     counts_figure(p, "Flips per agent", "URLs that flip per agent: newly disallowed and newly allowed", agents,
-                  "agents", "agent", NULL, COLS, 6, 3, 60, 1000, "flipped share of compared", 3, 3);
+                  "agents", "agent", NULL, COLS, 4, 3, 60, 1000, "flipped share of compared", 3, 3, 0);
     if (p->bad) return;
     if (origins && json_array_size(origins))
         counts_figure(p, "Flips per origin", "URLs that flip per origin (origins with most flips)", origins,
-                      "origins", "origin", "agent", COLS, 6, 3, 25, 500, "flipped share of compared", 3, 3);
+                      "origins", "origin", "agent", COLS, 7, 3, 25, 500, "flipped share of compared", 3, 3, 1);
     else if (origins) note(p, "No origin in this diff.");
 }
 

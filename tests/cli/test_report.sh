@@ -29,12 +29,14 @@ expect_run "no file" 2 "$BIN" report
 expect_err "no file" 'needs at least one STATS.json'
 expect_run "unknown option" 2 "$BIN" report --nope "$FIX/survey.json"
 expect_run "-o without value" 2 "$BIN" report "$FIX/survey.json" -o
-for f in survey diff logs-v2; do
+for f in survey survey-real diff diff-logs diff-logs-real logs-v2; do
     expect_run "report $f" 0 "$BIN" report "$FIX/$f.json" -o "$T/$f.html"
     self_contained "$f" "$T/$f.html"
 done
 grep -q 'Who is blocked where' "$T/survey.html" || fail "survey page lacks its chart"
 grep -q 'Flips per origin' "$T/diff.html" || fail "diff page lacks its origin chart"
+grep -q 'Hits that flip per bot' "$T/diff.html" && fail "diff of URLs has a hits chart"
+grep -q 'Hits that flip per bot' "$T/diff-logs.html" || fail "diff of logs lacks its hits chart"
 grep -q 'Spoofed hits per claimed bot' "$T/logs-v2.html" || fail "logs v2 page lacks spoofed hits"
 grep -q 'Top violated paths' "$T/logs-v2.html" || fail "logs v2 page lacks violated paths"
 grep -q 'per day' "$T/logs-v2.html" || fail "logs v2 page (6 days of hours) is not per day"

@@ -357,19 +357,43 @@ def check_urls(dom, doc, start, name):
             fail("%s: rule row %s %s missing" % (name, r["origin"], r["rule"]))
 
 
-def check_counts(dom, doc, start, name, caption, key, fields, label2=None):
+def check_counts(dom, doc, start, name, caption, key, fields, label2=None, cap=None, rank=None, skip_zero=False):
+    """Every entry of doc[key] has its row; past @cap rows (the page lists the @cap
+    largest by @rank) every listed row matches an entry and the larger ones are listed."""
+    label = key[:-1]
+    if skip_zero and not any(rank(a) > 0 for a in doc[key]):
+        return
     _, rows = dom.table(caption, start)
     if rows is None:
         fail("%s: no table %r" % (name, caption))
         return
-    for a in doc[key]:
-        vals = [a[f] for f in fields if f in a] + ([a[label2]] if label2 and label2 in a else [])
-        if not has_row(rows, a[key[:-1]], vals):
-            fail("%s: %s %r: no row with %s" % (name, key[:-1], a[key[:-1]], vals))
+    entries = doc[key]
+    if skip_zero:  # the page lists only the entries whose ranking counts are not zero
+        entries = [a for a in entries if rank(a) > 0]
+
+    def vals(a):
+        return [a[f] for f in fields if f in a] + ([a[label2]] if label2 and label2 in a else [])
+    if cap is None or len(entries) <= cap:
+        for a in entries:
+            if not has_row(rows, a[label], vals(a)):
+                fail("%s: %s %r: no row with %s" % (name, label, a[label], vals(a)))
+        return
+    body = rows[1:]
+    if len(body) != cap:
+        fail("%s: %s table has %d rows, want the %d largest" % (name, label, len(body), cap))
+    for r in body:
+        if not any(has_row([r], a[label], vals(a)) for a in entries if a[label] == r[0]):
+            fail("%s: %s row %r matches no entry of the JSON" % (name, label, r))
+    ranked = sorted(entries, key=rank, reverse=True)
+    cut = rank(ranked[cap - 1])
+    for a in ranked:
+        if rank(a) > cut and not has_row(rows, a[label], vals(a)):
+            fail("%s: %s %r (one of the largest) not listed" % (name, label, a[label]))
 
 
 def blank_png(path, w=64, h=48):
     raw = b"".join(b"\x00" + b"\xff" * (w * 3) for _ in range(h))
+
     def chunk(kind, body):
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
     with open(path, "wb") as f:
@@ -431,11 +455,18 @@ def main():
                 doc = dict(doc, agents=[dict(v, agent=k) for k, v in doc["agents"].items()])
             check_counts(dom, doc, start, name, "Who is blocked where", "agents",
                          ["blocked", "partial", "open", "unavailable", "unreachable", "named", "star", "none",
-                          "crawl_delay"])
+                          "crawl_delay"], cap=1000, rank=lambda a: a["blocked"])
         elif cmd == "diff":
             f = ["newly_disallowed", "newly_allowed", "unchanged", "compared"]
-            check_counts(dom, doc, start, name, "Flips per agent", "agents", f)
-            check_counts(dom, doc, start, name, "Flips per origin", "origins", f, label2="agent")
+            if doc.get("input") == "logs":
+                check_counts(dom, doc, start, name, "Hits that flip per bot", "agents",
+                             ["hits_newly_disallowed", "hits_newly_allowed", "hits_unchanged", "hits"],
+                             cap=1000, rank=lambda a: a["hits_newly_disallowed"] + a["hits_newly_allowed"])
+            check_counts(dom, doc, start, name, "Flips per agent", "agents", f,
+                         cap=1000, rank=lambda a: a["newly_disallowed"] + a["newly_allowed"])
+            check_counts(dom, doc, start, name, "Flips per origin", "origins",
+                         f + ["rules_added", "rules_removed", "rules_changed_effect"], label2="agent",
+                         cap=500, rank=lambda a: a["newly_disallowed"] + a["newly_allowed"], skip_zero=True)
         start += 1
     if browser:
         check_screenshot(shot)

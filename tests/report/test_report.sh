@@ -56,13 +56,24 @@ fi
 # --- urls over the shared robots files, survey and diff fixtures, a schema_version 2 logs fixture (the shape of logs with --verify): one page
 "$BIN" urls --robots "$SHARED/data/robots" --agent GPTBot --quiet --stats "$T/urls.json" \
     "$SHARED/data/urls/protego-top-10000-websites.txt" >/dev/null || fail "urls: exit $?"
-OTHER=("$T/urls.json" "$FIX/survey.json" "$FIX/diff.json" "$FIX/logs-v2.json")
-# the real robots files' survey, once this robotscan has the command (diff: fixture only so far)
+# fixtures: the shapes survey and diff write (*-real.json: their output on the shared data, from the
+# survey and diff branches of this session), hand-written ones, and logs stats of schema_version 2
+OTHER=("$T/urls.json" "$FIX/survey.json" "$FIX/survey-real.json" "$FIX/diff.json" "$FIX/diff-logs.json"
+       "$FIX/diff-logs-real.json" "$FIX/logs-v2.json")
+# the real robots files' survey and a diff of the shared log, once this robotscan has the commands
 if "$BIN" survey --help >/dev/null 2>&1; then
     "$BIN" survey --robots "$SHARED/data/robots" --stats "$T/survey.json" >/dev/null || fail "survey: exit $?"
     OTHER+=("$T/survey.json")
 else
-    echo "note: this robotscan has no survey command: the survey page is checked on the fixture only"
+    echo "note: this robotscan has no survey command: survey pages are checked on fixtures only"
+fi
+if "$BIN" diff --help >/dev/null 2>&1; then
+    "$BIN" diff --robots "$ROB/semicomplete.com.robots.txt" --old-semantics google --new-semantics first-match \
+        --logs --host semicomplete.com --quiet --stats "$T/diff.json" "$SHARED/data/logs/elastic-apache_logs.log" \
+        >/dev/null || fail "diff: exit $?"
+    OTHER+=("$T/diff.json")
+else
+    echo "note: this robotscan has no diff command: diff pages are checked on fixtures only"
 fi
 "$BIN" report "${OTHER[@]}" -o "$T/other.html" || fail "report urls/survey/diff: exit $?"
 check other "$T/other.html" "${OTHER[@]}"
