@@ -136,7 +136,10 @@ int cmd_report(int argc, char **argv)
 
 /* ===== --html on logs and urls ===== */
 
-/* The commands whose cmd_*.c calls cli_write_html after writing --stats. */
+/* The commands whose cmd_*.c calls cli_write_html after writing --stats. Another
+ * command gets --html by one line after its write_stats,
+ *     if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
+ * and its name here (until then, --html is an unknown option for it). */
 int cli_html_supported(const char *command)
 {
     static const char *const WITH_HTML[] = { "logs", "urls" };
