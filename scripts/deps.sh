@@ -8,12 +8,12 @@
 set -eu
 
 # pkg-config module -> Debian package: needed to build the library and CLI
-build_modules="libzstd:libzstd-dev libxxhash:libxxhash-dev zlib:zlib1g-dev libidn2:libidn2-dev"
+build_modules="libzstd:libzstd-dev libxxhash:libxxhash-dev zlib:zlib1g-dev libidn2:libidn2-dev jansson:libjansson-dev"
 build_commands="pkg-config:pkg-config cc:gcc"
 # pkg-config module -> Debian package: tests and benchmarks
 modules="$build_modules criterion:libcriterion-dev benchmark:libbenchmark-dev"
 # command -> Debian package (tools the tests and benchmarks run)
-commands="$build_commands c++:g++ clang:clang zstd:zstd gzip:gzip python3:python3 man:man-db nroff:groff-base"
+commands="$build_commands c++:g++ clang:clang zstd:zstd gzip:gzip python3:python3 man:man-db nroff:groff-base chromium:chromium"
 
 mode=${1:-}
 if [ "$mode" = "--check-build" ]; then
