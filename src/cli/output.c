@@ -48,7 +48,18 @@ int cli_out_finish(void)
 int cli_write_file(const char *path, const void *data, size_t len, const char *what)
 {
     /* A temporary file beside @path, renamed over it: readers never see half a file,
-     * and a failed run leaves an older file intact. */
+     * and a failed run leaves an older file intact. Special files (/dev/stdout, the
+     * memory file of --html under /proc/self/fd) are written in place. */
+    struct stat st;
+    if (!strncmp(path, "/proc/", 6) || !strncmp(path, "/dev/", 5) ||
+        (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+        FILE *f = fopen(path, "w");
+        int err = 0;
+        if (f == NULL || fwrite(data, 1, len, f) != len) err = errno ? errno : EIO;
+        if (f && fclose(f) != 0 && !err) err = errno ? errno : EIO;
+        if (err) cli_error("%s: cannot write %s: %s", path, what, strerror(err));
+        return err ? -1 : 0;
+    }
     char tmp[4096];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp) {
         cli_error("%s: cannot write %s: path too long", path, what);
@@ -79,6 +90,7 @@ int cli_check_writable(const char *path, const char *what)
             cli_error("%s: cannot write %s: %s", path, what, strerror(errno));
             return -1;
         }
+        if (!S_ISREG(st.st_mode)) return 0;  /* /dev/stdout, a pipe: written in place */
     }
     /* The file is written as a temporary beside it, then renamed: the directory must be writable. */
     char dir[4096];

@@ -136,7 +136,7 @@ sed 's/"hour":"2019-01-22T00"/"hour":"22\/Jan\/2019:00"/' "$T/l.json" >"$T/hour.
 bad "bad hour" 'hours\[0\]: "hour" is not a UTC hour' "$T/hour.json"
 echo '{"command":"survey","agents":[{"agent":"GPTBot","blocked":1}]}' >"$T/sv.json"
 bad "survey missing class" 'agents\[0\]: "partial" is missing' "$T/sv.json"
-bad "missing file" "cannot open '$T/nope.json'" "$T/nope.json"
+bad "missing file" "$T/nope.json: cannot open: No such file" "$T/nope.json"
 # a bad file among good ones fails the whole page
 expect_run "bad among good" 2 "$BIN" report "$FIX/survey.json" "$T/trunc.json" -o "$T/bad.html"
 [ -e "$T/bad.html" ] && fail "bad among good: a page was written"
