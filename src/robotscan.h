@@ -795,6 +795,43 @@ typedef struct {
 RS_API rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, size_t n,
                                     rs_survey_result *out);
 
+/** The default agents of survey (data/ai-agents.txt, built in). @param n OUT: how many. */
+RS_API const char *const *rs_survey_default_agents(size_t *n);
+
+/**
+ * Reads a robots.txt body that may be gzip- or zstd-compressed (detected from
+ * the content) into a new buffer of at most @max bytes (rs_free... use free()).
+ * @param out OUT: malloc'd, free() it; @out_len its length.
+ * @return RS_OK, RS_ERR_CORRUPT (damaged compressed data), RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_robots_decode(const void *in, size_t len, size_t max, char **out, size_t *out_len);
+
+/** One response capture of a WARC file (rs_warc_each_capture). */
+typedef struct {
+    rs_str      uri;        /* WARC-Target-URI */
+    rs_str      date;       /* WARC-Date */
+    uint64_t    offset;     /* the record's offset */
+    int         status;     /* HTTP status */
+    const char *body;       /* 2xx: the body, decoded, at most RS_ROBOTS_MAX_BODY + 1 bytes */
+    size_t      body_len;
+} rs_warc_capture;
+
+typedef int (*rs_warc_capture_cb)(void *ctx, const rs_warc_capture *c);
+
+/**
+ * Hands every response record of a WARC file to @cb in file order (every
+ * capture, not only the latest per origin). With @keep_going, corrupt
+ * records are counted in *@skipped and skipped.
+ * @param errmsg OUT: a message naming the file and offset on failure.
+ * @return RS_OK; RS_ERR_CORRUPT (not a WARC, damaged record) after the
+ *         records before the damage were handed out; RS_ERR_IO; RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_warc_each_capture(const char *path, int keep_going, rs_warc_capture_cb cb, void *ctx,
+                                      uint64_t *skipped, char *errmsg, size_t errmsg_cap);
+
+/** @return 1 if the file at @path is a WARC file (plain, gzip or zstd), 0 if not or unreadable. */
+RS_API int rs_is_warc_file(const char *path);
+
 /** @return 1 if a Sitemap value is an absolute http(s) URL with a valid host. */
 RS_API int rs_sitemap_is_valid(const char *url, size_t len);
 

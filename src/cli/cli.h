@@ -36,6 +36,8 @@ struct cli_opts {
     const char *scheme;                 /* --scheme */
     const char *log_format;             /* --log-format */
     int         help;                   /* --help */
+    const char *agents_file;            /* --agents FILE (survey) */
+    int         keep_going;             /* --keep-going: skip corrupt WARC records */
     char      **args;                   /* positional arguments: argv compacted in place (not allocated) */
     int         n_args;
 };
@@ -72,5 +74,7 @@ int cmd_check(int argc, char **argv);
 int cmd_urls(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_survey(int argc, char **argv);
+int cmd_sitemaps(int argc, char **argv);
 
 #endif /* RS_CLI_H */

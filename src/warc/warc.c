@@ -660,3 +660,86 @@ int rs_body_is_html(const char *body, size_t len)
     if (rs_lint(body, len, &o, on_html, &c) != RS_OK) return 0;
     return c.html;
 }
+
+/* ===== Public helpers ===== */
+
+rs_status rs_robots_decode(const void *in, size_t len, size_t max, char **out, size_t *out_len)
+{
+    RS_RETURN_IF(out == NULL || out_len == NULL || (in == NULL && len), RS_ERR_USAGE);
+    *out = NULL;
+    *out_len = 0;
+    rs_buf b = {0};
+    const rs_status st = rs_decompress(rs_sniff_compression(in, len), in, len, max, &b);
+    if (st != RS_OK) { rs_buf_free(&b); return st; }
+    char *r = malloc(b.len + 1);
+    if (r == NULL) { rs_buf_free(&b); return RS_ERR_NOMEM; }
+    if (b.len) memcpy(r, b.ptr, b.len);
+    r[b.len] = '\0';
+    *out = r;
+    *out_len = b.len;
+    rs_buf_free(&b);
+    return RS_OK;
+}
+
+int rs_is_warc_file(const char *path)
+{
+    rs_warc *w = NULL;
+    const rs_status st = rs_warc_open(path, &w);
+    rs_warc_free(w);
+    return st == RS_OK;
+}
+
+rs_status rs_warc_each_capture(const char *path, int keep_going, rs_warc_capture_cb cb, void *ctx,
+                               uint64_t *skipped, char *errmsg, size_t errmsg_cap)
+{
+    rs_warc *w = NULL;
+    rs_status st = rs_warc_open(path, &w);
+    rs_buf body = {0};
+    if (skipped) *skipped = 0;
+    if (errmsg && errmsg_cap) errmsg[0] = '\0';
+    while (st == RS_OK) {
+        rs_warc_record rec;
+        st = rs_warc_next(w, &rec);
+        if (st == RS_ERR_EOF) { st = RS_OK; break; }
+        if (st == RS_ERR_CORRUPT && keep_going) {
+            if (skipped) (*skipped)++;
+            if (errmsg && errmsg_cap) snprintf(errmsg, errmsg_cap, "%s", rs_warc_errmsg(w));
+            st = rs_warc_resync(w);
+            if (st != RS_OK) { st = RS_OK; break; }
+            continue;
+        }
+        if (st != RS_OK) break;
+        if (!(rec.type.len == 8 && memcmp(rec.type.ptr, "response", 8) == 0)) continue;
+        rs_http_response r;
+        if (rs_http_parse(rec.block, rec.block_len, &r) != RS_OK) continue;
+        rs_warc_capture c;
+        memset(&c, 0, sizeof c);
+        c.uri = rec.target_uri;
+        c.date = rec.date;
+        c.offset = rec.offset;
+        c.status = r.status;
+        body.len = 0;
+        if (r.status >= 200 && r.status < 300) {
+            const rs_status bs = rs_http_body(&r, RS_ROBOTS_MAX_BODY + 1, &body);
+            if (bs == RS_ERR_NOMEM) { st = bs; break; }
+            if (bs != RS_OK) {
+                fail(w, RS_ERR_CORRUPT, "the response record at offset %llu has a bad body (chunked coding or gzip)",
+                     (unsigned long long)rec.offset);
+                if (keep_going) {
+                    if (skipped) (*skipped)++;
+                    if (errmsg && errmsg_cap) snprintf(errmsg, errmsg_cap, "%s", rs_warc_errmsg(w));
+                    continue;
+                }
+                st = RS_ERR_CORRUPT;
+                break;
+            }
+            c.body = body.ptr ? body.ptr : "";
+            c.body_len = body.len;
+        }
+        if (cb(ctx, &c)) break;
+    }
+    if (st != RS_OK && errmsg && errmsg_cap) snprintf(errmsg, errmsg_cap, "%s", rs_warc_errmsg(w));
+    rs_buf_free(&body);
+    rs_warc_free(w);
+    return st;
+}
