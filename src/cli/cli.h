@@ -57,6 +57,10 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * On failure prints a message naming the file and returns -1. */
 int cli_read_file(const char *path, size_t max, char **data, size_t *size, int *truncated);
 
+/* Like cli_read_file for a robots.txt: gzip/zstd content is decoded (at most @max bytes
+ * kept); damaged compressed data is an error naming the file. */
+int cli_read_robots(const char *path, size_t max, char **data, size_t *size);
+
 /* Warns when --agent is not a pure product token (SPEC 2.2.12). */
 void cli_check_agent(const char *agent);
 

@@ -201,8 +201,11 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
             usable = is_regular(path);
         } else if (usable && !S_ISREG(sb.st_mode)) {
             usable = 0;
-        } else if (ends_with(name, len, ".txt", 1)) {
-            len -= 4;
+        } else {
+            /* HOST.txt.gz, HOST.txt.zst (and HOST.gz, HOST.zst): compressed files. */
+            if (ends_with(name, len, ".gz", 1)) len -= 3;
+            else if (ends_with(name, len, ".zst", 1)) len -= 4;
+            if (ends_with(name, len, ".txt", 1)) len -= 4;
         }
         char key[RS_ORIGIN_MAX + 8];
         size_t key_len = 0;
