@@ -8,7 +8,6 @@
  */
 #include "rules/ruleset.h"
 
-#include <math.h>
 #include <stdio.h>
 
 const char *rs_survey_class_str(rs_survey_class c)
@@ -90,6 +89,18 @@ static rs_survey_class classify(const rs_ruleset *rs, const uint8_t *selected)
     return RS_CLASS_PARTIAL;
 }
 
+/* A decimal number: digits with an optional fraction ("10", "0.5", "2.", ".5"). */
+static int is_decimal(rs_str v)
+{
+    size_t i = 0, int_digits = 0, frac_digits = 0;
+    while (i < v.len && v.ptr[i] >= '0' && v.ptr[i] <= '9') { i++; int_digits++; }
+    if (i < v.len && v.ptr[i] == '.') {
+        i++;
+        while (i < v.len && v.ptr[i] >= '0' && v.ptr[i] <= '9') { i++; frac_digits++; }
+    }
+    return i == v.len && (int_digits > 0 || frac_digits > 0);
+}
+
 static rs_str crawl_delay(const rs_ruleset *rs, const uint8_t *selected)
 {
     for (uint32_t i = 0; i < rs->n_extras; i++) {
@@ -98,14 +109,7 @@ static rs_str crawl_delay(const rs_ruleset *rs, const uint8_t *selected)
         const rs_str k = rs_ruleset_str(rs, e->key);
         if (!rs_ieq(k.ptr, k.len, "crawl-delay", 11)) continue;
         const rs_str v = rs_ruleset_str(rs, e->value);
-        if (v.len == 0 || v.len >= 32) continue;
-        char tmp[32];
-        memcpy(tmp, v.ptr, v.len);
-        tmp[v.len] = '\0';
-        char *end;
-        const double d = strtod(tmp, &end);
-        if (end != tmp && *end == '\0' && isfinite(d) && d >= 0 && (tmp[0] >= '0' && tmp[0] <= '9'))
-            return v;
+        if (is_decimal(v)) return v;
     }
     rs_str none = { "", 0 };
     return none;
