@@ -157,7 +157,18 @@ int rs_sitemap_is_valid(const char *url, size_t len)
     else return 0;
     if (len == skip || url[skip] == '/') return 0;
     for (size_t i = 0; i < len; i++)
-        if ((unsigned char)url[i] <= ' ') return 0;
+        if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f) return 0;
+    /* The authority: no userinfo; a port, if any, of 1 to 5 digits. */
+    size_t end = skip;
+    while (end < len && url[end] != '/' && url[end] != '?' && url[end] != '#') end++;
+    if (memchr(url + skip, '@', end - skip) != NULL) return 0;
+    const char *colon = memchr(url + skip, ':', end - skip);
+    if (colon != NULL) {
+        const size_t digits = (size_t)(url + end - colon - 1);
+        if (digits == 0 || digits > 5) return 0;
+        for (const char *p = colon + 1; p < url + end; p++)
+            if (*p < '0' || *p > '9') return 0;
+    }
     char dst[RS_ORIGIN_MAX];
     rs_origin o;
     return rs_origin_parse(url, len, dst, sizeof dst, &o) == RS_OK && o.error == RS_ORIGIN_OK;

@@ -6,6 +6,7 @@ issue 12's class definitions; it shares no code with src/ and decides "matches e
 matching probe paths with a regular expression, not by looking at the pattern's bytes.
 
 Usage: survey_oracle.py MANIFEST.tsv AGENTS_FILE SURVEY.tsv
+       survey_oracle.py --sitemaps MANIFEST.tsv SITEMAPS.tsv
   MANIFEST.tsv: ORIGIN<TAB>STATUS<TAB>FILE lines (FILE absolute or relative to the manifest);
   AGENTS_FILE: one agent per line ('#' comments); SURVEY.tsv: `robotscan survey --format tsv`
   output over the same captures. Prints per-agent class counts, exits 1 on any difference.
@@ -156,7 +157,58 @@ def survey_file(body, agents):
     return out
 
 
+def sitemap_lines(body):
+    """[(line number, value)] of the Sitemap lines, as SPEC 2.1 reads them."""
+    out = []
+    for n, raw in enumerate(lines_of(body), 1):
+        line = raw[:MAX_LINE].split(b"\0", 1)[0].split(b"#", 1)[0].strip()
+        if b":" in line:
+            key, value = (x.strip() for x in line.split(b":", 1))
+        else:
+            words = re.split(rb"[ \t]+", line)
+            if len(words) != 2:
+                continue
+            key, value = words
+        if key.lower().startswith((b"sitemap", b"site-map")):
+            out.append((n, value))
+    return out
+
+
+def sitemap_valid(v):
+    """An absolute http(s) URL: scheme, '//', a host of letters, digits, '-', '.', '_' (an optional port)."""
+    return re.fullmatch(rb"(?i)https?://[A-Za-z0-9._\x80-\xff-]*[A-Za-z0-9\x80-\xff](:[0-9]{1,5})?([/?#][\x21-\x7e\x80-\xff]*)?", v) is not None
+
+
+def main_sitemaps(manifest, got_file):
+    base = os.path.dirname(os.path.abspath(manifest))
+    expect = []
+    for line in open(manifest, encoding="utf-8"):
+        f = line.rstrip("\n").split("\t")
+        if len(f) < 3 or line.startswith("#") or not f[1].startswith("2"):
+            continue
+        seen = set()
+        for n, v in sitemap_lines(open(os.path.join(base, f[2]), "rb").read(MAX_BODY)):
+            if v in seen:
+                continue
+            seen.add(v)
+            expect.append((f[0].encode(), v, str(n).encode(), b"yes" if sitemap_valid(v) else b"no"))
+    got = []
+    with open(got_file, "rb") as f:
+        if f.readline() != b"origin\tsitemap\tline\tvalid\n":
+            sys.exit("bad header")
+        for line in f:
+            got.append(tuple(line.rstrip(b"\n").split(b"\t")))
+    bad = [(e, g) for e, g in zip(expect, got) if e != g]
+    for e, g in bad[:10]:
+        print("DIFF oracle %r, sitemaps %r" % (e, g))
+    print("%d records expected, %d written, %d differ, %d invalid" %
+          (len(expect), len(got), len(bad), sum(1 for e in expect if e[3] == b"no")))
+    sys.exit(1 if bad or len(expect) != len(got) or not expect else 0)
+
+
 def main():
+    if sys.argv[1] == "--sitemaps":
+        return main_sitemaps(sys.argv[2], sys.argv[3])
     manifest, agents_file, survey = sys.argv[1:4]
     agents = [l.strip() for l in open(agents_file, encoding="utf-8") if l.strip() and not l.startswith("#")]
     base = os.path.dirname(os.path.abspath(manifest))
