@@ -52,6 +52,8 @@ struct rs_warc {
     uint64_t mark;             /* decompressed offset of the record being read */
     uint64_t mark_file;        /* file offset of the member that starts at mark */
     int mark_hit;
+    uint64_t ms_decomp[4], ms_file[4]; /* the last member starts (ring) */
+    unsigned ms_n;
     uint64_t nrec;             /* records read */
     uint64_t err_at;           /* decompressed offset of the record that failed */
     rs_buf big;                /* a cut block of a record over RS_WARC_MAX_KEPT */
@@ -108,6 +110,9 @@ static rs_status refill(rs_warc *w)
 /* A member/frame starts at decompressed offset @at, file offset @file. */
 static void member_start(rs_warc *w, uint64_t at, uint64_t file)
 {
+    w->ms_decomp[w->ms_n & 3] = at;
+    w->ms_file[w->ms_n & 3] = file;
+    w->ms_n++;
     if (at == w->mark && !w->mark_hit) {
         w->mark_hit = 1;
         w->mark_file = file;
@@ -282,11 +287,26 @@ rs_status rs_warc_seek(rs_warc *w, uint64_t offset)
     w->in_pos = w->in_len = 0;
     w->in_eof = 0;
     w->pos = w->len = 0;
+    w->ms_n = 0;
     w->out_off = w->comp == RS_COMPRESSION_NONE ? offset : 0;
     return reset_decoder(w);
 }
 
 /* ===== Records ===== */
+
+/* Did a member/frame already decoded start at decompressed offset w->mark? */
+static void mark_known(rs_warc *w)
+{
+    if (w->mark_hit) return;
+    for (unsigned i = 0; i < 4 && i < w->ms_n; i++) {
+        const unsigned k = (w->ms_n - 1 - i) & 3;
+        if (w->ms_decomp[k] == w->mark) {
+            w->mark_hit = 1;
+            w->mark_file = w->ms_file[k];
+            return;
+        }
+    }
+}
 
 static int is_space(char c) { return c == ' ' || c == '\t'; }
 
@@ -324,6 +344,7 @@ rs_status rs_warc_next(rs_warc *w, rs_warc_record *rec)
     w->mark_hit = w->comp == RS_COMPRESSION_NONE;
     w->mark_file = w->mark;
     if (!w->mark_hit && w->between && w->len == w->pos) member_start(w, w->mark, w->in_base + w->in_pos);
+    mark_known(w);
     /* Blank lines between records are tolerated. */
     for (;;) {
         const rs_status st = need(w, 1);
@@ -342,6 +363,7 @@ rs_status rs_warc_next(rs_warc *w, rs_warc_record *rec)
         w->mark = w->out_off + w->pos;
         w->mark_hit = w->comp == RS_COMPRESSION_NONE;
         w->mark_file = w->mark;
+        mark_known(w);
     }
 
     /* Header: up to CRLFCRLF. */
