@@ -719,7 +719,7 @@ typedef struct {
     uint64_t superseded;        /* captures replaced by a later one of the same URI */
     uint64_t redirects_followed;/* origins whose 3xx led to a capture in the source */
     uint64_t redirects_unresolved; /* 3xx origins left unavailable (no capture, > 5 hops, loop) */
-    uint64_t html_bodies;       /* 2xx captures whose body looks like an HTML page */
+    uint64_t html_bodies;       /* bodies rs_sites_each handed out that look like an HTML page */
     uint64_t corrupt_skipped;   /* corrupt records skipped (keep_going) */
     uint64_t bodies_in_memory;  /* captures kept compressed in memory (not seekable) */
     uint64_t compressed_files;  /* gzip/zstd robots files decoded (file/dir/manifest) */

@@ -9,6 +9,7 @@
  * knows an origin wins, as for lookups).
  */
 #include "sites/sites.h"
+#include "warc/warc.h"
 
 #include <stdio.h>
 
@@ -86,7 +87,8 @@ rs_status rs_sites_each(rs_sites *s, rs_site_doc_cb cb, void *ctx)
                 if (st != RS_OK) break;
                 doc.body = body;
                 doc.body_len = size;
-                doc.html = (d->flags & RS_DOC_HTML) != 0;
+                doc.html = rs_body_is_html(body, size);
+                if (doc.html) s->wstats.html_bodies++;
             }
             stop = cb(ctx, &doc);
             rs_free(body);

@@ -30,7 +30,6 @@ typedef struct {
     uint32_t mem_len;    /* > 0: body zstd-compressed in mem */
     uint32_t raw_len;    /* decoded body length (mem only) */
     uint16_t status;
-    uint8_t  html;
     uint8_t  robots;     /* path is /robots.txt */
     uint8_t  ok_body;    /* body decoded without error */
     char     date[35];
@@ -150,12 +149,14 @@ static rs_status add_capture(rs_sites *s, struct rs_warc_index *x, const rs_warc
     const int robots = kl - ol == 11 && memcmp(key + ol, "/robots.txt", 11) == 0;
     if (robots) s->wstats.robots_captures++;
     body->len = 0;
-    int ok_body = 1, html = 0;
-    if (r.status >= 200 && r.status < 300) {
+    int ok_body = 1;
+    /* A plain body of a seekable record is neither decoded nor checked now: it is read
+     * when used (and checked for HTML then, by rs_sites_each). A coded one is decoded
+     * now, so damage is found while indexing. */
+    if (r.status >= 200 && r.status < 300 && (r.chunked || r.gzip || !rec->seekable)) {
         const rs_status st = rs_http_body(&r, RS_ROBOTS_MAX_BODY, body);
         if (st == RS_ERR_NOMEM) return st;
         if (st != RS_OK) return RS_ERR_CORRUPT;
-        html = rs_body_is_html(body->ptr, body->len);
     }
     const uint64_t h = rs_map_hash(key, kl);
     rs_map_entry *e = rs_map_find(&x->caps, h, key, kl);
@@ -193,7 +194,6 @@ static rs_status add_capture(rs_sites *s, struct rs_warc_index *x, const rs_warc
     memcpy(c->date, rec->date.ptr, dl);
     c->date[dl] = '\0';
     c->status = (uint16_t)r.status;
-    c->html = (uint8_t)html;
     c->ok_body = (uint8_t)ok_body;
     c->mem_len = 0;
     c->off = rec->offset;
@@ -239,8 +239,6 @@ static rs_status make_docs(rs_sites *s, rs_source *src, uint32_t index, struct r
         rs_doc *d = rs_source_add_doc(src, index, outcome, f->status, path);
         if (d == NULL) { rs_free(path); return RS_ERR_NOMEM; }
         d->capture = f;
-        d->flags = outcome == RS_REASON_NO_MATCH && f->html ? RS_DOC_HTML : 0;
-        if (d->flags & RS_DOC_HTML) s->wstats.html_bodies++;
         const uint64_t h = rs_map_hash(c->key, c->origin_len);
         RS_FORWARD(rs_map_insert(&src->index, h, c->key, c->origin_len, d));
         const rs_map_entry *e = rs_map_find(&src->index, h, c->key, c->origin_len);

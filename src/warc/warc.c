@@ -280,6 +280,14 @@ void rs_warc_free(rs_warc *w)
 
 rs_status rs_warc_seek(rs_warc *w, uint64_t offset)
 {
+    /* Forward or backward within the compressed bytes already read: no system call. */
+    if (w->comp != RS_COMPRESSION_NONE && offset >= w->in_base && offset < w->in_base + w->in_len) {
+        w->in_pos = (size_t)(offset - w->in_base);
+        w->pos = w->len = 0;
+        w->ms_n = 0;
+        w->out_off = 0;
+        return reset_decoder(w);
+    }
     if (lseek(w->fd, (off_t)offset, SEEK_SET) < 0)
         return fail(w, RS_ERR_IO, "cannot seek to offset %llu: %s", (unsigned long long)offset,
                     strerror(errno));
