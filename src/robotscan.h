@@ -800,7 +800,7 @@ RS_API const char *const *rs_survey_default_agents(size_t *n);
 
 /**
  * Reads a robots.txt body that may be gzip- or zstd-compressed (detected from
- * the content) into a new buffer of at most @max bytes (rs_free... use free()).
+ * the content) into a new buffer of at most @max bytes.
  * @param out OUT: malloc'd, free() it; @out_len its length.
  * @return RS_OK, RS_ERR_CORRUPT (damaged compressed data), RS_ERR_NOMEM.
  */
