@@ -705,6 +705,10 @@ typedef struct {
     int keep_going;   /* count and skip corrupt WARC records instead of failing */
     int defer_errors; /* a damaged WARC is indexed up to the damage; rs_sites_each reports
                          the error after the documents before it */
+    int stream;       /* for rs_sites_each only (no rs_site_lookup): a WARC source is indexed
+                         when rs_sites_each reaches it and released after it, so memory is
+                         that of the largest WARC file, not of all of them (plus 16 bytes per
+                         origin to skip origins an earlier source served); implies defer_errors */
 } rs_sites_options;
 
 /** rs_sites_create with options (@opts may be NULL: the defaults, all 0). */

@@ -30,6 +30,7 @@ static const char *const ACCEPTED[] = { "--robots", "--format", "--stats", "--ke
 static const char *const COLS[] = { "origin", "sitemap", "line", "valid" };
 
 int cli_stream_sites_open(const struct cli_opts *o, rs_sites **out);
+void cli_stream_sites_warn(rs_sites *sites);
 
 typedef struct {
     uint64_t hash;
@@ -163,6 +164,7 @@ int cmd_sitemaps(int argc, char **argv)
     if (rc == 0) {
         if (c.format != RS_FORMAT_TEXT && rs_format_header(cli_out(), c.format, COLS, 4) != RS_OK) rc = 2;
         const rs_status st = rc ? RS_OK : rs_sites_each(sites, on_doc, &c);
+        if (st == RS_OK) cli_stream_sites_warn(sites);
         if (c.failed) rc = 2;
         else if (st != RS_OK) {
             cli_error("%s", rs_sites_errmsg(sites));

@@ -235,7 +235,7 @@ static int print_summary(const survey_ctx *c)
 int cli_stream_sites_open(const struct cli_opts *o, rs_sites **out);
 int cli_stream_sites_open(const struct cli_opts *o, rs_sites **out)
 {
-    rs_sites_options so = { o->keep_going, 1 };
+    rs_sites_options so = { o->keep_going, 1, 1 };
     rs_sites *sites = NULL;
     const rs_status st = rs_sites_create_opts(o->robots, (size_t)o->n_robots, &so, &sites);
     if (st != RS_OK) {
@@ -244,13 +244,19 @@ int cli_stream_sites_open(const struct cli_opts *o, rs_sites **out)
         *out = NULL;
         return 2;
     }
+    *out = sites;
+    return 0;
+}
+
+/* After rs_sites_each: the corrupt records --keep-going skipped, if any. */
+void cli_stream_sites_warn(rs_sites *sites);
+void cli_stream_sites_warn(rs_sites *sites)
+{
     rs_sites_warc_stats ws;
     rs_sites_get_warc_stats(sites, &ws);
     if (ws.corrupt_skipped)
         cli_warn("skipped %llu corrupt WARC record%s (--keep-going); the last: %s",
                  (unsigned long long)ws.corrupt_skipped, ws.corrupt_skipped > 1 ? "s" : "", rs_sites_errmsg(sites));
-    *out = sites;
-    return 0;
 }
 
 int cmd_survey(int argc, char **argv)
@@ -292,6 +298,7 @@ int cmd_survey(int argc, char **argv)
     if (rc == 0) {
         if (c.format != RS_FORMAT_TEXT && rs_format_header(cli_out(), c.format, COLS, 6) != RS_OK) rc = 2;
         const rs_status st = rc ? RS_OK : rs_sites_each(sites, on_doc, &c);
+        if (st == RS_OK) cli_stream_sites_warn(sites);
         if (c.failed) rc = 2;
         else if (st != RS_OK) {
             cli_error("%s", rs_sites_errmsg(sites));

@@ -127,6 +127,8 @@ rs_status rs_doc_body(rs_sites *s, const rs_doc *d, char **body, size_t *size);
 rs_status rs_warc_source_index(rs_sites *s, rs_source *src, uint32_t index, struct rs_warc *w);
 rs_status rs_warc_source_body(rs_sites *s, const rs_source *src, const rs_doc *d, char **body, size_t *size);
 void      rs_warc_source_free(struct rs_warc_index *x);
+/* Releases a WARC source's index, documents and file (streaming mode, each.c). */
+void      rs_source_release(rs_source *src);
 /* The damage a defer_errors index stopped at (RS_OK when none). */
 rs_status rs_warc_source_deferred(const rs_source *src);
 

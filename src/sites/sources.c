@@ -112,6 +112,17 @@ void rs_source_close(rs_source *src)
     memset(src, 0, sizeof *src);
 }
 
+void rs_source_release(rs_source *src)
+{
+    for (size_t i = 0; i < src->ndocs; i++) doc_free(src->docs[i]);
+    rs_free(src->docs);
+    src->docs = NULL;
+    src->ndocs = src->capdocs = 0;
+    rs_map_free(&src->index);
+    rs_warc_source_free(src->warc);
+    src->warc = NULL;
+}
+
 /* ===== Directories ===== */
 
 /*
@@ -421,6 +432,10 @@ rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char
         const rs_status ws = rs_warc_open(path, &w);
         if (ws == RS_OK) {
             src->kind = RS_SOURCE_WARC;
+            if (s->opts.stream) {          /* indexed by rs_sites_each (each.c) */
+                rs_warc_free(w);
+                return RS_OK;
+            }
             return rs_warc_source_index(s, src, index, w);
         }
         const int named = ends_with(path, len, ".warc", 1) || ends_with(path, len, ".warc.gz", 1) ||

@@ -291,7 +291,7 @@ rs_status rs_warc_source_index(rs_sites *s, rs_source *src, uint32_t index, rs_w
         break;
     }
     rs_buf_free(&body);
-    if (st == RS_ERR_CORRUPT && s->opts.defer_errors) {
+    if (st == RS_ERR_CORRUPT && (s->opts.defer_errors || s->opts.stream)) {
         x->deferred = st;                       /* errmsg kept; rs_sites_each reports it */
         st = RS_OK;
     }

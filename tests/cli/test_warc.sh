@@ -66,6 +66,14 @@ grep -q '^https://html.example	FooBot	open	none		0$' "$T/out" || fail "survey: h
 grep -q '^http://moved.example	FooBot	partial	star		0$' "$T/out" || fail "survey: moved.example does not get its target's rules"
 grep -q '^https://down.example	FooBot	unreachable	none		0$' "$T/out" || fail "survey: 503 not unreachable"
 
+# --- several WARC sources (each indexed when reached, then released): the first that knows an origin wins
+cp "$T/out" "$T/one.tsv"
+expect_run "survey two sources" 0 "$BIN" survey --robots "$T/f/cases.warc.gz" --robots "$T/f/cases.warc" --agent FooBot --format tsv
+cmp -s "$T/out" "$T/one.tsv" || fail "survey: an origin of the second WARC source was not shadowed by the first"
+expect_run "survey warc + truncated warc" 0 "$BIN" survey --robots "$T/f/cases.warc" --robots "$T/f/trunc.warc.gz" --agent FooBot --format tsv --keep-going
+[ "$(grep -c '^https://late.example' "$T/out")" = 0 ] || fail "survey: cut record used"
+[ "$(cut -f1 "$T/out" | sort | uniq -d | wc -l)" = 0 ] || fail "survey over two sources: an origin twice"
+
 # ===== Bad input: exit 2 naming file and offset; --keep-going counts and skips =====
 bad_input() {
     local name=$1 file=$2 what=$3

@@ -8,6 +8,7 @@
  *            == 2  payload as one zstd frame
  *            == 3  like 1, then the last member cut in half
  *   mode & 4       --keep-going (rs_warc_resync after damage; sites keep_going)
+ *   mode & 8       rs_sites_options.stream (the WARC indexed by rs_sites_each)
  * The bytes go through a memfd (/proc/self/fd/N for the path-based APIs). Checks:
  *   - every record's block is no longer than its Content-Length; errors name
  *     the file; the reader ends (EOF or error) within a bounded number of steps;
@@ -139,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rs_warc_free(w);
 
     const char *paths[1] = { path };
-    rs_sites_options so = { keep, 1 };
+    rs_sites_options so = { keep, 1, (data[0] >> 3) & 1 };
     rs_sites *s = NULL;
     if (rs_sites_create_opts(paths, 1, &so, &s) == RS_OK) {
         each_ctx c = { 0 };
