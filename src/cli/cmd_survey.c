@@ -26,6 +26,7 @@ static const char HELP[] =
     "  --format FMT       tsv, csv, jsonl (records) or text (the summary per agent);\n"
     "                     default text on a terminal, else tsv\n"
     "  --stats FILE.json  counts per agent and class (mergeable: sums only)\n"
+    "  --html FILE        the counts as a self-contained HTML page (robotscan report)\n"
     "  --keep-going       count and skip corrupt WARC records instead of failing\n"
     "  --help             this text\n"
     "\n"
@@ -309,6 +310,7 @@ int cmd_survey(int argc, char **argv)
             rs_sites_warc_stats ws;
             rs_sites_get_warc_stats(sites, &ws);
             if (write_stats(o.stats_path, &c, &ws) != 0) rc = 2;
+            else if (cli_write_html(&o) != 0) rc = 2;
         }
     }
     if (cli_out_finish() != 0) rc = 2;

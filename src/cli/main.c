@@ -18,6 +18,7 @@ static const command COMMANDS[] = {
     { "lint",  cmd_lint,  "robots.txt files -> per-line diagnostics (typos, unsupported lines, size)" },
     { "survey", cmd_survey, "many sites' robots.txt x agents -> who is blocked where" },
     { "sitemaps", cmd_sitemaps, "many sites' robots.txt -> their Sitemap: URLs" },
+    { "report", cmd_report, "--stats JSON files -> one self-contained HTML page with charts" },
 };
 
 static void usage(FILE *f)

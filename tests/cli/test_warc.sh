@@ -66,6 +66,11 @@ grep -q '^https://html.example	FooBot	open	none		0$' "$T/out" || fail "survey: h
 grep -q '^http://moved.example	FooBot	partial	star		0$' "$T/out" || fail "survey: moved.example does not get its target's rules"
 grep -q '^https://down.example	FooBot	unreachable	none		0$' "$T/out" || fail "survey: 503 not unreachable"
 
+# --- survey --html: the stats as a page (robotscan report)
+expect_run "survey --html" 0 "$BIN" survey --robots "$T/f/cases.warc.gz" --agent GPTBot --format text --html "$T/s.html"
+grep -q 'GPTBot' "$T/s.html" && grep -q '<svg' "$T/s.html" || fail "survey --html: no chart for GPTBot"
+expect_run "survey tsv again" 0 "$BIN" survey --robots "$T/f/cases.warc.gz" --agent FooBot --format tsv
+
 # --- several WARC sources (each indexed when reached, then released): the first that knows an origin wins
 cp "$T/out" "$T/one.tsv"
 expect_run "survey two sources" 0 "$BIN" survey --robots "$T/f/cases.warc.gz" --robots "$T/f/cases.warc" --agent FooBot --format tsv
