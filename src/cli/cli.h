@@ -35,6 +35,10 @@ struct cli_opts {
     const char *host;                   /* --host */
     const char *scheme;                 /* --scheme */
     const char *log_format;             /* --log-format */
+    const char *fields[CLI_MAX_LIST];   /* --field NAME=KEY (logs, json formats) */
+    int         n_fields;
+    const char *verify[CLI_MAX_LIST];   /* --verify [TOKEN=]FILE (logs) */
+    int         n_verify;
     int         help;                   /* --help */
     char      **args;                   /* positional arguments: argv compacted in place (not allocated) */
     int         n_args;
