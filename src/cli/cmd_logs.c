@@ -28,31 +28,47 @@ static const char HELP[] =
     "Reads access logs (plain, .zst or .gz, detected from the content; stdin when no\n"
     "FILE or FILE is -), finds the hits of crawlers, and reports which ones broke the\n"
     "site's robots.txt (disallowed URL) or its Crawl-delay (came sooner than the delay\n"
-    "after the same bot's previous hit on the same site).\n"
+    "after the same bot's previous hit on the same site, /robots.txt fetches included).\n"
     "\n"
     "Options:\n"
     "  --robots PATH        robots.txt file, directory of HOST[.txt] files, or manifest .tsv\n"
-    "  --host HOST          the site, for logs whose lines do not name it\n"
+    "  --host HOST          the site, for logs whose lines do not name it: a host\n"
+    "                       (example.com, example.com:8080) or an origin (https://example.com)\n"
     "  --scheme S           scheme of the site (default https; vhost logs: port 443 -> https,\n"
     "                       other ports -> http)\n"
-    "  --log-format F       combined (default), common, vhost_combined, or an nginx\n"
-    "                       log_format string such as '$remote_addr - [$time_local] \"$request\" ...'\n"
+    "  --log-format F       combined (default), common, vhost_combined, cloudfront, w3c (IIS,\n"
+    "                       columns from #Fields: lines), alb, json, cloudflare, auto (picked\n"
+    "                       from the first lines), an nginx log_format string\n"
+    "                       ('$remote_addr - [$time_local] \"$request\" ...') or an Apache\n"
+    "                       LogFormat string ('%h %l %u %t \"%r\" %>s %b \"%{User-Agent}i\"')\n"
+    "  --field NAME=KEY     json: read NAME (time, client, host, port, scheme, method, url,\n"
+    "                       request, protocol, status, bytes, referer, user_agent) from KEY, a\n"
+    "                       dotted path into nested objects (repeatable); the defaults read\n"
+    "                       Caddy and nginx escape=json logs\n"
+    "  --verify [TOKEN=]FILE  published crawler IP ranges (repeatable): Google's googlebot.json,\n"
+    "                       special-crawlers.json, user-triggered-fetchers.json, or a CIDR list\n"
+    "                       for TOKEN; adds the verified column (yes/no/unknown), counts spoofed\n"
+    "                       hits apart, and attributes hits without a user agent by client IP\n"
     "  --agent TOKEN        audit only this crawler (repeatable)\n"
     "  --format FMT         text, tsv, csv or jsonl (default: text on a terminal, else tsv)\n"
     "  --only violations    print only disallowed or crawl-delay-violating hits\n"
-    "  --quiet              print only the per-bot summary\n"
+    "  --quiet              print only the per-bot summary (in the --format given, else text)\n"
     "  --stats FILE.json    per bot: hits, violations, distinct violated paths, top rules,\n"
-    "                       crawl-delay violations, robots.txt fetches; per hour counts\n"
+    "                       crawl-delay violations, robots.txt fetches, verified/spoofed hits;\n"
+    "                       per hour and per day counts; schema_version 2 (mergeable counts)\n"
     "  --semantics S        google (default) or first-match\n"
-    "  -j, --jobs N         worker threads (default 1)\n"
+    "  -j, --jobs N         worker threads (default 1; w3c, cloudfront and auto read with 1)\n"
     "  --verbose            report malformed lines with their line numbers\n"
     "  --progress, --no-progress\n"
     "  --fail-on-violation  exit 1 when any hit is a violation\n"
     "\n"
-    "Columns: time, client, origin, agent, user_agent, method, url, status, verdict, line,\n"
-    "         rule, reason, delay_violation\n"
+    "Columns: time (ISO 8601 UTC), client, origin, agent, user_agent, method, url, status,\n"
+    "         verdict, line, rule, reason, delay_violation, verified (with --verify)\n"
     "Hits on /robots.txt itself are never violations (reason robots-txt).\n"
-    "Exit status: 0 ok; 1 with --fail-on-violation when a violation was found; 2 usage or I/O error.\n";
+    "When most of the first lines of a log do not parse, nothing is reported: exit 2 with\n"
+    "the format that would read them.\n"
+    "Exit status: 0 ok; 1 with --fail-on-violation when a violation was found; 2 usage or I/O\n"
+    "error, or a log in another format.\n";
 
 static const char *const ACCEPTED[] = {
     "--robots", "--host", "--scheme", "--log-format", "--field", "--verify", "--agent", "--format", "--only", "--quiet",
@@ -814,6 +830,12 @@ static void summary(rs_outbuf *o, rs_format format, const bot_row *rows, size_t 
         char first[40];
         const uint64_t *bc = rows[i].c;
         fetch_time(first, sizeof first, bc[B_FIRST_FETCH]);
+        if (format == RS_FORMAT_JSONL) {   /* a JSON string, or null */
+            char q[44];
+            snprintf(q, sizeof q, bc[B_FIRST_FETCH] ? "\"%s\"" : "null", first);
+            memcpy(first, q, strlen(q) + 1 < sizeof first ? strlen(q) + 1 : sizeof first);
+            first[sizeof first - 1] = '\0';
+        }
         if (format == RS_FORMAT_TEXT) {
             snprintf(line, sizeof line, "%-24.*s %9llu %10llu %11llu %8llu %9llu  %-22s", (int)rows[i].bot.len,
                      rows[i].bot.ptr, (unsigned long long)bc[B_HITS], (unsigned long long)bc[B_DISALLOWED],
@@ -844,7 +866,7 @@ static void summary(rs_outbuf *o, rs_format format, const bot_row *rows, size_t 
         if (format == RS_FORMAT_JSONL)
             snprintf(line, sizeof line,
                      ",\"hits\":%llu,\"disallowed\":%llu,\"delay_violations\":%llu,\"distinct_violated_paths\":%llu,"
-                     "\"robots_txt_fetches\":%llu,\"first_robots_txt_fetch\":\"%s\",\"verified\":%llu,"
+                     "\"robots_txt_fetches\":%llu,\"first_robots_txt_fetch\":%s,\"verified\":%llu,"
                      "\"unverified\":%llu,\"spoofed\":%llu,\"spoofed_disallowed\":%llu}\n", ROW_ARGS);
         else if (format == RS_FORMAT_CSV)
             snprintf(line, sizeof line, ",%llu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu,%llu\n", ROW_ARGS);
