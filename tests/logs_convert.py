@@ -9,7 +9,8 @@ nanoseconds), apache (unchanged lines; for an Apache LogFormat string).
 Every record keeps its client, time, method, target, status, bytes, referer and user agent
 byte for byte (values are encoded the way each format writes them: %XX in CloudFront,
 `+` for spaces in W3C/IIS, JSON escapes), the site is HOST over https, and the time is
-the same instant written in that format's own way. A line that is not a whole combined
+the same instant written in that format's own way. (ALB logs absolute URLs: a request
+whose target was already absolute keeps it, so its site is the one it names.) A line that is not a whole combined
 record becomes a line the new format cannot read either (truncated), so malformed counts
 carry over. Field layouts follow the formats' public documentation (see
 src/log/logparse.c).
@@ -119,7 +120,8 @@ def main():
             c = client + b":" + port
             f = [b"https", utc.strftime("%Y-%m-%dT%H:%M:%S.000000Z").encode(), b"app/my-loadbalancer/50dc6c495c0c9188",
                  c, b"10.0.0.1:80", b"0.000", b"0.001", b"0.000", status, status, b"34", size if size != b"-" else b"0",
-                 b'"' + (method + b" https://" + host + b":443" + target + b" " + (proto or b"-")
+                 b'"' + (method + b" " + (target if re.match(rb"(?i)https?://", target) else
+                                          b"https://" + host + b":443" + target) + b" " + (proto or b"-")
                          if method else req) + b'"',
                  b'"' + ua + b'"', b"ECDHE-RSA-AES128-GCM-SHA256", b"TLSv1.2",
                  b"arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067",

@@ -403,7 +403,7 @@ static rs_status json_setup(rs_logparser *p, int cloudflare, char *err, size_t e
 {
     for (size_t i = 0; i < p->n_paths; i++) rs_free(p->paths[i].path);
     p->n_paths = 0;
-    /* User mappings first (priority 0): they replace the defaults of their field. */
+    /* User mappings first, in the order given: they replace the defaults of their field. */
     uint32_t overridden = 0;
     for (size_t i = 0; i < p->n_user; i++) {
         const char *m = p->user_list[i];
@@ -419,7 +419,7 @@ static rs_status json_setup(rs_logparser *p, int cloudflare, char *err, size_t e
                          "scheme, method, url, request, protocol, status, bytes, referer, user_agent, user; not '%.60s'", m);
             return RS_ERR_USAGE;
         }
-        RS_TRY(add_path(p, eq + 1, strlen(eq + 1), f, 0));
+        RS_TRY(add_path(p, eq + 1, strlen(eq + 1), f, (uint8_t)(i < 200 ? i : 200)));   /* first given wins */
         overridden |= 1u << f;
     }
     if (cloudflare) {
@@ -815,7 +815,7 @@ void rs_logparser_free(rs_logparser *p)
 
 unsigned rs_logparser_fields(const rs_logparser *p)
 {
-    if (p->kind == K_TEMPLATE) return rs_logformat_fields(p->tmpl);
+    if (p->kind == K_TEMPLATE) return rs_logformat_fields(p->tmpl) | (p->alb ? RS_LOGF_HOST | RS_LOGF_PORT : 0);
     return RS_LOGF_CLIENT | RS_LOGF_HOST | RS_LOGF_PORT | RS_LOGF_TIME | RS_LOGF_REQUEST | RS_LOGF_STATUS
            | RS_LOGF_BYTES | RS_LOGF_REFERER | RS_LOGF_USER_AGENT | RS_LOGF_USER;
 }
