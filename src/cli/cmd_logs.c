@@ -334,18 +334,36 @@ static int is_robots_txt(rs_str path)
            && (path.len == 11 || path.ptr[11] == '?');
 }
 
-/* UTC "YYYY-MM-DDTHH" (@full = 0), "YYYY-MM-DDTHH:MM:SSZ" (1) or "YYYY-MM-DD" (2). */
+/* UTC "YYYY-MM-DDTHH" (@full = 0), "YYYY-MM-DDTHH:MM:SSZ" (1) or "YYYY-MM-DD" (2).
+ * Civil date from days since 1970 (H. Hinnant's algorithm): no gmtime/strftime
+ * per hit. Years outside 0..9999 print as "-". */
 static void format_time(char *dst, size_t cap, int64_t epoch, int full)
 {
-    const time_t t = (time_t)epoch;
-    struct tm tm;
-    if (gmtime_r(&t, &tm) == NULL) {
+    int64_t days = epoch / 86400, secs = epoch % 86400;
+    if (secs < 0) { secs += 86400; days--; }
+    const int64_t z = days + 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const int64_t doe = z - era * 146097;
+    const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const int64_t mp = (5 * doy + 2) / 153;
+    const int d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    const int m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    const int64_t y = yoe + era * 400 + (m <= 2);
+    if (y < 0 || y > 9999 || cap < 21) {
         snprintf(dst, cap, "-");
         return;
     }
-    if (full == 1) strftime(dst, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    else if (full == 2) strftime(dst, cap, "%Y-%m-%d", &tm);
-    else strftime(dst, cap, "%Y-%m-%dT%H", &tm);
+    const int hh = (int)(secs / 3600), mi = (int)(secs / 60 % 60), ss = (int)(secs % 60);
+    char *o = dst;
+    o[0] = (char)('0' + y / 1000); o[1] = (char)('0' + y / 100 % 10); o[2] = (char)('0' + y / 10 % 10);
+    o[3] = (char)('0' + y % 10); o[4] = '-'; o[5] = (char)('0' + m / 10); o[6] = (char)('0' + m % 10);
+    o[7] = '-'; o[8] = (char)('0' + d / 10); o[9] = (char)('0' + d % 10);
+    if (full == 2) { o[10] = '\0'; return; }
+    o[10] = 'T'; o[11] = (char)('0' + hh / 10); o[12] = (char)('0' + hh % 10);
+    if (full == 0) { o[13] = '\0'; return; }
+    o[13] = ':'; o[14] = (char)('0' + mi / 10); o[15] = (char)('0' + mi % 10); o[16] = ':';
+    o[17] = (char)('0' + ss / 10); o[18] = (char)('0' + ss % 10); o[19] = 'Z'; o[20] = '\0';
 }
 
 /* ===== One line ===== */

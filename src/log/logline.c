@@ -521,6 +521,11 @@ int rs_log_parse_time(const char *s, size_t len, int64_t *epoch)
 
 /* ===== Line parsing ===== */
 
+/* { '"', '\\' }: what ends or escapes inside a quoted field. */
+static const rs_byteset quote_or_backslash = {
+    {(1ull << '"'), (1ull << ('\\' - 64)), 0, 0}, {'"', '\\'}, 2
+};
+
 static int is_ws(char c) { return c == ' ' || c == '\t'; }
 
 /* Matches literal @lit at line[*pos]; a space in the literal takes a run of
@@ -683,6 +688,9 @@ rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, si
             const char *p = start;
             fend = NULL;
             while (p < end) {
+                /* Jump to the next `"` or `\` (vector kernel: user agents are long). */
+                p += rs_simd_find_any(p, (size_t)(end - p), &quote_or_backslash);
+                if (p >= end) break;
                 if (*p == '\\') {            /* skip the escaped byte */
                     if (end - p < 2) break;
                     p += 2;
