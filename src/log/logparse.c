@@ -48,6 +48,7 @@ typedef struct {
     size_t   len;
     uint8_t  field;
     uint8_t  prio;
+    char     last;       /* path[len - 1]: most mismatches end here without a memcmp */
 } jpath;
 
 #define MAX_W3C_COLS 256
@@ -395,7 +396,7 @@ static rs_status add_path(rs_logparser *p, const char *path, size_t len, uint8_t
     RS_RETURN_IF(s == NULL, RS_ERR_NOMEM);
     memcpy(s, path, len);
     s[len] = '\0';
-    np[p->n_paths++] = (jpath){s, len, field, prio};
+    np[p->n_paths++] = (jpath){s, len, field, prio, len ? path[len - 1] : 0};
     return RS_OK;
 }
 
@@ -478,43 +479,47 @@ static int hex4(const char *s, uint32_t *v)
     return 1;
 }
 
-/* A string at j->pos (on the opening quote). @decode: unescape into the
- * scratch; else *out is the raw text between the quotes. */
-static int jstring(jscan *j, int decode, rs_str *out)
+/* { '"', '\\' }: what ends or escapes a JSON string. */
+static const rs_byteset JSON_STOP = {{(1ull << '"'), (1ull << ('\\' - 64)), 0, 0}, {'"', '\\'}, 2};
+
+/* A string at j->pos (on the opening quote): *raw is the text between the
+ * quotes, *escaped whether it has escapes (checked valid here). Raw control
+ * bytes are accepted (a log line cannot hold a newline anyway). */
+static int jstring(jscan *j, rs_str *raw, int *escaped)
 {
     const char *s = j->s;
     size_t i = j->pos + 1;
     const size_t start = i;
-    int escaped = 0;
+    *escaped = 0;
     for (;;) {
+        i += rs_simd_find_any(s + i, j->len - i, &JSON_STOP);
         if (i >= j->len) return 0;
-        const unsigned char c = (unsigned char)s[i];
-        if (c == '"') break;
-        if (c < 0x20) return 0;
-        if (c == '\\') {
-            if (i + 1 >= j->len) return 0;
-            escaped = 1;
-            const char e = s[i + 1];
-            if (e == 'u') {
-                uint32_t v;
-                if (i + 6 > j->len || !hex4(s + i + 2, &v)) return 0;
-                i += 6;
-                continue;
-            }
-            if (!strchr("\"\\/bfnrt", e) || e == '\0') return 0;
-            i += 2;
+        if (s[i] == '"') break;
+        if (i + 1 >= j->len) return 0;          /* a backslash */
+        *escaped = 1;
+        const char e = s[i + 1];
+        if (e == 'u') {
+            uint32_t v;
+            if (i + 6 > j->len || !hex4(s + i + 2, &v)) return 0;
+            i += 6;
             continue;
         }
-        i++;
+        if (e == '\0' || !strchr("\"\\/bfnrt", e)) return 0;
+        i += 2;
     }
     j->pos = i + 1;
-    if (!decode || !escaped) {
-        if (out) *out = (rs_str){s + start, i - start};
-        return 1;
-    }
+    *raw = (rs_str){s + start, i - start};
+    return 1;
+}
+
+/* Unescapes a string jstring() accepted, into the scratch. */
+static rs_str junescape(jscan *j, rs_str raw)
+{
+    const char *s = raw.ptr;
+    const size_t n_raw = raw.len;
     char *d = j->p->scratch + j->p->scratch_len;
     size_t n = 0;
-    for (size_t k = start; k < i; k++) {
+    for (size_t k = 0; k < n_raw; k++) {
         if (s[k] != '\\') { d[n++] = s[k]; continue; }
         const char e = s[++k];
         switch (e) {
@@ -527,7 +532,7 @@ static int jstring(jscan *j, int decode, rs_str *out)
             uint32_t v, lo;
             hex4(s + k + 1, &v);
             k += 4;
-            if (v >= 0xD800 && v < 0xDC00 && k + 6 < i && s[k + 1] == '\\' && s[k + 2] == 'u' &&
+            if (v >= 0xD800 && v < 0xDC00 && k + 6 < n_raw && s[k + 1] == '\\' && s[k + 2] == 'u' &&
                 hex4(s + k + 3, &lo) && lo >= 0xDC00 && lo < 0xE000) {
                 v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
                 k += 6;
@@ -541,33 +546,32 @@ static int jstring(jscan *j, int decode, rs_str *out)
         }
     }
     j->p->scratch_len += n;
-    if (out) *out = (rs_str){d, n};
-    return 1;
+    return (rs_str){d, n};
 }
 
 static int jvalue(jscan *j, int depth, int first_in_array);
 
-/* Offers a scalar at the current path to the wanted fields. */
-static void joffer(jscan *j, rs_str v, int number)
+/* Offers a scalar at the current path to the wanted fields; a string is
+ * unescaped once, and only when some field wants it. */
+static void joffer(jscan *j, rs_str v, int number, int escaped)
 {
     const rs_logparser *p = j->p;
+    const size_t pl = j->path_len;
+    if (pl == 0 || pl >= sizeof p->pathbuf) return;
+    const char last = p->pathbuf[pl - 1];
+    int decoded = !escaped;
     for (size_t k = 0; k < p->n_paths; k++) {
         const jpath *w = &p->paths[k];
-        if (w->len != j->path_len || memcmp(w->path, p->pathbuf, w->len) != 0) continue;
+        if (w->len != pl || w->last != last || memcmp(w->path, p->pathbuf, pl) != 0) continue;
         if (j->prio[w->field] <= w->prio) continue;
+        if (!decoded) {
+            v = junescape(j, v);
+            decoded = 1;
+        }
         j->val[w->field] = v;
         j->prio[w->field] = w->prio;
         j->num[w->field] = (uint8_t)number;
     }
-}
-
-/* Does any wanted path equal the current path? (to decode a string only then) */
-static int jwanted(const jscan *j)
-{
-    for (size_t k = 0; k < j->p->n_paths; k++)
-        if (j->p->paths[k].len == j->path_len && memcmp(j->p->paths[k].path, j->p->pathbuf, j->path_len) == 0)
-            return 1;
-    return 0;
 }
 
 static int jobject(jscan *j, int depth)
@@ -580,7 +584,8 @@ static int jobject(jscan *j, int depth)
         jws(j);
         if (j->pos >= j->len || j->s[j->pos] != '"') return 0;
         rs_str key;
-        if (!jstring(j, 0, &key)) return 0;
+        int kesc;
+        if (!jstring(j, &key, &kesc)) return 0;
         jws(j);
         if (j->pos >= j->len || j->s[j->pos] != ':') return 0;
         j->pos++;
@@ -636,13 +641,16 @@ static int jvalue(jscan *j, int depth, int in_array)
         ok = jarray(j, depth);
     } else if (c == '"') {
         rs_str v;
-        const int want = jwanted(j);
-        ok = jstring(j, want, &v);
-        if (ok && want) joffer(j, v, 0);
+        int esc;
+        ok = jstring(j, &v, &esc);
+        if (ok) joffer(j, v, 0, esc);
     } else {
         const size_t st = j->pos;
-        while (j->pos < j->len && strchr("0123456789+-.eE", j->s[j->pos]) != NULL && j->s[j->pos] != '\0')
+        while (j->pos < j->len) {
+            const char d = j->s[j->pos];
+            if (!((d >= '0' && d <= '9') || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E')) break;
             j->pos++;
+        }
         if (j->pos == st) {
             static const char *const words[] = {"true", "false", "null"};
             ok = 0;
@@ -657,7 +665,7 @@ static int jvalue(jscan *j, int depth, int in_array)
             }
         } else {
             ok = 1;
-            joffer(j, (rs_str){j->s + st, j->pos - st}, 1);
+            joffer(j, (rs_str){j->s + st, j->pos - st}, 1, 0);
         }
     }
     j->path_len = saved;
