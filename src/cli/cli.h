@@ -39,6 +39,7 @@ struct cli_opts {
     int         n_fields;
     const char *verify[CLI_MAX_LIST];   /* --verify [TOKEN=]FILE (logs) */
     int         n_verify;
+    const char *memory_limit;           /* --memory-limit SIZE (logs) */
     int         help;                   /* --help */
     char      **args;                   /* positional arguments: argv compacted in place (not allocated) */
     int         n_args;

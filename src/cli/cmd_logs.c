@@ -8,12 +8,16 @@
  * record without its last column. The main thread keeps records in input
  * order; crawl-delay needs every hit of a (bot, origin) in time order, which
  * merged logs do not give, so delay violations are decided after the whole
- * input is read, and records are written then. Memory grows with the
- * number of bot hits (not of log lines).
+ * input is read, and records are written then. Past --memory-limit / 4,
+ * records and sorted runs of crawl-delay entries spill to temporary zstd
+ * files (spill.c), merged back at the end: memory stays bounded whatever
+ * the number of bot hits (about 1 byte per hit remains, the violation flags).
  */
 #include "cli/cli.h"
 #include "cli/pipeline.h"
+#include "cli/spill.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +62,9 @@ static const char HELP[] =
     "                       per hour and per day counts; schema_version 2 (mergeable counts)\n"
     "  --semantics S        google (default) or first-match\n"
     "  -j, --jobs N         worker threads (default 1; w3c, cloudfront and auto read with 1)\n"
+    "  --memory-limit SIZE  memory budget (default 1G): past a quarter of it, bot-hit records\n"
+    "                       and crawl-delay entries spill to temporary zstd files in $TMPDIR\n"
+    "                       (removed at exit); the output is the same\n"
     "  --verbose            report malformed lines with their line numbers\n"
     "  --progress, --no-progress\n"
     "  --fail-on-violation  exit 1 when any hit is a violation\n"
@@ -72,7 +79,7 @@ static const char HELP[] =
 
 static const char *const ACCEPTED[] = {
     "--robots", "--host", "--scheme", "--log-format", "--field", "--verify", "--agent", "--format", "--only", "--quiet",
-    "--stats", "--semantics", "-j", "--jobs", "--verbose", "--progress", "--no-progress",
+    "--stats", "--semantics", "-j", "--jobs", "--verbose", "--progress", "--no-progress", "--memory-limit",
     "--fail-on-violation", "--help", NULL,
 };
 
@@ -127,13 +134,24 @@ typedef struct {
     int only_violations;
     /* in-order state (main thread) */
     rs_outbuf records;     /* all bot-hit records, without the last column */
-    uint32_t *rec_end;     /* end offset of each record */
+    uint32_t *rec_end;     /* end offset of each record in memory (index - rec_base) */
     uint8_t *rec_disallowed;
     uint8_t *rec_verified;
-    size_t n_records, cap_records;
+    size_t n_records;      /* all bot hits so far (spilled ones included) */
+    size_t rec_base;       /* index of the first record still in memory */
+    size_t cap_records;
+    int any_disallowed;
     rs_tally *delay_keys;  /* "bot\torigin" -> [delay in ms] */
     struct delay_entry { uint32_t key; uint32_t rec; int64_t epoch; uint32_t robots; } *delays;
     size_t n_delays, cap_delays;
+    /* --memory-limit (SPEC 7): past a quarter of it, records and sorted runs of
+     * crawl-delay entries go to temporary zstd files. */
+    uint64_t memory_limit;
+    spill_file rec_spill;  /* records: {u32 len, u8 disallowed, u8 verified} + bytes */
+    int rec_spilled;
+    spill_file *runs;      /* sorted delay_entry runs */
+    size_t n_runs;
+    int spill_failed;
 } logs_job;
 
 /* ===== Worker state ===== */
@@ -697,6 +715,58 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
 
 /* ===== In order: keep records, collect crawl-delay candidates ===== */
 
+static int delay_cmp(const void *a, const void *b);
+
+/* Moves the records in memory to the records spill file. @return 0 or -1. */
+static int spill_records(logs_job *job)
+{
+    if (!job->rec_spilled) {
+        if (spill_open(&job->rec_spill) != 0) return -1;
+        job->rec_spilled = 1;
+    }
+    const size_t n = job->n_records - job->rec_base;
+    uint32_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t len = job->rec_end[i] - start;
+        unsigned char hdr[8] = { 0 };
+        memcpy(hdr, &len, 4);
+        hdr[4] = job->rec_disallowed[i];
+        hdr[5] = job->rec_verified[i];
+        if (spill_write(&job->rec_spill, hdr, sizeof hdr) != 0
+            || spill_write(&job->rec_spill, job->records.ptr + start, len) != 0)
+            return -1;
+        start = job->rec_end[i];
+    }
+    job->records.len = 0;
+    job->rec_base = job->n_records;
+    return 0;
+}
+
+/* Sorts the crawl-delay entries in memory and writes them as one run. */
+static int spill_run(logs_job *job)
+{
+    spill_file *r = realloc(job->runs, (job->n_runs + 1) * sizeof *r);
+    if (r == NULL) return -1;
+    job->runs = r;
+    qsort(job->delays, job->n_delays, sizeof *job->delays, delay_cmp);
+    if (spill_open(&r[job->n_runs]) != 0) return -1;
+    job->n_runs++;
+    if (spill_write(&r[job->n_runs - 1], job->delays, job->n_delays * sizeof *job->delays) != 0
+        || spill_finish(&r[job->n_runs - 1]) != 0)
+        return -1;
+    job->n_delays = 0;
+    return 0;
+}
+
+static int spill_over_budget(logs_job *job)
+{
+    const uint64_t quarter = job->memory_limit / 4;
+    const uint64_t recs = job->records.len + (uint64_t)(job->n_records - job->rec_base) * 6;
+    if (recs > quarter && spill_records(job) != 0) return -1;
+    if ((uint64_t)job->n_delays * sizeof *job->delays > quarter && spill_run(job) != 0) return -1;
+    return 0;
+}
+
 static rs_status keep_block(void *ctx, pipeline_result *res)
 {
     logs_job *job = ctx;
@@ -706,7 +776,8 @@ static rs_status keep_block(void *ctx, pipeline_result *res)
         memcpy(&h, res->aux.ptr + pos, sizeof h);
         const char *key = res->aux.ptr + pos + sizeof h;
         pos += sizeof h + h.key_len + (8 - h.key_len % 8) % 8;
-        if (job->n_records == job->cap_records) {
+        const size_t mi = job->n_records - job->rec_base;   /* index in memory */
+        if (mi == job->cap_records) {
             const size_t cap = job->cap_records ? job->cap_records * 2 : 4096;
             uint32_t *e = realloc(job->rec_end, cap * sizeof *e);
             if (e == NULL) return RS_ERR_NOMEM;
@@ -726,9 +797,10 @@ static rs_status keep_block(void *ctx, pipeline_result *res)
             return RS_ERR_LIMIT;
         }
         rec_start = h.rec_end;
-        job->rec_end[job->n_records] = (uint32_t)job->records.len;
-        job->rec_disallowed[job->n_records] = h.disallowed;
-        job->rec_verified[job->n_records] = h.verified;
+        job->rec_end[mi] = (uint32_t)job->records.len;
+        job->rec_disallowed[mi] = h.disallowed;
+        job->rec_verified[mi] = h.verified;
+        job->any_disallowed |= h.disallowed;
         if (h.key_len && h.has_time) {
             uint32_t ki;
             CLI_TRY(rs_tally_find(job->delay_keys, key, h.key_len, &ki));
@@ -749,6 +821,10 @@ static rs_status keep_block(void *ctx, pipeline_result *res)
         job->n_records++;
     }
     res->out.len = 0; /* written at the end */
+    if (spill_over_budget(job) != 0) {
+        pipeline_fail(res, RS_ERR_IO, "cannot write a temporary file for --memory-limit: %s", strerror(errno));
+        return RS_ERR_IO;
+    }
     return RS_OK;
 }
 
@@ -760,18 +836,71 @@ static int delay_cmp(const void *a, const void *b)
     return x->rec < y->rec ? -1 : x->rec > y->rec;
 }
 
-/* Marks the hits that came sooner than the delay after the previous one. */
-static uint8_t *delay_violations(logs_job *job)
+/* One pass over every (bot, origin)'s entries in (key, epoch, input) order. */
+typedef struct {
+    struct delay_entry prev;
+    int have_prev;
+} delay_scan;
+
+static void delay_step(const logs_job *job, delay_scan *sc, const struct delay_entry *cur, uint8_t *v,
+                       uint64_t *key_viol)
+{
+    if (sc->have_prev && sc->prev.key == cur->key) {
+        const uint64_t delay_ms = rs_tally_counters_const(job->delay_keys, cur->key)[0];
+        /* SPEC 4: /robots.txt fetches count in the spacing, are never flagged. */
+        if (!cur->robots && (uint64_t)(cur->epoch - sc->prev.epoch) * 1000 < delay_ms) {
+            v[cur->rec] = 1;
+            key_viol[cur->key]++;
+        }
+    }
+    sc->prev = *cur;
+    sc->have_prev = 1;
+}
+
+/* Marks the hits that came sooner than the delay after the previous one;
+ * counts them per delay key in @key_viol. Spilled runs are merged. */
+static uint8_t *delay_violations(logs_job *job, uint64_t *key_viol)
 {
     uint8_t *v = calloc(job->n_records ? job->n_records : 1, 1);
     if (v == NULL) return NULL;
     if (job->n_delays) qsort(job->delays, job->n_delays, sizeof *job->delays, delay_cmp); /* delays may be NULL */
-    for (size_t i = 1; i < job->n_delays; i++) {
-        const struct delay_entry *prev = &job->delays[i - 1], *cur = &job->delays[i];
-        if (prev->key != cur->key) continue;
-        const uint64_t delay_ms = rs_tally_counters_const(job->delay_keys, cur->key)[0];
-        /* SPEC 4: /robots.txt fetches count in the spacing, are never flagged. */
-        if (!cur->robots && (uint64_t)(cur->epoch - prev->epoch) * 1000 < delay_ms) v[cur->rec] = 1;
+    delay_scan sc = { { 0, 0, 0, 0 }, 0 };
+    if (job->n_runs == 0) {
+        for (size_t i = 0; i < job->n_delays; i++) delay_step(job, &sc, &job->delays[i], v, key_viol);
+        return v;
+    }
+    /* k-way merge: the runs' heads and the entries still in memory */
+    const size_t k = job->n_runs;
+    struct delay_entry *head = malloc((k ? k : 1) * sizeof *head);
+    int *live = calloc(k ? k : 1, sizeof *live);
+    if (head == NULL || live == NULL) { free(head); free(live); free(v); return NULL; }
+    int failed = 0;
+    for (size_t r = 0; r < k; r++) {
+        const int got = spill_read(&job->runs[r], &head[r], sizeof head[r]);
+        live[r] = got == 1;
+        failed |= got < 0;
+    }
+    size_t mem = 0;
+    while (!failed) {
+        size_t best = SIZE_MAX;
+        for (size_t r = 0; r < k; r++)
+            if (live[r] && (best == SIZE_MAX || delay_cmp(&head[r], &head[best]) < 0)) best = r;
+        const int take_mem = mem < job->n_delays && (best == SIZE_MAX || delay_cmp(&job->delays[mem], &head[best]) < 0);
+        if (take_mem) {
+            delay_step(job, &sc, &job->delays[mem++], v, key_viol);
+            continue;
+        }
+        if (best == SIZE_MAX) break;
+        delay_step(job, &sc, &head[best], v, key_viol);
+        const int got = spill_read(&job->runs[best], &head[best], sizeof head[best]);
+        live[best] = got == 1;
+        failed |= got < 0;
+    }
+    free(head);
+    free(live);
+    if (failed) {
+        free(v);
+        return NULL;
     }
     return v;
 }
@@ -895,14 +1024,37 @@ static void summary(rs_outbuf *o, rs_format format, const bot_row *rows, size_t 
     }
 }
 
-/* "hours"/"days": [{agent, hour|day, hits, violations, spoofed}] */
+/* Tally rows in key order, so stats do not depend on how -j N split the work. */
+static const rs_tally *sort_tally;
+
+static int tally_key_cmp(const void *a, const void *b)
+{
+    const rs_str x = rs_tally_key(sort_tally, *(const uint32_t *)a), y = rs_tally_key(sort_tally, *(const uint32_t *)b);
+    const int c = memcmp(x.ptr, y.ptr, x.len < y.len ? x.len : y.len);
+    return c ? c : (x.len > y.len) - (x.len < y.len);
+}
+
+static uint32_t *sorted_rows(const rs_tally *t)
+{
+    const uint32_t n = rs_tally_size(t);
+    uint32_t *ix = malloc((n ? n : 1) * sizeof *ix);
+    if (ix == NULL) return NULL;
+    for (uint32_t i = 0; i < n; i++) ix[i] = i;
+    sort_tally = t;   /* main thread only */
+    qsort(ix, n, sizeof *ix, tally_key_cmp);
+    return ix;
+}
+
+/* "hours"/"days": [{agent, hour|day, hits, violations, spoofed}], by agent then time */
 static void stats_periods(rs_outbuf *b, const rs_tally *t, const char *name, const char *unit)
 {
     char tmp[160];
     snprintf(tmp, sizeof tmp, "],\"%s\":[", name);
     put(b, tmp);
     int first = 1;
-    for (uint32_t h = 0; h < rs_tally_size(t); h++) {
+    uint32_t *order = sorted_rows(t);
+    for (uint32_t o = 0; order != NULL && o < rs_tally_size(t); o++) {
+        const uint32_t h = order[o];
         const rs_str k = rs_tally_key(t, h);
         const char *tab = memchr(k.ptr, '\t', k.len);
         if (tab == NULL) continue;
@@ -917,6 +1069,7 @@ static void stats_periods(rs_outbuf *b, const rs_tally *t, const char *name, con
                  (unsigned long long)hc[H_DISALLOWED], (unsigned long long)hc[H_SPOOFED]);
         put(b, tmp);
     }
+    free(order);
 }
 
 /* Stats JSON (SPEC 12): schema_version 2; only sums, counts, min/max and
@@ -935,6 +1088,7 @@ static int write_stats(const char *path, const bot_row *rows, size_t n, const lo
              (unsigned long long)c->malformed, (unsigned long long)c->blank, (unsigned long long)c->verdict[1],
              (unsigned long long)c->extra[X_SPOOFED], (unsigned long long)c->extra[X_BY_IP]);
     put(&b, tmp);
+    uint32_t *rule_order = sorted_rows(acc->rules);   /* equal counts: key order */
     for (size_t i = 0; i < n; i++) {
         put(&b, i ? ",{\"agent\":" : "{\"agent\":");
         rs_outbuf_json_string(&b, rows[i].bot.ptr, rows[i].bot.len);
@@ -958,7 +1112,8 @@ static int write_stats(const char *path, const bot_row *rows, size_t n, const lo
         /* Top 10 violated rules of this bot: key "bot\torigin\tline\trule". */
         uint32_t top[10];
         size_t ntop = 0;
-        for (uint32_t r = 0; r < rs_tally_size(acc->rules); r++) {
+        for (uint32_t ro = 0; rule_order != NULL && ro < rs_tally_size(acc->rules); ro++) {
+            const uint32_t r = rule_order[ro];
             if (!key_has_bot(rs_tally_key(acc->rules, r), rows[i].bot)) continue;
             const uint64_t cnt = rs_tally_counters_const(acc->rules, r)[0];
             size_t at = ntop < 10 ? ntop++ : 10;
@@ -986,6 +1141,7 @@ static int write_stats(const char *path, const bot_row *rows, size_t n, const lo
         }
         put(&b, "]}");
     }
+    free(rule_order);
     stats_periods(&b, acc->hours, "hours", "hour");
     stats_periods(&b, acc->days, "days", "day");
     snprintf(tmp, sizeof tmp, "],\"seconds\":%.6f}\n", seconds);
@@ -1023,40 +1179,68 @@ static rs_status merge_accs(void **users, int n)
     return RS_OK;
 }
 
-/* Writes every record in input order with its delay_violation (and verified) column. */
-static int write_records(const logs_job *job, const uint8_t *violation)
+/* One record with its delay_violation (and verified) column. */
+static int write_one(const logs_job *job, const char *rec, size_t len, int dv, int disallowed, int verified)
 {
+    if (job->only_violations && !dv && !disallowed) return 0;
     rs_outbuf *out = cli_out();
-    uint32_t start = 0;
+    if (rs_outbuf_append(out, rec, len) != RS_OK) return -1;
+    char tail[96];
+    const char *vs = VERIFIED_STR[verified % 3];
     const int verify = job->ranges != NULL;
-    for (size_t i = 0; i < job->n_records; i++) {
-        const uint32_t end = job->rec_end[i];
-        const int dv = violation[i];
-        if (!job->only_violations || dv || job->rec_disallowed[i]) {
-            if (rs_outbuf_append(out, job->records.ptr + start, end - start) != RS_OK) return -1;
-            char tail[96];
-            const char *vs = VERIFIED_STR[job->rec_verified[i] % 3];
-            switch (job->opts->format) {
-            case RS_FORMAT_TSV:
-                if (verify) snprintf(tail, sizeof tail, "\t%d\t%s\n", dv, vs);
-                else snprintf(tail, sizeof tail, "\t%d\n", dv);
-                break;
-            case RS_FORMAT_CSV:
-                if (verify) snprintf(tail, sizeof tail, ",%d,%s\n", dv, vs);
-                else snprintf(tail, sizeof tail, ",%d\n", dv);
-                break;
-            case RS_FORMAT_JSONL:
-                if (verify) snprintf(tail, sizeof tail, ",\"delay_violation\":%d,\"verified\":\"%s\"}\n", dv, vs);
-                else snprintf(tail, sizeof tail, ",\"delay_violation\":%d}\n", dv);
-                break;
-            default:
-                snprintf(tail, sizeof tail, "%s%s\n", dv ? "  [crawl-delay violation]" : "",
-                         job->rec_verified[i] == V_NO ? "  [spoofed: not from its published IP ranges]" : "");
-                break;
+    switch (job->opts->format) {
+    case RS_FORMAT_TSV:
+        if (verify) snprintf(tail, sizeof tail, "\t%d\t%s\n", dv, vs);
+        else snprintf(tail, sizeof tail, "\t%d\n", dv);
+        break;
+    case RS_FORMAT_CSV:
+        if (verify) snprintf(tail, sizeof tail, ",%d,%s\n", dv, vs);
+        else snprintf(tail, sizeof tail, ",%d\n", dv);
+        break;
+    case RS_FORMAT_JSONL:
+        if (verify) snprintf(tail, sizeof tail, ",\"delay_violation\":%d,\"verified\":\"%s\"}\n", dv, vs);
+        else snprintf(tail, sizeof tail, ",\"delay_violation\":%d}\n", dv);
+        break;
+    default:
+        snprintf(tail, sizeof tail, "%s%s\n", dv ? "  [crawl-delay violation]" : "",
+                 verified == V_NO ? "  [spoofed: not from its published IP ranges]" : "");
+        break;
+    }
+    if (rs_outbuf_append(out, tail, strlen(tail)) != RS_OK) return -1;
+    return cli_out_flush(1 << 18);
+}
+
+/* Writes every record in input order: the spilled ones, then those in memory. */
+static int write_records(logs_job *job, const uint8_t *violation)
+{
+    size_t i = 0;
+    if (job->rec_spilled) {
+        if (spill_finish(&job->rec_spill) != 0) return -1;
+        char *buf = NULL;
+        size_t cap = 0;
+        for (; i < job->rec_base; i++) {
+            unsigned char hdr[8];
+            uint32_t len;
+            if (spill_read(&job->rec_spill, hdr, sizeof hdr) != 1) { free(buf); return -1; }
+            memcpy(&len, hdr, 4);
+            if (len > cap) {
+                char *nb = realloc(buf, len);
+                if (nb == NULL) { free(buf); return -1; }
+                buf = nb;
+                cap = len;
             }
-            if (rs_outbuf_append(out, tail, strlen(tail)) != RS_OK) return -1;
-            if (cli_out_flush(1 << 18) != 0) return -1;
+            if (len && spill_read(&job->rec_spill, buf, len) != 1) { free(buf); return -1; }
+            if (write_one(job, buf, len, violation[i], hdr[4], hdr[5]) != 0) { free(buf); return -1; }
         }
+        free(buf);
+    }
+    uint32_t start = 0;
+    for (; i < job->n_records; i++) {
+        const size_t mi = i - job->rec_base;
+        const uint32_t end = job->rec_end[mi];
+        if (write_one(job, job->records.ptr + start, end - start, violation[i], job->rec_disallowed[mi],
+                      job->rec_verified[mi]) != 0)
+            return -1;
         start = end;
     }
     return 0;
@@ -1197,6 +1381,10 @@ int cmd_logs(int argc, char **argv)
         if (hs) job.scheme = hs;
         job.host = host_buf;
     }
+    job.memory_limit = (uint64_t)1 << 30;
+    if (o.memory_limit && spill_parse_size(o.memory_limit, &job.memory_limit) != 0)
+        return cli_usage_error("logs", "--memory-limit takes a size of at least 1M (64M, 1G, ...), not '%s'",
+                               o.memory_limit);
     if (o.only) {
         if (strcmp(o.only, "violations")) return cli_usage_error("logs", "--only takes violations, not '%s'", o.only);
         job.only_violations = 1;
@@ -1268,7 +1456,14 @@ int cmd_logs(int argc, char **argv)
     const pipeline_totals *tot = pipeline_totals_get(&p);
     int n_users = 0;
     void **users = pipeline_users(&p, &n_users);
-    if (rc == 0 && (violation = delay_violations(&job)) == NULL) rc = 2;
+    uint64_t *key_viol = NULL;
+    if (rc == 0) {
+        key_viol = calloc(rs_tally_size(job.delay_keys) + 1, sizeof *key_viol);
+        if (key_viol == NULL || (violation = delay_violations(&job, key_viol)) == NULL) {
+            cli_error("crawl-delay pass failed (out of memory or a temporary file could not be read)");
+            rc = 2;
+        }
+    }
     if (rc == 0 && merge_accs(users, n_users) != RS_OK) rc = 2;
     /* SPEC 7: a log in another format is flagged, not read as "nothing parsed". */
     if (rc == 0) {
@@ -1300,15 +1495,15 @@ int cmd_logs(int argc, char **argv)
                 rows[i].paths += key_has_bot(rs_tally_key(acc->paths, k), rows[i].bot);
         }
         /* Delay violations per bot: the delay keys are "bot\torigin". */
-        for (size_t r = 0; rc == 0 && r < job.n_delays; r++) {
-            const struct delay_entry *d = &job.delays[r];
-            if (!violation[d->rec]) continue;
-            const rs_str k = rs_tally_key(job.delay_keys, d->key);
+        for (uint32_t key = 0; rc == 0 && key < rs_tally_size(job.delay_keys); key++) {
+            if (key_viol[key] == 0) continue;
+            const rs_str k = rs_tally_key(job.delay_keys, key);
             for (size_t i = 0; i < n_rows; i++)
-                if (key_has_bot(k, rows[i].bot)) { rows[i].delay_violations++; break; }
+                if (key_has_bot(k, rows[i].bot)) { rows[i].delay_violations += key_viol[key]; break; }
         }
         if (rows) qsort(rows, n_rows, sizeof *rows, bot_row_cmp);
-        for (size_t i = 0; i < job.n_records; i++) any_violation |= violation[i] | job.rec_disallowed[i];
+        any_violation = (uint64_t)job.any_disallowed;
+        for (size_t i = 0; i < job.n_records; i++) any_violation |= violation[i];
         if (!o.quiet && write_records(&job, violation) != 0) rc = 2;
         /* --quiet: the summary alone, in the --format asked for (text when none was). */
         const rs_format sf = o.quiet && o.format_given ? o.format : RS_FORMAT_TEXT;
@@ -1334,6 +1529,10 @@ int cmd_logs(int argc, char **argv)
     }
     free(rows);
     free(violation);
+    free(key_viol);
+    if (job.rec_spilled) spill_close(&job.rec_spill);
+    for (size_t r = 0; r < job.n_runs; r++) spill_close(&job.runs[r]);
+    free(job.runs);
     pipeline_free(&p);
     rs_sites_free(sites);
     rs_ipranges_free(ranges);
