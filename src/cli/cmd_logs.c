@@ -762,7 +762,8 @@ static int spill_over_budget(logs_job *job)
 {
     const uint64_t quarter = job->memory_limit / 4;
     const uint64_t recs = job->records.len + (uint64_t)(job->n_records - job->rec_base) * 6;
-    if (recs > quarter && spill_records(job) != 0) return -1;
+    /* Records in memory also stay under 2 GiB: their offsets are 32-bit. */
+    if ((recs > quarter || job->records.len > ((uint64_t)1 << 31)) && spill_records(job) != 0) return -1;
     if ((uint64_t)job->n_delays * sizeof *job->delays > quarter && spill_run(job) != 0) return -1;
     return 0;
 }
