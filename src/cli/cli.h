@@ -36,6 +36,11 @@ struct cli_opts {
     const char *host;                   /* --host */
     const char *scheme;                 /* --scheme */
     const char *log_format;             /* --log-format */
+    const char *fields[CLI_MAX_LIST];   /* --field NAME=KEY (logs, json formats) */
+    int         n_fields;
+    const char *verify[CLI_MAX_LIST];   /* --verify [TOKEN=]FILE (logs) */
+    int         n_verify;
+    const char *memory_limit;           /* --memory-limit SIZE (logs) */
     int         help;                   /* --help */
     const char *agents_file;            /* --agents FILE (survey) */
     int         keep_going;             /* --keep-going: skip corrupt WARC records */
