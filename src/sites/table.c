@@ -131,7 +131,7 @@ rs_reason rs_site_reason(const rs_site_result *r, const rs_verdict *v)
 }
 
 /* A handle without path sources; *out is set whenever it exists (see rs_sites_create). */
-static rs_status sites_new(rs_sites **out)
+static rs_status sites_new(const rs_sites_options *opts, rs_sites **out)
 {
     RS_RETURN_IF(out == NULL, RS_ERR_USAGE);
     *out = NULL;
@@ -142,6 +142,7 @@ static rs_status sites_new(rs_sites **out)
         return RS_ERR_NOMEM;
     }
     *out = s;
+    if (opts != NULL) s->opts = *opts;
     s->semantics = RS_SEMANTICS_GOOGLE;
     RS_FORWARD(rs_map_init(&s->origins, 1024));
     RS_FORWARD(rs_memory_source_init(&s->memory));
@@ -150,11 +151,17 @@ static rs_status sites_new(rs_sites **out)
     return RS_OK;
 }
 
-rs_status rs_sites_create_empty(rs_sites **out) { return sites_new(out); }
+rs_status rs_sites_create_empty(rs_sites **out) { return sites_new(NULL, out); }
 
 rs_status rs_sites_create(const char *const *paths, size_t n, rs_sites **out)
 {
-    RS_FORWARD(sites_new(out));
+    return rs_sites_create_opts(paths, n, NULL, out);
+}
+
+rs_status rs_sites_create_opts(const char *const *paths, size_t n, const rs_sites_options *opts,
+                               rs_sites **out)
+{
+    RS_FORWARD(sites_new(opts, out));
     rs_sites *s = *out;
     if (n == 0 || paths == NULL) {
         rs_sites_seterr(s, "no robots source given");
@@ -182,6 +189,8 @@ void rs_sites_free(rs_sites *s)
     pthread_mutex_destroy(&s->lock);
     rs_free(s);
 }
+
+void rs_sites_get_warc_stats(const rs_sites *s, rs_sites_warc_stats *out) { *out = s->wstats; }
 
 const char *rs_sites_errmsg(const rs_sites *s) { return s ? s->errmsg : "out of memory"; }
 
@@ -250,7 +259,7 @@ static rs_status lookup_locked(rs_sites *s, const rs_origin *o, uint64_t h, cons
         if (!d->loaded) {
             char *body = NULL;
             size_t size = 0;
-            RS_FORWARD(rs_read_body(s, d->path, &body, &size));
+            RS_FORWARD(rs_doc_body(s, d, &body, &size));
             const rs_status st = rs_ruleset_parse(body, size, &d->ruleset);
             rs_free(body);
             if (st != RS_OK) {
