@@ -3,9 +3,10 @@
  * against many sites' robots.txt -> a verdict stream and statistics.
  *
  * Pipeline: the main thread reads blocks of whole lines (src/input) into a
- * ring of slots; workers turn each block into formatted records, counters
- * and diagnostics of its own; the main thread writes finished slots strictly
- * in input order. With -j 1 the main thread does all of it in turn.
+ * ring of slots; workers decide each block with a scanner of their own
+ * (src/scan: the decision lives in the library) and turn its records into
+ * output, counters and diagnostics; the main thread writes finished slots
+ * strictly in input order. With -j 1 the main thread does all of it in turn.
  */
 #include "cli/cli.h"
 #include "cli/pipeline.h"
@@ -72,58 +73,22 @@ typedef struct {
     rs_str reasons[RS_REASON_COUNT]; /* rs_reason_str() of each reason, with its length */
 } urls_job;
 
-/*
- * Origins by raw key ("scheme://authority/" as written), direct-mapped: URL
- * lists interleave sites, and a key seen before skips origin parsing and the
- * site lookup. Keys or origins longer than the slots are not cached.
- */
-#define OCACHE_SIZE 1024           /* entries, a power of two */
-#define OCACHE_KEY  64             /* longest raw key cached */
-#define OCACHE_ORIGIN 80           /* longest canonical origin cached */
-
+/* What a worker keeps between blocks: its scanner and scratch, never shared. */
 typedef struct {
-    uint32_t key_len;              /* 0 = empty slot */
-    uint32_t origin_len;
-    uint32_t origin_tally;
-    rs_site_result site;
-    char key[OCACHE_KEY];
-    char origin[OCACHE_ORIGIN];
-} origin_entry;
-
-/* What a worker keeps between blocks: caches and scratch, never shared. */
-typedef struct {
-    origin_entry cache[OCACHE_SIZE];
-    char origin_buf[RS_ORIGIN_MAX];
-    char last_key[RS_ORIGIN_MAX];  /* raw "scheme://authority/" bytes of the last URL */
-    size_t last_key_len;           /* 0 = none */
-    char last_origin[RS_ORIGIN_MAX];
-    size_t last_origin_len;   /* 0 = no cached origin */
-    rs_site_result last_site;
-    uint32_t last_origin_tally;
-    char *scratch;            /* path copies */
-    size_t scratch_cap;
+    rs_scanner *sc;           /* created on the worker's first block */
+    uint32_t *tally_ix;       /* per scanner site: origin tally index + 1 (0 = not yet) */
+    size_t tally_cap;
     rs_outbuf rule_text;
     const rs_matcher *rule_matcher; /* rule_text holds rule rule_index of this matcher */
     int32_t rule_index;
 } worker_state;
 
-static int scratch_grow(worker_state *w, size_t need)
-{
-    if (w->scratch_cap >= need) return 0;
-    size_t cap = w->scratch_cap ? w->scratch_cap : 4096;
-    while (cap < need) cap *= 2;
-    char *p = realloc(w->scratch, cap);
-    if (p == NULL) return -1;
-    w->scratch = p;
-    w->scratch_cap = cap;
-    return 0;
-}
-
 static void worker_state_free(void *p)
 {
     worker_state *w = p;
     if (w == NULL) return;
-    free(w->scratch);
+    rs_scanner_free(w->sc);
+    free(w->tally_ix);
     rs_outbuf_free(&w->rule_text);
     free(w);
 }
@@ -132,17 +97,6 @@ static void *worker_state_new(void)
 {
     return calloc(1, sizeof(worker_state));
 }
-
-static inline int is_skippable(const char *p, size_t n)
-{
-    if (__builtin_expect(n > 0 && p[0] != ' ' && p[0] != '\t' && p[0] != '\r' && p[0] != '#', 1)) return 0;
-    size_t i = 0;
-    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) i++;
-    return i == n || p[i] == '#';
-}
-
-static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *res,
-                        const char *url, size_t len, const rs_url_parts *parts);
 
 /* Formats "allow: /x" / "disallow: /x" for rule @rule of @m into w->rule_text (kept for the next URL). */
 static rs_str rule_string(worker_state *w, const rs_matcher *m, int32_t rule)
@@ -169,148 +123,45 @@ static rs_str rule_string(worker_state *w, const rs_matcher *m, int32_t rule)
     return s;
 }
 
-/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the last one overlapping. */
-static inline int same_key(const char *a, const char *b, size_t n)
+/* The origin tally entry of record @r (cached per scanner site). */
+static rs_status origin_tally(worker_state *w, pipeline_result *res, const rs_scan_record *r, uint32_t *ix)
 {
-    if (n < 8) return memcmp(a, b, n) == 0;
-    uint64_t x, y, diff = 0;
-    for (size_t i = 0; i + 8 < n; i += 8) {
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        diff |= x ^ y;
-    }
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, b + n - 8, 8);
-    return (diff | (x ^ y)) == 0;
-}
-
-/* Slot of a raw key in the origin cache: a multiplicative hash of its 8-byte words. */
-static size_t key_slot(const char *k, size_t n)
-{
-    uint64_t h = n;
-    if (n >= 8) {
-        size_t i = 0;
-        for (; i + 8 < n; i += 8) {
-            uint64_t x;
-            memcpy(&x, k + i, 8);
-            h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-        }
-        uint64_t x;
-        memcpy(&x, k + n - 8, 8);                  /* the last 8 bytes (may overlap) */
-        h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-    } else {
-        for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)k[i]) * 0x9E3779B97F4A7C15ull;
-    }
-    return (size_t)(h >> 40) & (OCACHE_SIZE - 1);
-}
-
-/* Makes @e's origin the current one (w->last_*), for the URL whose raw key is url[0, key). */
-static void use_cached(worker_state *w, const origin_entry *e, const char *url, size_t key)
-{
-    memcpy(w->last_origin, e->origin, e->origin_len);
-    w->last_origin_len = e->origin_len;
-    w->last_site = e->site;
-    w->last_origin_tally = e->origin_tally;
-    memcpy(w->last_key, url, key);
-    w->last_key_len = key;
-}
-
-static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *res,
-                         const char *url, size_t len, uint64_t line_no)
-{
-    /* URLs agreeing up to the end of the authority have one origin: a run of
-     * URLs of one site is parsed and looked up once. */
-    const rs_url_parts parts = rs_url_split(url, len);
-    const size_t key = parts.authority_end < len ? parts.authority_end + 1 : len;
-    if (key == w->last_key_len && same_key(url, w->last_key, key))
-        return decide(job, w, res, url, len, &parts);
-    /* rs_origin_parse skips leading whitespace and a BOM, so for such a line the
-     * origin may depend on bytes past the key ("  //a.com/" vs "  //b.com/"):
-     * those lines are neither cached nor looked up. */
-    const unsigned char c0 = len ? (unsigned char)url[0] : 0;
-    const int keyed = c0 > 0x20 && c0 != 0xEF;
-    origin_entry *e = NULL;
-    if (keyed && key <= OCACHE_KEY) {
-        e = &w->cache[key_slot(url, key)];
-        if (e->key_len == key && same_key(e->key, url, key)) {
-            use_cached(w, e, url, key);
-            return decide(job, w, res, url, len, &parts);
-        }
-    }
-    rs_origin origin;
-    CLI_TRY(rs_origin_parse(url, len, w->origin_buf, sizeof w->origin_buf, &origin));
-    if (origin.error != RS_ORIGIN_OK) {
-        res->counts.malformed++;
-        if (job->opts->verbose)
-            pipeline_diag(res, "%s:%llu: malformed URL (%s), skipped", job->input_name,
-                          (unsigned long long)line_no, rs_origin_error_str(origin.error));
+    if (r->site != UINT32_MAX && r->site < w->tally_cap && w->tally_ix[r->site]) {
+        *ix = w->tally_ix[r->site] - 1;
         return RS_OK;
     }
-    /* URL lists are usually grouped by host: reuse the last lookup. */
-    if (origin.origin.len != w->last_origin_len
-        || memcmp(origin.origin.ptr, w->last_origin, origin.origin.len) != 0) {
-        rs_site_result site;
-        const rs_status st = rs_site_lookup(job->sites, &origin, job->agent, job->agent_len, &site);
-        if (st != RS_OK) {
-            pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites));
-            return st;
-        }
-        memcpy(w->last_origin, origin.origin.ptr, origin.origin.len);
-        w->last_origin_len = origin.origin.len;
-        w->last_site = site;
-        if (job->want_tallies)
-            CLI_TRY(rs_tally_find(res->origins, origin.origin.ptr, origin.origin.len,
-                                     &w->last_origin_tally));
+    CLI_TRY(rs_tally_find(res->origins, r->origin.ptr, r->origin.len, ix));
+    if (r->site == UINT32_MAX) return RS_OK;
+    if (r->site >= w->tally_cap) {
+        size_t cap = w->tally_cap ? w->tally_cap : 1024;
+        while (cap <= r->site) cap *= 2;
+        uint32_t *t = realloc(w->tally_ix, cap * sizeof *t);
+        if (t == NULL) return RS_ERR_NOMEM;
+        memset(t + w->tally_cap, 0, (cap - w->tally_cap) * sizeof *t);
+        w->tally_ix = t;
+        w->tally_cap = cap;
     }
-    w->last_key_len = key <= sizeof w->last_key && keyed ? key : 0;
-    memcpy(w->last_key, url, w->last_key_len);
-    if (e && w->last_origin_len <= OCACHE_ORIGIN) {
-        e->key_len = (uint32_t)key;
-        memcpy(e->key, url, key);
-        e->origin_len = (uint32_t)w->last_origin_len;
-        memcpy(e->origin, w->last_origin, w->last_origin_len);
-        e->site = w->last_site;
-        e->origin_tally = w->last_origin_tally;
-    }
-    return decide(job, w, res, url, len, &parts);
+    w->tally_ix[r->site] = *ix + 1;
+    return RS_OK;
 }
 
-/* The verdict for a URL whose site is w->last_site, counted and formatted. */
-static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *res,
-                        const char *url, size_t len, const rs_url_parts *parts)
+/* Counts, tallies and formats one decided URL. */
+static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r)
 {
-    const rs_site_result *site = &w->last_site;
-
-    rs_verdict v = { 0, 0, -1 };
-    if (site->matcher == NULL) { /* no-robots */
-        if (job->missing == 2) {
-            res->counts.skipped++;
-            return RS_OK;
-        }
-        v.disallowed = job->missing == 1;
-    } else {
-        if (scratch_grow(w, 4 * len + 8) != 0) return RS_ERR_NOMEM;
-        rs_str path = rs_url_path_of(url, len, parts, w->scratch, w->scratch_cap);
-        if (job->opts->encode_urls) {
-            char *enc = w->scratch + len + 2;
-            path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
-            path.ptr = enc;
-        }
-        rs_matcher_match(site->matcher, path.ptr, path.len, &v);
-    }
-    const rs_reason reason = rs_site_reason(site, site->matcher ? &v : NULL);
     res->counts.urls++;
-    res->counts.verdict[v.disallowed]++;
-    res->counts.reason[reason]++;
+    res->counts.verdict[r->disallowed]++;
+    res->counts.reason[r->reason]++;
 
     if (job->want_tallies) {
-        rs_tally_counters(res->origins, w->last_origin_tally)[v.disallowed ? OC_DISALLOW : OC_ALLOW]++;
-        if (v.rule >= 0) {
+        uint32_t oix;
+        CLI_TRY(origin_tally(w, res, r, &oix));
+        rs_tally_counters(res->origins, oix)[r->disallowed ? OC_DISALLOW : OC_ALLOW]++;
+        if (r->rule >= 0) {
             /* key: origin, TAB, rule text */
-            const rs_str rule = rule_string(w, site->matcher, v.rule);
+            const rs_str rule = rule_string(w, r->matcher, r->rule);
             char key[RS_ORIGIN_MAX + 64];
-            const int n = snprintf(key, sizeof key, "%.*s\t%u\t", (int)w->last_origin_len,
-                                   w->last_origin, v.line);
+            const int n = snprintf(key, sizeof key, "%.*s\t%u\t", (int)r->origin.len,
+                                   r->origin.ptr, r->line);
             uint32_t ix;
             rs_outbuf *k = &res->scratch_key;
             k->len = 0;
@@ -321,15 +172,15 @@ static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *r
         }
     }
 
-    if (job->opts->quiet || (job->only >= 0 && job->only != v.disallowed)) return RS_OK;
-    const rs_str rule = rule_string(w, site->matcher, v.rule);
-    const rs_str reason_s = job->reasons[reason];
+    if (job->opts->quiet || (job->only >= 0 && job->only != r->disallowed)) return RS_OK;
+    const rs_str rule = rule_string(w, r->matcher, r->rule);
+    const rs_str reason_s = job->reasons[r->reason];
     if (job->opts->format == RS_FORMAT_TEXT) {
         char tail[64];
-        CLI_TRY(rs_outbuf_append(&res->out, v.disallowed ? "DISALLOWED  " : "allowed     ", 12));
-        CLI_TRY(rs_outbuf_append(&res->out, url, len));
-        if (v.line) {
-            snprintf(tail, sizeof tail, "  (line %u: ", v.line);
+        CLI_TRY(rs_outbuf_append(&res->out, r->disallowed ? "DISALLOWED  " : "allowed     ", 12));
+        CLI_TRY(rs_outbuf_append(&res->out, r->url.ptr, r->url.len));
+        if (r->line) {
+            snprintf(tail, sizeof tail, "  (line %u: ", r->line);
             CLI_TRY(rs_outbuf_append(&res->out, tail, strlen(tail)));
             CLI_TRY(rs_outbuf_append(&res->out, rule.ptr, rule.len));
             CLI_TRY(rs_outbuf_append(&res->out, ")", 1));
@@ -338,11 +189,11 @@ static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *r
         return rs_outbuf_append(&res->out, tail, strlen(tail));
     }
     const rs_field fields[N_COLUMNS] = {
-        { { url, len }, 0, 0 },
-        { { w->last_origin, w->last_origin_len }, 0, 0 },
+        { r->url, 0, 0 },
+        { r->origin, 0, 0 },
         { { job->agent, job->agent_len }, 0, 0 },
-        { { v.disallowed ? "disallow" : "allow", v.disallowed ? 8u : 5u }, 0, 0 },
-        { { NULL, 0 }, v.line, 1 },
+        { { r->disallowed ? "disallow" : "allow", r->disallowed ? 8u : 5u }, 0, 0 },
+        { { NULL, 0 }, r->line, 1 },
         { rule, 0, 0 },
         { reason_s, 0, 0 },
     };
@@ -353,24 +204,55 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
 {
     const urls_job *job = ctx;
     worker_state *w = state;
-    rs_lines it;
-    rs_line ln;
-    rs_lines_init(&it, block);
-    while (rs_line_next(&it, &ln)) {
+    if (w->sc == NULL) {
+        const char *agents[1] = { job->agent };
+        const size_t lens[1] = { job->agent_len };
+        rs_scan_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.sites = job->sites;
+        cfg.agents = agents;
+        cfg.agent_lens = lens;
+        cfg.n_agents = 1;
+        cfg.semantics = job->opts->semantics;
+        cfg.missing = (rs_scan_missing)job->missing;
+        cfg.encode_urls = job->opts->encode_urls;
+        CLI_TRY(rs_scanner_create(&cfg, &w->sc));
+    }
+    const rs_scan_record *recs;
+    size_t n;
+    const rs_status st = rs_scan_block(w->sc, block, &recs, &n);
+    if (st != RS_OK) {
+        pipeline_fail(res, st, "%s", rs_scanner_errmsg(w->sc));
+        return st;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const rs_scan_record *r = &recs[i];
         res->counts.lines++;
-        if (ln.oversized) {
+        switch (r->kind) {
+        case RS_SCAN_URL:
+            CLI_TRY(emit(job, w, res, r));
+            break;
+        case RS_SCAN_BLANK:
+            res->counts.blank++;
+            break;
+        case RS_SCAN_SKIPPED:
+            res->counts.skipped++;
+            break;
+        case RS_SCAN_OVERSIZED:
             res->counts.malformed++;
             if (job->opts->verbose)
                 pipeline_diag(res, "%s:%llu: line of %llu bytes is too long for a URL, skipped",
-                              job->input_name, (unsigned long long)ln.number,
-                              (unsigned long long)ln.oversized);
-            continue;
+                              job->input_name, (unsigned long long)r->line_no,
+                              (unsigned long long)r->oversized);
+            break;
+        default: /* RS_SCAN_MALFORMED */
+            res->counts.malformed++;
+            if (job->opts->verbose)
+                pipeline_diag(res, "%s:%llu: malformed URL (%s), skipped", job->input_name,
+                              (unsigned long long)r->line_no,
+                              rs_origin_error_str((rs_origin_error)r->error));
+            break;
         }
-        if (is_skippable(ln.text.ptr, ln.text.len)) {
-            res->counts.blank++;
-            continue;
-        }
-        CLI_TRY(one_url(job, w, res, ln.text.ptr, ln.text.len, ln.number));
     }
     return RS_OK;
 }

@@ -63,4 +63,7 @@ static inline rs_str rs_ruleset_str(const rs_ruleset *rs, rs_span s)
 int rs_ruleset_select(const rs_ruleset *rs, const char *agent, size_t agent_len,
                       uint8_t *selected);
 
+/* Prefetches the first cache lines of a matcher (src/scan: the next site's matcher). */
+void rs_matcher_prefetch(const rs_matcher *m);
+
 #endif /* RS_RULES_RULESET_H */

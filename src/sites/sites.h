@@ -102,6 +102,10 @@ rs_doc   *rs_sources_resolve(rs_sites *s, const rs_origin *o);
 /* Reads at most RS_ROBOTS_MAX_BODY bytes of @path into a new buffer. Sets s->errmsg. */
 rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size);
 
+/* rs_site_lookup with the semantics given, not the handle's (src/scan). */
+rs_status rs_site_lookup_sem(rs_sites *s, const rs_origin *origin, const char *agent,
+                             size_t agent_len, rs_semantics sem, rs_site_result *out);
+
 /* Formats s->errmsg. */
 void rs_sites_seterr(rs_sites *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,0 +1,607 @@
+/*
+ * scan.c - the bulk path of the library: blocks of URL lines -> verdict
+ * records in input order, with a cost per URL that does not grow with the
+ * number of sites (robotscan.h, "Bulk scanning").
+ *
+ * Per block, in passes over arrays (no pointer chasing across the block):
+ *  1. lines: each line is classified (blank, oversized, URL) and every URL
+ *     split once (rs_url_split); its raw origin key is the bytes up to and
+ *     including the delimiter after the authority, hashed with XXH3;
+ *  2. resolve: raw key -> scanner-local site through an open-addressing
+ *     table private to the scanner, slots prefetched a few URLs ahead. A key
+ *     seen for the first time is parsed (rs_origin_parse) and looked up in
+ *     the shared rs_sites once; malformed origins are remembered too;
+ *  3. group: a counting sort of the URL positions by local site number;
+ *  4. match: each site's URLs back to back with its matcher hot, the next
+ *     sites' records and matchers prefetched; verdicts are written at their
+ *     input positions, so input order needs no second sort.
+ * Lines whose origin may depend on bytes past the raw key (leading
+ * whitespace or a BOM) and very long keys are decided on their own, in
+ * pass 2, without caching.
+ *
+ * Also here: rs_site_check, the one-URL form of the same decision.
+ */
+#include "sites/sites.h"
+#include "rules/ruleset.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#define KEY_MAX 256             /* longest raw key cached */
+#define PREFETCH_AHEAD 12       /* URLs ahead in the resolve pass */
+#define CHUNK (64u << 10)       /* arena chunk */
+
+/* ===== Arena: stable addresses, freed all at once ===== */
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    char data[];
+} chunk;
+
+typedef struct {
+    chunk *head;
+} arena;
+
+static void *arena_alloc(arena *a, size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    chunk *c = a->head;
+    if (c == NULL || c->cap - c->used < n) {
+        const size_t cap = n > CHUNK ? n : CHUNK;
+        c = rs_malloc(sizeof *c + cap);
+        if (c == NULL) return NULL;
+        c->next = a->head;
+        c->used = 0;
+        c->cap = cap;
+        a->head = c;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+/* Keeps the first chunk (emptied), frees the others. */
+static void arena_reset(arena *a)
+{
+    chunk *c = a->head;
+    if (c == NULL) return;
+    chunk *rest = c->next;
+    c->next = NULL;
+    c->used = 0;
+    while (rest) {
+        chunk *n = rest->next;
+        rs_free(rest);
+        rest = n;
+    }
+}
+
+static void arena_free(arena *a)
+{
+    while (a->head) {
+        chunk *n = a->head->next;
+        rs_free(a->head);
+        a->head = n;
+    }
+}
+
+/* ===== Scanner ===== */
+
+/* What a site gives one agent. */
+typedef struct {
+    const rs_matcher *matcher;  /* NULL: no-robots */
+    uint32_t reason;            /* rs_site_result.reason */
+} agent_site;
+
+/* A raw origin key known to the scanner; key and origin bytes follow ag[]. */
+typedef struct {
+    uint64_t hash;
+    uint32_t id;                /* local site number */
+    uint32_t key_len;
+    uint32_t origin_len;
+    uint8_t  error;             /* rs_origin_error: != OK for a malformed origin */
+    const char *key;
+    const char *origin;
+    agent_site ag[];
+} lsite;
+
+typedef struct {
+    uint64_t hash;
+    lsite   *site;              /* NULL: empty */
+} slot;
+
+/* One URL line of the block being scanned. */
+typedef struct {
+    rs_url_parts parts;
+    uint64_t hash;
+    uint32_t rec;               /* its first record */
+    uint32_t key;               /* raw key length; 0 = not cacheable (decided alone) */
+    uint32_t site;              /* local site number after pass 2 (UINT32_MAX: done) */
+} item;
+
+struct rs_scanner {
+    rs_sites *sites;
+    char **agents;
+    size_t *agent_lens;
+    size_t n_agents;
+    rs_semantics semantics;
+    rs_scan_missing missing;
+    int encode_urls;
+
+    slot *slots;
+    size_t mask;
+    lsite **site;               /* by local number */
+    size_t n_sites, cap_sites;
+    uint32_t *cnt;              /* per local site: counts, then group cursors (0 between blocks) */
+    size_t cap_cnt;
+    arena perm;                 /* lsites */
+    arena block;                /* origins of lines decided alone (this block only) */
+
+    rs_scan_record *rec;
+    size_t cap_rec;
+    item *items;
+    size_t cap_items;
+    uint32_t *order, *touched, *gstart;
+    size_t cap_order;
+    char *scratch;
+    size_t scratch_cap;
+    char origin_buf[RS_ORIGIN_MAX];
+
+    rs_scan_stats stats;
+    char errmsg[1024];
+};
+
+const char *rs_scanner_errmsg(const rs_scanner *sc) { return sc ? sc->errmsg : "out of memory"; }
+
+void rs_scanner_stats(const rs_scanner *sc, rs_scan_stats *out)
+{
+    *out = sc->stats;
+    out->sites = sc->n_sites;
+}
+
+void rs_scanner_free(rs_scanner *sc)
+{
+    if (sc == NULL) return;
+    for (size_t i = 0; i < sc->n_agents; i++) rs_free(sc->agents[i]);
+    rs_free(sc->agents);
+    rs_free(sc->agent_lens);
+    rs_free(sc->slots);
+    rs_free(sc->site);
+    rs_free(sc->cnt);
+    arena_free(&sc->perm);
+    arena_free(&sc->block);
+    rs_free(sc->rec);
+    rs_free(sc->items);
+    rs_free(sc->order);
+    rs_free(sc->touched);
+    rs_free(sc->gstart);
+    rs_free(sc->scratch);
+    rs_free(sc);
+}
+
+rs_status rs_scanner_create(const rs_scan_config *cfg, rs_scanner **out)
+{
+    RS_RETURN_IF(out == NULL, RS_ERR_USAGE);
+    *out = NULL;
+    RS_RETURN_IF(cfg == NULL || cfg->sites == NULL || cfg->n_agents == 0 || cfg->agents == NULL,
+                 RS_ERR_USAGE);
+    RS_RETURN_IF(cfg->semantics != RS_SEMANTICS_GOOGLE && cfg->semantics != RS_SEMANTICS_FIRST_MATCH,
+                 RS_ERR_USAGE);
+    RS_RETURN_IF(cfg->missing > RS_SCAN_MISSING_SKIP, RS_ERR_USAGE);
+    rs_scanner *sc = rs_calloc(1, sizeof *sc);
+    RS_RETURN_IF(sc == NULL, RS_ERR_NOMEM);
+    sc->sites = cfg->sites;
+    sc->semantics = cfg->semantics;
+    sc->missing = cfg->missing;
+    sc->encode_urls = cfg->encode_urls != 0;
+    sc->agents = rs_calloc(cfg->n_agents, sizeof *sc->agents);
+    sc->agent_lens = rs_calloc(cfg->n_agents, sizeof *sc->agent_lens);
+    sc->mask = 1023;
+    sc->slots = rs_calloc(sc->mask + 1, sizeof *sc->slots);
+    if (sc->agents == NULL || sc->agent_lens == NULL || sc->slots == NULL) goto nomem;
+    sc->n_agents = cfg->n_agents;
+    for (size_t i = 0; i < cfg->n_agents; i++) {
+        if (cfg->agents[i] == NULL) {
+            rs_scanner_free(sc);
+            return RS_ERR_USAGE;
+        }
+        const size_t n = cfg->agent_lens ? cfg->agent_lens[i] : strlen(cfg->agents[i]);
+        sc->agents[i] = rs_malloc(n + 1);
+        if (sc->agents[i] == NULL) goto nomem;
+        memcpy(sc->agents[i], cfg->agents[i], n);
+        sc->agents[i][n] = '\0';
+        sc->agent_lens[i] = n;
+    }
+    *out = sc;
+    return RS_OK;
+nomem:
+    rs_scanner_free(sc);
+    return RS_ERR_NOMEM;
+}
+
+/* ===== Helpers ===== */
+
+static rs_status grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (*cap >= need) return RS_OK;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need) c *= 2;
+    void *n = rs_realloc(*p, c * elem);
+    RS_RETURN_IF(n == NULL, RS_ERR_NOMEM);
+    *p = n;
+    *cap = c;
+    return RS_OK;
+}
+
+static inline int is_skippable(const char *p, size_t n)
+{
+    if (RS_LIKELY(n > 0 && p[0] != ' ' && p[0] != '\t' && p[0] != '\r' && p[0] != '#')) return 0;
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) i++;
+    return i == n || p[i] == '#';
+}
+
+static inline void fill_rec(const rs_scanner *sc, rs_scan_record *r, const char *url, size_t len,
+                            const rs_url_parts *parts, const rs_matcher *m, uint32_t site_reason)
+{
+    if (m == NULL) { /* no-robots */
+        r->kind = sc->missing == RS_SCAN_MISSING_SKIP ? RS_SCAN_SKIPPED : RS_SCAN_URL;
+        r->disallowed = sc->missing == RS_SCAN_MISSING_DISALLOW;
+        r->reason = RS_REASON_NO_ROBOTS;
+        r->line = 0;
+        r->rule = -1;
+        r->matcher = NULL;
+        return;
+    }
+    rs_str path = rs_url_path_of(url, len, parts, sc->scratch, sc->scratch_cap);
+    if (sc->encode_urls) {
+        char *enc = sc->scratch + len + 2;
+        path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
+        path.ptr = enc;
+    }
+    rs_verdict v;
+    rs_matcher_match(m, path.ptr, path.len, &v);
+    r->kind = RS_SCAN_URL;
+    r->disallowed = (uint8_t)v.disallowed;
+    r->line = v.line;
+    r->rule = v.rule;
+    r->matcher = m;
+    if (site_reason == RS_REASON_NO_MATCH || site_reason == RS_REASON_MATCHED)
+        r->reason = v.line > 0 ? RS_REASON_MATCHED : RS_REASON_NO_MATCH;
+    else
+        r->reason = (uint8_t)site_reason;
+}
+
+/* Parses @url's origin and looks it up for every agent into @ag. *err: the origin error. */
+static rs_status resolve_slow(rs_scanner *sc, const char *url, size_t len, rs_origin *o,
+                              agent_site *ag)
+{
+    const rs_status st = rs_origin_parse(url, len, sc->origin_buf, sizeof sc->origin_buf, o);
+    if (st != RS_OK) {
+        snprintf(sc->errmsg, sizeof sc->errmsg, "origin parsing: %s", rs_status_str(st));
+        return st;
+    }
+    sc->stats.site_misses++;
+    if (o->error != RS_ORIGIN_OK) return RS_OK;
+    for (size_t a = 0; a < sc->n_agents; a++) {
+        rs_site_result r;
+        const rs_status s2 = rs_site_lookup_sem(sc->sites, o, sc->agents[a], sc->agent_lens[a],
+                                                sc->semantics, &r);
+        if (s2 != RS_OK) {
+            snprintf(sc->errmsg, sizeof sc->errmsg, "%s", rs_sites_errmsg(sc->sites));
+            return s2;
+        }
+        ag[a].matcher = r.matcher;
+        ag[a].reason = r.reason;
+    }
+    return RS_OK;
+}
+
+static rs_status table_grow(rs_scanner *sc)
+{
+    const size_t cap = (sc->mask + 1) * 2;
+    slot *n = rs_calloc(cap, sizeof *n);
+    RS_RETURN_IF(n == NULL, RS_ERR_NOMEM);
+    for (size_t i = 0; i <= sc->mask; i++) {
+        if (sc->slots[i].site == NULL) continue;
+        size_t j = (size_t)sc->slots[i].hash & (cap - 1);
+        while (n[j].site) j = (j + 1) & (cap - 1);
+        n[j] = sc->slots[i];
+    }
+    rs_free(sc->slots);
+    sc->slots = n;
+    sc->mask = cap - 1;
+    return RS_OK;
+}
+
+/* A new local site for raw key url[0, key) (hash @h) into slot @j. */
+static rs_status insert_site(rs_scanner *sc, const char *url, size_t len, size_t key, uint64_t h,
+                             lsite **out)
+{
+    rs_origin o;
+    agent_site ag[64];
+    agent_site *agp = sc->n_agents <= 64 ? ag : rs_malloc(sc->n_agents * sizeof *agp);
+    RS_RETURN_IF(agp == NULL, RS_ERR_NOMEM);
+    rs_status st = resolve_slow(sc, url, len, &o, agp);
+    if (st != RS_OK) goto out;
+    const size_t olen = o.error == RS_ORIGIN_OK ? o.origin.len : 0;
+    lsite *s = arena_alloc(&sc->perm, sizeof *s + sc->n_agents * sizeof(agent_site) + key + olen);
+    if (s == NULL) { st = RS_ERR_NOMEM; goto out; }
+    if ((st = grow((void **)&sc->site, &sc->cap_sites, sc->n_sites + 1, sizeof *sc->site)) != RS_OK)
+        goto out;
+    if (sc->cap_cnt < sc->cap_sites) {   /* one zeroed counter per local site */
+        uint32_t *c = rs_realloc(sc->cnt, sc->cap_sites * sizeof *c);
+        if (c == NULL) { st = RS_ERR_NOMEM; goto out; }
+        memset(c + sc->cap_cnt, 0, (sc->cap_sites - sc->cap_cnt) * sizeof *c);
+        sc->cnt = c;
+        sc->cap_cnt = sc->cap_sites;
+    }
+    char *p = (char *)(s->ag + sc->n_agents);
+    memcpy(p, url, key);
+    if (olen) memcpy(p + key, o.origin.ptr, olen);
+    s->hash = h;
+    s->id = (uint32_t)sc->n_sites;
+    s->key_len = (uint32_t)key;
+    s->origin_len = (uint32_t)olen;
+    s->error = (uint8_t)o.error;
+    s->key = p;
+    s->origin = p + key;
+    for (size_t a = 0; a < sc->n_agents; a++) s->ag[a] = o.error == RS_ORIGIN_OK ? agp[a] : (agent_site){ 0, 0 };
+    sc->site[sc->n_sites++] = s;
+    if ((sc->n_sites + 1) * 2 > sc->mask + 1 && (st = table_grow(sc)) != RS_OK) goto out;
+    size_t j = (size_t)h & sc->mask;
+    while (sc->slots[j].site) j = (j + 1) & sc->mask;
+    sc->slots[j].hash = h;
+    sc->slots[j].site = s;
+    *out = s;
+out:
+    if (agp != ag) rs_free(agp);
+    return st;
+}
+
+/* ===== Blocks ===== */
+
+rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, const rs_scan_record **records,
+                        size_t *n_out)
+{
+    RS_RETURN_IF(sc == NULL || block == NULL || records == NULL || n_out == NULL, RS_ERR_USAGE);
+    *records = NULL;
+    *n_out = 0;
+    sc->errmsg[0] = '\0';
+    arena_reset(&sc->block);
+    const size_t na = sc->n_agents;
+
+    /* Pass 1: lines -> records (kind, url, number) and URL items. */
+    size_t nrec = 0, nitems = 0, maxlen = 0;
+    rs_lines it;
+    rs_line ln;
+    rs_lines_init(&it, block);
+    while (rs_line_next(&it, &ln)) {
+        RS_FORWARD(grow((void **)&sc->rec, &sc->cap_rec, nrec + na, sizeof *sc->rec));
+        rs_scan_record *r = &sc->rec[nrec];
+        r->url = ln.text;
+        r->line_no = ln.number;
+        r->agent = 0;
+        r->origin.ptr = "";
+        r->origin.len = 0;
+        r->site = UINT32_MAX;
+        r->matcher = NULL;
+        r->oversized = 0;
+        r->line = 0;
+        r->rule = -1;
+        r->disallowed = 0;
+        r->reason = 0;
+        r->error = 0;
+        if (ln.oversized) {
+            r->kind = RS_SCAN_OVERSIZED;
+            r->oversized = ln.oversized;
+            nrec++;
+            continue;
+        }
+        const char *u = ln.text.ptr;
+        const size_t len = ln.text.len;
+        if (is_skippable(u, len)) {
+            r->kind = RS_SCAN_BLANK;
+            nrec++;
+            continue;
+        }
+        RS_FORWARD(grow((void **)&sc->items, &sc->cap_items, nitems + 1, sizeof *sc->items));
+        item *t = &sc->items[nitems++];
+        t->parts = rs_url_split(u, len);
+        const size_t key = t->parts.authority_end < len ? t->parts.authority_end + 1 : len;
+        /* rs_origin_parse skips leading whitespace and a BOM, so such a line's
+         * origin may depend on bytes past its key: decided alone. */
+        const unsigned char c0 = (unsigned char)u[0];
+        const int keyed = c0 > 0x20 && c0 != 0xEF && key <= KEY_MAX;
+        t->key = keyed ? (uint32_t)key : 0;
+        t->hash = keyed ? XXH3_64bits(u, key) : 0;
+        t->rec = (uint32_t)nrec;
+        r->kind = RS_SCAN_URL;
+        for (size_t a = 1; a < na; a++) {
+            sc->rec[nrec + a] = *r;
+            sc->rec[nrec + a].agent = (uint32_t)a;
+        }
+        nrec += na;
+        if (len > maxlen) maxlen = len;
+    }
+    RS_FORWARD(grow((void **)&sc->scratch, &sc->scratch_cap, 4 * maxlen + 8, 1));
+
+    /* Pass 2: raw key -> local site (table slots prefetched ahead). */
+    size_t n_removed = 0;
+    for (size_t i = 0; i < nitems; i++) {
+        if (i + PREFETCH_AHEAD < nitems && sc->items[i + PREFETCH_AHEAD].key)
+            __builtin_prefetch(&sc->slots[(size_t)sc->items[i + PREFETCH_AHEAD].hash & sc->mask]);
+        item *t = &sc->items[i];
+        rs_scan_record *r = &sc->rec[t->rec];
+        const char *u = r->url.ptr;
+        const size_t len = r->url.len;
+        lsite *s = NULL;
+        if (t->key) {
+            for (size_t j = (size_t)t->hash & sc->mask;; j = (j + 1) & sc->mask) {
+                lsite *c = sc->slots[j].site;
+                if (c == NULL) break;
+                if (sc->slots[j].hash == t->hash && c->key_len == t->key && memcmp(c->key, u, t->key) == 0) {
+                    s = c;
+                    break;
+                }
+            }
+            if (s == NULL) {
+                const rs_status st = insert_site(sc, u, len, t->key, t->hash, &s);
+                if (st != RS_OK) return st;
+            }
+            if (s->error == RS_ORIGIN_OK) {
+                t->site = s->id;
+                for (size_t a = 0; a < na; a++) {
+                    r[a].origin.ptr = s->origin;
+                    r[a].origin.len = s->origin_len;
+                    r[a].site = s->id;
+                }
+                continue;
+            }
+            r->kind = RS_SCAN_MALFORMED;
+            r->error = s->error;
+        } else {
+            /* Decided alone: parsed each time, origin kept for this block only. */
+            rs_origin o;
+            agent_site ag[64];
+            agent_site *agp = na <= 64 ? ag : rs_malloc(na * sizeof *agp);
+            RS_RETURN_IF(agp == NULL, RS_ERR_NOMEM);
+            rs_status st = resolve_slow(sc, u, len, &o, agp);
+            char *ob = NULL;
+            if (st == RS_OK && o.error == RS_ORIGIN_OK) {
+                ob = arena_alloc(&sc->block, o.origin.len + 1);
+                if (ob == NULL) st = RS_ERR_NOMEM;
+                else memcpy(ob, o.origin.ptr, o.origin.len);
+            }
+            if (st == RS_OK && o.error == RS_ORIGIN_OK) {
+                for (size_t a = 0; a < na; a++) {
+                    r[a].origin.ptr = ob;
+                    r[a].origin.len = o.origin.len;
+                    fill_rec(sc, &r[a], u, len, &t->parts, agp[a].matcher, agp[a].reason);
+                }
+            }
+            if (agp != ag) rs_free(agp);
+            if (st != RS_OK) return st;
+            t->site = UINT32_MAX;
+            if (o.error == RS_ORIGIN_OK) continue;
+            r->kind = RS_SCAN_MALFORMED;
+            r->error = (uint8_t)o.error;
+        }
+        /* malformed: one record for the line; the other agents' are dropped */
+        t->site = UINT32_MAX;
+        for (size_t a = 1; a < na; a++) r[a].kind = 0xFF;
+        n_removed += na - 1;
+    }
+
+    /* Pass 3: group URL positions by local site (counting sort, groups in first-seen order). */
+    if (sc->cap_order < nitems + 1) {
+        size_t cap = 0;
+        void *o = sc->order;
+        RS_FORWARD(grow(&o, &cap, nitems + 1, sizeof *sc->order));
+        sc->order = o;
+        uint32_t *t1 = rs_realloc(sc->touched, cap * sizeof *t1);
+        if (t1 == NULL) return RS_ERR_NOMEM;
+        sc->touched = t1;
+        uint32_t *t2 = rs_realloc(sc->gstart, (cap + 1) * sizeof *t2);
+        if (t2 == NULL) return RS_ERR_NOMEM;
+        sc->gstart = t2;
+        sc->cap_order = cap;
+    }
+    size_t nt = 0;
+    for (size_t i = 0; i < nitems; i++) {
+        const uint32_t id = sc->items[i].site;
+        if (id == UINT32_MAX) continue;
+        if (sc->cnt[id] == 0) sc->touched[nt++] = id;
+        sc->cnt[id]++;
+    }
+    uint32_t off = 0;
+    for (size_t g = 0; g < nt; g++) {
+        const uint32_t id = sc->touched[g];
+        sc->gstart[g] = off;
+        const uint32_t c = sc->cnt[id];
+        sc->cnt[id] = off;
+        off += c;
+    }
+    sc->gstart[nt] = off;
+    for (size_t i = 0; i < nitems; i++) {
+        const uint32_t id = sc->items[i].site;
+        if (id == UINT32_MAX) continue;
+        sc->order[sc->cnt[id]++] = (uint32_t)i;
+    }
+
+    /* Pass 4: match each site's URLs back to back; the next sites prefetched. */
+    for (size_t g = 0; g < nt; g++) {
+        const lsite *s = sc->site[sc->touched[g]];
+        if (g + 2 < nt) __builtin_prefetch(sc->site[sc->touched[g + 2]]);
+        if (g + 1 < nt) {
+            const lsite *nx = sc->site[sc->touched[g + 1]];
+            for (size_t a = 0; a < na; a++)
+                if (nx->ag[a].matcher) rs_matcher_prefetch(nx->ag[a].matcher);
+        }
+        sc->cnt[s->id] = 0;
+        for (uint32_t k = sc->gstart[g]; k < sc->gstart[g + 1]; k++) {
+            const item *t = &sc->items[sc->order[k]];
+            if (k + 1 < sc->gstart[g + 1])
+                __builtin_prefetch(sc->rec[sc->items[sc->order[k + 1]].rec].url.ptr);
+            rs_scan_record *r = &sc->rec[t->rec];
+            for (size_t a = 0; a < na; a++)
+                fill_rec(sc, &r[a], r->url.ptr, r->url.len, &t->parts, s->ag[a].matcher, s->ag[a].reason);
+        }
+    }
+    sc->stats.groups += nt;
+    sc->stats.blocks++;
+    sc->stats.urls += nitems;
+
+    if (n_removed) {
+        size_t w = 0;
+        for (size_t i = 0; i < nrec; i++)
+            if (sc->rec[i].kind != 0xFF) sc->rec[w++] = sc->rec[i];
+        nrec = w;
+    }
+    *records = sc->rec;
+    *n_out = nrec;
+    return RS_OK;
+}
+
+/* ===== One URL ===== */
+
+rs_status rs_site_check(rs_sites *s, const char *url, size_t url_len, const char *agent,
+                        size_t agent_len, rs_semantics semantics, int encode_url, rs_site_verdict *out)
+{
+    RS_RETURN_IF(s == NULL || out == NULL || (url == NULL && url_len) || (agent == NULL && agent_len),
+                 RS_ERR_USAGE);
+    memset(out, 0, sizeof *out);
+    out->verdict.rule = -1;
+    rs_origin o;
+    char buf[RS_ORIGIN_MAX];
+    RS_FORWARD(rs_origin_parse(url ? url : "", url_len, buf, sizeof buf, &o));
+    if (o.error != RS_ORIGIN_OK) {
+        out->malformed = 1;
+        out->error = o.error;
+        return RS_OK;
+    }
+    memcpy(out->origin, o.origin.ptr, o.origin.len);
+    out->origin[o.origin.len] = '\0';
+    rs_site_result r;
+    RS_FORWARD(rs_site_lookup_sem(s, &o, agent ? agent : "", agent_len, semantics, &r));
+    if (r.matcher == NULL) {
+        out->reason = RS_REASON_NO_ROBOTS;
+        return RS_OK;
+    }
+    char small[1024];
+    const size_t need = 4 * url_len + 8;
+    char *scratch = need <= sizeof small ? small : rs_malloc(need);
+    RS_RETURN_IF(scratch == NULL, RS_ERR_NOMEM);
+    const rs_url_parts parts = rs_url_split(url, url_len);
+    rs_str path = rs_url_path_of(url, url_len, &parts, scratch, need);
+    if (encode_url) {
+        char *enc = scratch + url_len + 2;
+        path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * url_len + 3);
+        path.ptr = enc;
+    }
+    rs_matcher_match(r.matcher, path.ptr, path.len, &out->verdict);
+    if (scratch != small) rs_free(scratch);
+    out->reason = rs_site_reason(&r, &out->verdict);
+    if (out->verdict.rule >= 0) rs_matcher_rule(r.matcher, out->verdict.rule, &out->rule);
+    return RS_OK;
+}
