@@ -729,17 +729,19 @@ typedef enum {
 } rs_scan_kind;
 
 /**
- * One verdict (or one non-URL line) of a block. Slices point into the
- * block (url) or into the scanner (origin) and are valid until the next
- * rs_scan_block call on the scanner, or rs_scanner_free.
+ * One verdict (or one non-URL line) of a block, filled by rs_scan_get.
+ * Slices point into the block (url) or into the scanner (origin) and are
+ * valid until the next rs_scan_block call on the scanner, or rs_scanner_free.
  */
 typedef struct {
     rs_str   url;          /* the line without its line end (empty when oversized) */
-    rs_str   origin;       /* canonical origin (URL and SKIPPED records) */
+    rs_str   origin;       /* canonical origin (URL and SKIPPED records), else empty */
     uint64_t line_no;      /* 1-based line number in the input */
     const rs_matcher *matcher; /* the matcher that decided (rs_matcher_rule); NULL for no-robots */
     uint64_t oversized;    /* OVERSIZED: the line's length */
-    uint32_t site;         /* scanner-local site number, dense from 0 (per-origin tallies) */
+    uint32_t site;         /* scanner-local site number, dense from 0, stable for the
+                              scanner's life (per-origin tallies); UINT32_MAX for a line
+                              decided alone (leading whitespace, very long origin) */
     uint32_t agent;        /* index into rs_scan_config.agents */
     uint32_t line;         /* robots.txt line of the deciding rule, 0 when none */
     int32_t  rule;         /* rule index for rs_matcher_rule, -1 when none */
@@ -760,16 +762,21 @@ RS_API void rs_scanner_free(rs_scanner *sc);
 
 /**
  * Decides every line of @block (from rs_reader_next_block*, or built by the
- * caller: whole lines, each ending in '\n' except possibly the last; 64
- * readable bytes past the end are not required).
- * @param records OUT: the block's records in input order (line order; for a
- *                URL line, one record per agent), owned by the scanner.
- * @param n       OUT: how many.
+ * caller: whole lines, each ending in '\n' except possibly the last; at most
+ * 4 GiB). Read the outcome with rs_scan_get.
+ * @param n_lines OUT: the number of lines of the block (records per agent).
  * @return RS_OK; RS_ERR_IO / RS_ERR_NOMEM from the sites (a robots file that
- *         cannot be read): rs_scanner_errmsg says which; no record is valid then.
+ *         cannot be read; rs_scanner_errmsg says which), RS_ERR_LIMIT for a
+ *         block over 4 GiB. After a failure no record of the block is valid.
  */
-RS_API rs_status rs_scan_block(rs_scanner *sc, const rs_block *block,
-                               const rs_scan_record **records, size_t *n);
+RS_API rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines);
+
+/**
+ * The record of line @i (0-based, input order) of the last block for agent
+ * number @agent. Lines that are not URLs (kind BLANK, MALFORMED, OVERSIZED)
+ * have one record, the same for every agent: read them with agent 0.
+ */
+RS_API void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *out);
 
 /** @return the detail of the last failure ("" if none). */
 RS_API const char *rs_scanner_errmsg(const rs_scanner *sc);

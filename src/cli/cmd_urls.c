@@ -218,16 +218,17 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
         cfg.encode_urls = job->opts->encode_urls;
         CLI_TRY(rs_scanner_create(&cfg, &w->sc));
     }
-    const rs_scan_record *recs;
     size_t n;
-    const rs_status st = rs_scan_block(w->sc, block, &recs, &n);
+    const rs_status st = rs_scan_block(w->sc, block, &n);
     if (st != RS_OK) {
         pipeline_fail(res, st, "%s", rs_scanner_errmsg(w->sc));
         return st;
     }
+    res->counts.lines += n;
     for (size_t i = 0; i < n; i++) {
-        const rs_scan_record *r = &recs[i];
-        res->counts.lines++;
+        rs_scan_record rec;
+        rs_scan_get(w->sc, i, 0, &rec);
+        const rs_scan_record *r = &rec;
         switch (r->kind) {
         case RS_SCAN_URL:
             CLI_TRY(emit(job, w, res, r));
@@ -421,6 +422,7 @@ int cmd_urls(int argc, char **argv)
     memset(&cfg, 0, sizeof cfg);
     cli_pipeline_defaults(&o, &cfg);
     cfg.process = process_block;
+    cfg.block_size = (size_t)4 << 20; /* more URLs per site and block for the scanner to group */
     cfg.ctx = &job;
     cfg.state_new = worker_state_new;
     cfg.state_free = worker_state_free;

@@ -356,9 +356,9 @@ size_t rs_matcher_memory(const rs_matcher *m)
 
 void rs_matcher_prefetch(const rs_matcher *m)
 {
-    __builtin_prefetch(m);
-    __builtin_prefetch((const char *)m + 64);
-    if (m->constant < 0) __builtin_prefetch(m->nodes);
+    /* The header is hot (rs_matcher_prefetch_head); the tables follow it. */
+    const size_t n = m->bytes < 4096 ? m->bytes : 4096;
+    for (size_t i = 64; i < n; i += 64) __builtin_prefetch((const char *)m + i);
 }
 
 /* Appends @n bytes of @src at the 8-aligned offset *off of @dst; @return where they went. */

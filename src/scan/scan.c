@@ -93,10 +93,11 @@ typedef struct {
     uint32_t reason;            /* rs_site_result.reason */
 } agent_site;
 
-/* A raw origin key known to the scanner; key and origin bytes follow ag[]. */
+/* An origin key known to the scanner (or a line decided alone, this block
+ * only); key and origin bytes follow ag[]. */
 typedef struct {
     uint64_t hash;
-    uint32_t id;                /* local site number */
+    uint32_t id;                /* local site number; UINT32_MAX for a line decided alone */
     uint32_t key_len;
     uint32_t origin_len;
     uint8_t  error;             /* rs_origin_error: != OK for a malformed origin */
@@ -110,14 +111,32 @@ typedef struct {
     lsite   *site;              /* NULL: empty */
 } slot;
 
-/* One URL line of the block being scanned. */
+/* One line of the block (16 bytes: the block's arrays stay in cache). */
 typedef struct {
-    rs_url_parts parts;
+    uint32_t off, len;          /* the text in the block; OVERSIZED: the length, low/high */
+    uint32_t site;              /* local site number, ALONE | index into alone[], or NONE */
+    uint8_t  kind;              /* rs_scan_kind */
+    uint8_t  error;             /* MALFORMED: rs_origin_error */
+    uint16_t pad;
+} ent;
+
+#define ALONE 0x80000000u
+#define NONE  UINT32_MAX
+
+/* One verdict (line x agent). */
+typedef struct {
+    uint32_t line;
+    int32_t  rule;
+    uint8_t  disallowed, reason, kind;
+    uint8_t  pad;
+} verdict;
+
+/* A URL line in pass 2: its raw key hash, line index, key length (0: decided alone). */
+typedef struct {
     uint64_t hash;
-    uint32_t rec;               /* its first record */
-    uint32_t key;               /* raw key length; 0 = not cacheable (decided alone) */
-    uint32_t site;              /* local site number after pass 2 (UINT32_MAX: done) */
-} item;
+    uint32_t idx;
+    uint32_t key;               /* after pass 2: the local site number, or NONE */
+} urlkey;
 
 struct rs_scanner {
     rs_sites *sites;
@@ -135,12 +154,19 @@ struct rs_scanner {
     uint32_t *cnt;              /* per local site: counts, then group cursors (0 between blocks) */
     size_t cap_cnt;
     arena perm;                 /* lsites */
-    arena block;                /* origins of lines decided alone (this block only) */
+    arena block;                /* lines decided alone (this block only) */
+    lsite **alone;
+    size_t n_alone, cap_alone;
 
-    rs_scan_record *rec;
-    size_t cap_rec;
-    item *items;
-    size_t cap_items;
+    /* the current block */
+    const char *base;
+    uint64_t first_line;
+    ent *ent;
+    size_t n_ent, cap_ent;
+    verdict *ver;
+    size_t cap_ver;
+    urlkey *uk;
+    size_t cap_uk;
     uint32_t *order, *touched, *gstart;
     size_t cap_order;
     char *scratch;
@@ -170,8 +196,10 @@ void rs_scanner_free(rs_scanner *sc)
     rs_free(sc->cnt);
     arena_free(&sc->perm);
     arena_free(&sc->block);
-    rs_free(sc->rec);
-    rs_free(sc->items);
+    rs_free(sc->alone);
+    rs_free(sc->ent);
+    rs_free(sc->ver);
+    rs_free(sc->uk);
     rs_free(sc->order);
     rs_free(sc->touched);
     rs_free(sc->gstart);
@@ -241,16 +269,16 @@ static inline int is_skippable(const char *p, size_t n)
     return i == n || p[i] == '#';
 }
 
-static inline void fill_rec(const rs_scanner *sc, rs_scan_record *r, const char *url, size_t len,
-                            const rs_url_parts *parts, const rs_matcher *m, uint32_t site_reason)
+/* The verdict of url[0, len) under @m (NULL: no-robots) with the site's reason. */
+static inline void decide(const rs_scanner *sc, verdict *v, const char *url, size_t len,
+                          const rs_url_parts *parts, const rs_matcher *m, uint32_t site_reason)
 {
     if (m == NULL) { /* no-robots */
-        r->kind = sc->missing == RS_SCAN_MISSING_SKIP ? RS_SCAN_SKIPPED : RS_SCAN_URL;
-        r->disallowed = sc->missing == RS_SCAN_MISSING_DISALLOW;
-        r->reason = RS_REASON_NO_ROBOTS;
-        r->line = 0;
-        r->rule = -1;
-        r->matcher = NULL;
+        v->kind = sc->missing == RS_SCAN_MISSING_SKIP ? RS_SCAN_SKIPPED : RS_SCAN_URL;
+        v->disallowed = sc->missing == RS_SCAN_MISSING_DISALLOW;
+        v->reason = RS_REASON_NO_ROBOTS;
+        v->line = 0;
+        v->rule = -1;
         return;
     }
     rs_str path = rs_url_path_of(url, len, parts, sc->scratch, sc->scratch_cap);
@@ -259,20 +287,19 @@ static inline void fill_rec(const rs_scanner *sc, rs_scan_record *r, const char 
         path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
         path.ptr = enc;
     }
-    rs_verdict v;
-    rs_matcher_match(m, path.ptr, path.len, &v);
-    r->kind = RS_SCAN_URL;
-    r->disallowed = (uint8_t)v.disallowed;
-    r->line = v.line;
-    r->rule = v.rule;
-    r->matcher = m;
+    rs_verdict r;
+    rs_matcher_match(m, path.ptr, path.len, &r);
+    v->kind = RS_SCAN_URL;
+    v->disallowed = (uint8_t)r.disallowed;
+    v->line = r.line;
+    v->rule = r.rule;
     if (site_reason == RS_REASON_NO_MATCH || site_reason == RS_REASON_MATCHED)
-        r->reason = v.line > 0 ? RS_REASON_MATCHED : RS_REASON_NO_MATCH;
+        v->reason = r.line > 0 ? RS_REASON_MATCHED : RS_REASON_NO_MATCH;
     else
-        r->reason = (uint8_t)site_reason;
+        v->reason = (uint8_t)site_reason;
 }
 
-/* Parses @url's origin and looks it up for every agent into @ag. *err: the origin error. */
+/* Parses @url's origin into @o and looks it up for every agent into @ag. */
 static rs_status resolve_slow(rs_scanner *sc, const char *url, size_t len, rs_origin *o,
                               agent_site *ag)
 {
@@ -314,19 +341,38 @@ static rs_status table_grow(rs_scanner *sc)
     return RS_OK;
 }
 
-/* A new local site for raw key url[0, key) (hash @h) into slot @j. */
-static rs_status insert_site(rs_scanner *sc, const char *url, size_t len, size_t key, uint64_t h,
-                             lsite **out)
+/*
+ * Resolves url[0, len) into a new lsite in @ar: keyed (key > 0: raw key
+ * url[0, key), hash @h, entered in the table) or alone (key == 0).
+ */
+static rs_status new_site(rs_scanner *sc, arena *ar, const char *url, size_t len, size_t key,
+                          uint64_t h, lsite **out)
 {
     rs_origin o;
-    agent_site ag[64];
-    agent_site *agp = sc->n_agents <= 64 ? ag : rs_malloc(sc->n_agents * sizeof *agp);
+    agent_site ag[16];
+    agent_site *agp = sc->n_agents <= 16 ? ag : rs_malloc(sc->n_agents * sizeof *agp);
     RS_RETURN_IF(agp == NULL, RS_ERR_NOMEM);
     rs_status st = resolve_slow(sc, url, len, &o, agp);
     if (st != RS_OK) goto out;
     const size_t olen = o.error == RS_ORIGIN_OK ? o.origin.len : 0;
-    lsite *s = arena_alloc(&sc->perm, sizeof *s + sc->n_agents * sizeof(agent_site) + key + olen);
+    lsite *s = arena_alloc(ar, sizeof *s + sc->n_agents * sizeof(agent_site) + key + olen);
     if (s == NULL) { st = RS_ERR_NOMEM; goto out; }
+    char *p = (char *)(s->ag + sc->n_agents);
+    if (key) memcpy(p, url, key);
+    if (olen) memcpy(p + key, o.origin.ptr, olen);
+    s->hash = h;
+    s->id = NONE;
+    s->key_len = (uint32_t)key;
+    s->origin_len = (uint32_t)olen;
+    s->error = (uint8_t)o.error;
+    s->key = p;
+    s->origin = p + key;
+    for (size_t a = 0; a < sc->n_agents; a++) {
+        s->ag[a].matcher = o.error == RS_ORIGIN_OK ? agp[a].matcher : NULL;
+        s->ag[a].reason = o.error == RS_ORIGIN_OK ? agp[a].reason : 0;
+    }
+    *out = s;
+    if (key == 0) goto out;
     if ((st = grow((void **)&sc->site, &sc->cap_sites, sc->n_sites + 1, sizeof *sc->site)) != RS_OK)
         goto out;
     if (sc->cap_cnt < sc->cap_sites) {   /* one zeroed counter per local site */
@@ -336,24 +382,13 @@ static rs_status insert_site(rs_scanner *sc, const char *url, size_t len, size_t
         sc->cnt = c;
         sc->cap_cnt = sc->cap_sites;
     }
-    char *p = (char *)(s->ag + sc->n_agents);
-    memcpy(p, url, key);
-    if (olen) memcpy(p + key, o.origin.ptr, olen);
-    s->hash = h;
-    s->id = (uint32_t)sc->n_sites;
-    s->key_len = (uint32_t)key;
-    s->origin_len = (uint32_t)olen;
-    s->error = (uint8_t)o.error;
-    s->key = p;
-    s->origin = p + key;
-    for (size_t a = 0; a < sc->n_agents; a++) s->ag[a] = o.error == RS_ORIGIN_OK ? agp[a] : (agent_site){ 0, 0 };
-    sc->site[sc->n_sites++] = s;
     if ((sc->n_sites + 1) * 2 > sc->mask + 1 && (st = table_grow(sc)) != RS_OK) goto out;
+    s->id = (uint32_t)sc->n_sites;
+    sc->site[sc->n_sites++] = s;
     size_t j = (size_t)h & sc->mask;
     while (sc->slots[j].site) j = (j + 1) & sc->mask;
     sc->slots[j].hash = h;
     sc->slots[j].site = s;
-    *out = s;
 out:
     if (agp != ag) rs_free(agp);
     return st;
@@ -361,156 +396,132 @@ out:
 
 /* ===== Blocks ===== */
 
-rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, const rs_scan_record **records,
-                        size_t *n_out)
+rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
 {
-    RS_RETURN_IF(sc == NULL || block == NULL || records == NULL || n_out == NULL, RS_ERR_USAGE);
-    *records = NULL;
-    *n_out = 0;
+    RS_RETURN_IF(sc == NULL || block == NULL || n_lines == NULL, RS_ERR_USAGE);
+    *n_lines = 0;
+    sc->n_ent = 0;
     sc->errmsg[0] = '\0';
     arena_reset(&sc->block);
+    sc->n_alone = 0;
+    if (block->len > (size_t)UINT32_MAX) {
+        snprintf(sc->errmsg, sizeof sc->errmsg, "a block of %zu bytes is too large to scan", block->len);
+        return RS_ERR_LIMIT;
+    }
     const size_t na = sc->n_agents;
+    sc->base = block->ptr;
+    sc->first_line = block->first_line;
 
-    /* Pass 1: lines -> records (kind, url, number) and URL items. */
-    size_t nrec = 0, nitems = 0, maxlen = 0;
+    /* Pass 1: lines -> entries; each URL split once, its raw key hashed. */
+    size_t n = 0, nurl = 0, maxlen = 0;
+    const uint64_t lines = block->oversized ? 1 : block->lines;
+    RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, lines + 1, sizeof *sc->ent));
+    RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, lines + 1, sizeof *sc->uk));
     rs_lines it;
     rs_line ln;
     rs_lines_init(&it, block);
     while (rs_line_next(&it, &ln)) {
-        RS_FORWARD(grow((void **)&sc->rec, &sc->cap_rec, nrec + na, sizeof *sc->rec));
-        rs_scan_record *r = &sc->rec[nrec];
-        r->url = ln.text;
-        r->line_no = ln.number;
-        r->agent = 0;
-        r->origin.ptr = "";
-        r->origin.len = 0;
-        r->site = UINT32_MAX;
-        r->matcher = NULL;
-        r->oversized = 0;
-        r->line = 0;
-        r->rule = -1;
-        r->disallowed = 0;
-        r->reason = 0;
-        r->error = 0;
+        if (n == sc->cap_ent) {      /* more lines than the block said: never expected */
+            RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, n + 1, sizeof *sc->ent));
+            RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, n + 1, sizeof *sc->uk));
+        }
+        ent *e = &sc->ent[n];
+        e->site = NONE;
+        e->error = 0;
         if (ln.oversized) {
-            r->kind = RS_SCAN_OVERSIZED;
-            r->oversized = ln.oversized;
-            nrec++;
+            e->kind = RS_SCAN_OVERSIZED;
+            e->off = (uint32_t)ln.oversized;
+            e->len = (uint32_t)(ln.oversized >> 32);
+            n++;
             continue;
         }
         const char *u = ln.text.ptr;
         const size_t len = ln.text.len;
+        e->off = (uint32_t)(u - block->ptr);
+        e->len = (uint32_t)len;
         if (is_skippable(u, len)) {
-            r->kind = RS_SCAN_BLANK;
-            nrec++;
+            e->kind = RS_SCAN_BLANK;
+            n++;
             continue;
         }
-        RS_FORWARD(grow((void **)&sc->items, &sc->cap_items, nitems + 1, sizeof *sc->items));
-        item *t = &sc->items[nitems++];
-        t->parts = rs_url_split(u, len);
-        const size_t key = t->parts.authority_end < len ? t->parts.authority_end + 1 : len;
+        e->kind = RS_SCAN_URL;
+        const rs_url_parts parts = rs_url_split(u, len);
+        const size_t key = parts.authority_end < len ? parts.authority_end + 1 : len;
         /* rs_origin_parse skips leading whitespace and a BOM, so such a line's
          * origin may depend on bytes past its key: decided alone. */
         const unsigned char c0 = (unsigned char)u[0];
         const int keyed = c0 > 0x20 && c0 != 0xEF && key <= KEY_MAX;
-        t->key = keyed ? (uint32_t)key : 0;
-        t->hash = keyed ? XXH3_64bits(u, key) : 0;
-        t->rec = (uint32_t)nrec;
-        r->kind = RS_SCAN_URL;
-        for (size_t a = 1; a < na; a++) {
-            sc->rec[nrec + a] = *r;
-            sc->rec[nrec + a].agent = (uint32_t)a;
-        }
-        nrec += na;
+        urlkey *k = &sc->uk[nurl++];
+        k->hash = keyed ? XXH3_64bits(u, key) : 0;
+        k->idx = (uint32_t)n;
+        k->key = keyed ? (uint32_t)key : 0;
         if (len > maxlen) maxlen = len;
+        n++;
     }
+    sc->n_ent = n;
+    RS_FORWARD(grow((void **)&sc->ver, &sc->cap_ver, n * na + 1, sizeof *sc->ver));
     RS_FORWARD(grow((void **)&sc->scratch, &sc->scratch_cap, 4 * maxlen + 8, 1));
 
     /* Pass 2: raw key -> local site (table slots prefetched ahead). */
-    size_t n_removed = 0;
-    for (size_t i = 0; i < nitems; i++) {
-        if (i + PREFETCH_AHEAD < nitems && sc->items[i + PREFETCH_AHEAD].key)
-            __builtin_prefetch(&sc->slots[(size_t)sc->items[i + PREFETCH_AHEAD].hash & sc->mask]);
-        item *t = &sc->items[i];
-        rs_scan_record *r = &sc->rec[t->rec];
-        const char *u = r->url.ptr;
-        const size_t len = r->url.len;
+    for (size_t j = 0; j < nurl; j++) {
+        if (j + PREFETCH_AHEAD < nurl)
+            __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].hash & sc->mask]);
+        urlkey *k = &sc->uk[j];
+        ent *e = &sc->ent[k->idx];
+        const char *u = block->ptr + e->off;
         lsite *s = NULL;
-        if (t->key) {
-            for (size_t j = (size_t)t->hash & sc->mask;; j = (j + 1) & sc->mask) {
-                lsite *c = sc->slots[j].site;
+        if (k->key) {
+            for (size_t i = (size_t)k->hash & sc->mask;; i = (i + 1) & sc->mask) {
+                lsite *c = sc->slots[i].site;
                 if (c == NULL) break;
-                if (sc->slots[j].hash == t->hash && c->key_len == t->key && memcmp(c->key, u, t->key) == 0) {
+                if (sc->slots[i].hash == k->hash && c->key_len == k->key && memcmp(c->key, u, k->key) == 0) {
                     s = c;
                     break;
                 }
             }
-            if (s == NULL) {
-                const rs_status st = insert_site(sc, u, len, t->key, t->hash, &s);
-                if (st != RS_OK) return st;
-            }
+            if (s == NULL) RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, k->hash, &s));
             if (s->error == RS_ORIGIN_OK) {
-                t->site = s->id;
-                for (size_t a = 0; a < na; a++) {
-                    r[a].origin.ptr = s->origin;
-                    r[a].origin.len = s->origin_len;
-                    r[a].site = s->id;
-                }
+                e->site = k->key = s->id;
                 continue;
             }
-            r->kind = RS_SCAN_MALFORMED;
-            r->error = s->error;
         } else {
-            /* Decided alone: parsed each time, origin kept for this block only. */
-            rs_origin o;
-            agent_site ag[64];
-            agent_site *agp = na <= 64 ? ag : rs_malloc(na * sizeof *agp);
-            RS_RETURN_IF(agp == NULL, RS_ERR_NOMEM);
-            rs_status st = resolve_slow(sc, u, len, &o, agp);
-            char *ob = NULL;
-            if (st == RS_OK && o.error == RS_ORIGIN_OK) {
-                ob = arena_alloc(&sc->block, o.origin.len + 1);
-                if (ob == NULL) st = RS_ERR_NOMEM;
-                else memcpy(ob, o.origin.ptr, o.origin.len);
+            /* decided alone: parsed each time, kept for this block only */
+            RS_FORWARD(new_site(sc, &sc->block, u, e->len, 0, 0, &s));
+            if (s->error == RS_ORIGIN_OK) {
+                RS_FORWARD(grow((void **)&sc->alone, &sc->cap_alone, sc->n_alone + 1, sizeof *sc->alone));
+                e->site = ALONE | (uint32_t)sc->n_alone;
+                sc->alone[sc->n_alone++] = s;
+                const rs_url_parts parts = rs_url_split(u, e->len);
+                for (size_t a = 0; a < na; a++)
+                    decide(sc, &sc->ver[k->idx * na + a], u, e->len, &parts, s->ag[a].matcher,
+                           s->ag[a].reason);
+                k->key = NONE;
+                continue;
             }
-            if (st == RS_OK && o.error == RS_ORIGIN_OK) {
-                for (size_t a = 0; a < na; a++) {
-                    r[a].origin.ptr = ob;
-                    r[a].origin.len = o.origin.len;
-                    fill_rec(sc, &r[a], u, len, &t->parts, agp[a].matcher, agp[a].reason);
-                }
-            }
-            if (agp != ag) rs_free(agp);
-            if (st != RS_OK) return st;
-            t->site = UINT32_MAX;
-            if (o.error == RS_ORIGIN_OK) continue;
-            r->kind = RS_SCAN_MALFORMED;
-            r->error = (uint8_t)o.error;
         }
-        /* malformed: one record for the line; the other agents' are dropped */
-        t->site = UINT32_MAX;
-        for (size_t a = 1; a < na; a++) r[a].kind = 0xFF;
-        n_removed += na - 1;
+        e->kind = RS_SCAN_MALFORMED;
+        e->error = s->error;
+        k->key = NONE;
     }
 
-    /* Pass 3: group URL positions by local site (counting sort, groups in first-seen order). */
-    if (sc->cap_order < nitems + 1) {
+    /* Pass 3: group URL lines by local site (counting sort, groups in first-seen order). */
+    if (sc->cap_order < nurl + 1) {
         size_t cap = 0;
-        void *o = sc->order;
-        RS_FORWARD(grow(&o, &cap, nitems + 1, sizeof *sc->order));
+        void *o = NULL;
+        RS_FORWARD(grow(&o, &cap, nurl + 1, sizeof *sc->order));
+        rs_free(sc->order);
         sc->order = o;
-        uint32_t *t1 = rs_realloc(sc->touched, cap * sizeof *t1);
-        if (t1 == NULL) return RS_ERR_NOMEM;
-        sc->touched = t1;
-        uint32_t *t2 = rs_realloc(sc->gstart, (cap + 1) * sizeof *t2);
-        if (t2 == NULL) return RS_ERR_NOMEM;
-        sc->gstart = t2;
-        sc->cap_order = cap;
+        rs_free(sc->touched);
+        rs_free(sc->gstart);
+        sc->touched = rs_malloc(cap * sizeof *sc->touched);
+        sc->gstart = rs_malloc((cap + 1) * sizeof *sc->gstart);
+        sc->cap_order = sc->touched && sc->gstart ? cap : 0;
+        RS_RETURN_IF(sc->cap_order == 0, RS_ERR_NOMEM);
     }
     size_t nt = 0;
-    for (size_t i = 0; i < nitems; i++) {
-        const uint32_t id = sc->items[i].site;
-        if (id == UINT32_MAX) continue;
+    for (size_t j = 0; j < nurl; j++) {
+        const uint32_t id = sc->uk[j].key;
+        if (id == NONE) continue;
         if (sc->cnt[id] == 0) sc->touched[nt++] = id;
         sc->cnt[id]++;
     }
@@ -523,44 +534,79 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, const rs_scan_rec
         off += c;
     }
     sc->gstart[nt] = off;
-    for (size_t i = 0; i < nitems; i++) {
-        const uint32_t id = sc->items[i].site;
-        if (id == UINT32_MAX) continue;
-        sc->order[sc->cnt[id]++] = (uint32_t)i;
+    for (size_t j = 0; j < nurl; j++) {
+        const uint32_t id = sc->uk[j].key;
+        if (id == NONE) continue;
+        sc->order[sc->cnt[id]++] = sc->uk[j].idx;
     }
 
-    /* Pass 4: match each site's URLs back to back; the next sites prefetched. */
+    /* Pass 4: each site's URLs back to back; the next sites prefetched. */
     for (size_t g = 0; g < nt; g++) {
         const lsite *s = sc->site[sc->touched[g]];
-        if (g + 2 < nt) __builtin_prefetch(sc->site[sc->touched[g + 2]]);
+        /* three steps ahead: the site record, its matcher's header, the matcher */
+        if (g + 3 < nt) __builtin_prefetch(sc->site[sc->touched[g + 3]]);
+        if (g + 2 < nt) {
+            const lsite *nx = sc->site[sc->touched[g + 2]];
+            for (size_t a = 0; a < na; a++)
+                if (nx->ag[a].matcher) __builtin_prefetch(nx->ag[a].matcher);
+        }
         if (g + 1 < nt) {
             const lsite *nx = sc->site[sc->touched[g + 1]];
             for (size_t a = 0; a < na; a++)
                 if (nx->ag[a].matcher) rs_matcher_prefetch(nx->ag[a].matcher);
         }
         sc->cnt[s->id] = 0;
-        for (uint32_t k = sc->gstart[g]; k < sc->gstart[g + 1]; k++) {
-            const item *t = &sc->items[sc->order[k]];
-            if (k + 1 < sc->gstart[g + 1])
-                __builtin_prefetch(sc->rec[sc->items[sc->order[k + 1]].rec].url.ptr);
-            rs_scan_record *r = &sc->rec[t->rec];
+        const uint32_t end = sc->gstart[g + 1];
+        for (uint32_t k = sc->gstart[g]; k < end; k++) {
+            const uint32_t idx = sc->order[k];
+            if (k + 2 < end) __builtin_prefetch(block->ptr + sc->ent[sc->order[k + 2]].off);
+            const ent *e = &sc->ent[idx];
+            const char *u = block->ptr + e->off;
+            const rs_url_parts parts = rs_url_split(u, e->len);
             for (size_t a = 0; a < na; a++)
-                fill_rec(sc, &r[a], r->url.ptr, r->url.len, &t->parts, s->ag[a].matcher, s->ag[a].reason);
+                decide(sc, &sc->ver[idx * na + a], u, e->len, &parts, s->ag[a].matcher, s->ag[a].reason);
         }
     }
     sc->stats.groups += nt;
     sc->stats.blocks++;
-    sc->stats.urls += nitems;
-
-    if (n_removed) {
-        size_t w = 0;
-        for (size_t i = 0; i < nrec; i++)
-            if (sc->rec[i].kind != 0xFF) sc->rec[w++] = sc->rec[i];
-        nrec = w;
-    }
-    *records = sc->rec;
-    *n_out = nrec;
+    sc->stats.urls += nurl;
+    *n_lines = n;
     return RS_OK;
+}
+
+void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r)
+{
+    const ent *e = &sc->ent[i];
+    memset(r, 0, sizeof *r);
+    r->line_no = sc->first_line + i;
+    r->kind = e->kind;
+    r->agent = (uint32_t)agent;
+    r->rule = -1;
+    r->site = NONE;
+    r->origin.ptr = "";
+    if (e->kind == RS_SCAN_OVERSIZED) {
+        r->url.ptr = "";
+        r->oversized = (uint64_t)e->off | (uint64_t)e->len << 32;
+        return;
+    }
+    r->url.ptr = sc->base + e->off;
+    r->url.len = e->len;
+    if (e->kind == RS_SCAN_MALFORMED) {
+        r->error = e->error;
+        return;
+    }
+    if (e->kind != RS_SCAN_URL) return;
+    const lsite *s = (e->site & ALONE) ? sc->alone[e->site & ~ALONE] : sc->site[e->site];
+    const verdict *v = &sc->ver[i * sc->n_agents + agent];
+    r->kind = v->kind;
+    r->site = s->id;
+    r->origin.ptr = s->origin;
+    r->origin.len = s->origin_len;
+    r->matcher = s->ag[agent].matcher;
+    r->line = v->line;
+    r->rule = v->rule;
+    r->disallowed = v->disallowed;
+    r->reason = v->reason;
 }
 
 /* ===== One URL ===== */
