@@ -488,6 +488,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
 
     /* Pass 2: raw key -> local site (table slots prefetched ahead). */
     size_t n_malformed = 0;
+    lsite *prev = NULL;
     for (size_t j = 0; j < nurl; j++) {
         if (j + PREFETCH_AHEAD < nurl)
             __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].hash & sc->mask]);
@@ -499,7 +500,10 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         ent *e = &sc->ent[k->idx];
         const char *u = block->ptr + k->off;
         lsite *s = NULL;
-        if (k->key) {
+        if (k->key && prev && prev->hash == k->hash && prev->key_len == k->key
+            && memcmp(prev->key, u, k->key) == 0) {
+            s = prev;           /* a run of one origin: the last URL's site */
+        } else if (k->key) {
             for (size_t i = (size_t)k->hash & sc->mask;; i = (i + 1) & sc->mask) {
                 lsite *c = sc->slots[i].site;
                 if (c == NULL) break;
@@ -509,6 +513,9 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
                 }
             }
             if (s == NULL) RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, k->hash, &s));
+        }
+        if (s != NULL) {
+            prev = s;
             if (s->error == RS_ORIGIN_OK) {
                 e->site = k->key = s->id;
                 continue;
