@@ -544,6 +544,44 @@ RS_API rs_status rs_sites_check_urls(rs_sites *s, const char *agent, size_t agen
                                      unsigned flags, int8_t *disallowed, uint32_t *lines,
                                      uint8_t *reasons);
 
+/* ----- One URL against the sites; releasing loaded sites (src/scan) ----- */
+
+/** The verdict of one URL (rs_site_check). */
+typedef struct {
+    int        malformed;     /* 1: the URL has no origin (error says why); nothing else set */
+    rs_origin_error error;
+    rs_reason  reason;        /* as rs_site_reason gives it */
+    rs_verdict verdict;       /* disallowed, line, rule */
+    rs_rule_info rule;        /* the deciding rule when verdict.rule >= 0 (pattern valid as
+                                 long as @sites) */
+    char       origin[RS_ORIGIN_MAX]; /* canonical origin, NUL-terminated */
+} rs_site_verdict;
+
+/**
+ * One URL, one agent, for bindings and single checks: origin, site, path and
+ * match, exactly as rs_scan_block decides a URL line (a no-robots origin is
+ * allowed, reason RS_REASON_NO_ROBOTS). Thread-safe like rs_site_lookup.
+ * @return RS_OK (also for a malformed URL: see out->malformed); RS_ERR_IO,
+ *         RS_ERR_NOMEM from the sites; RS_ERR_USAGE for NULL arguments.
+ */
+RS_API rs_status rs_site_check(rs_sites *s, const char *url, size_t url_len, const char *agent,
+                               size_t agent_len, rs_semantics semantics, int encode_url,
+                               rs_site_verdict *out);
+
+/**
+ * Frees every ruleset and matcher @s has loaded and forgets the origins it
+ * resolved; the sources' indexes (directory listings, manifests) stay, and
+ * later lookups load again. Bodies given by rs_sites_add_body stay parsed. For bulk runs in partitions (urls
+ * --memory-limit): only the current partition's sites stay in memory.
+ * Every pointer from earlier lookups (and every scanner over @s) becomes
+ * invalid. Not concurrently with any other call on @s.
+ * @return RS_OK, RS_ERR_NOMEM, RS_ERR_USAGE.
+ */
+RS_API rs_status rs_sites_release(rs_sites *s);
+
+/** @return the bytes a compiled matcher occupies (its one allocation). */
+RS_API size_t rs_matcher_memory(const rs_matcher *m);
+
 /*
  * WARC sources and compressed robots files (SPEC 3). A regular file whose
  * content (plain, gzip or zstd) starts with a WARC record is a WARC source:
@@ -1112,6 +1150,112 @@ RS_STATIC_API int rs_line_next(rs_lines *it, rs_line *out);
  */
 RS_STATIC_API rs_status rs_reader_next_line(rs_reader *r, rs_line *out);
 
+
+/* ===== Bulk scanning (src/scan) =====
+ *
+ * A scanner decides blocks of URL lines against an rs_sites for one or more
+ * agents, with its cost independent of the number of sites in the input:
+ * inside a block every URL is split once, its origin resolved to a site
+ * through a table private to the scanner (hashing the raw
+ * "scheme://authority" bytes, so a known origin is never parsed again),
+ * the URL positions are grouped by site, each site's URLs are matched back
+ * to back with its matcher hot (the next site's matcher prefetched), and
+ * the verdicts land in input order. A scanner is used by one thread at a
+ * time; many scanners (one per worker thread) may share one rs_sites.
+ */
+
+typedef struct rs_scanner rs_scanner;
+
+/** What to do with URLs of an origin no robots source knows. */
+typedef enum {
+    RS_SCAN_MISSING_ALLOW = 0,    /* verdict allow, reason no-robots */
+    RS_SCAN_MISSING_DISALLOW = 1, /* verdict disallow, reason no-robots */
+    RS_SCAN_MISSING_SKIP = 2      /* record kind RS_SCAN_SKIPPED */
+} rs_scan_missing;
+
+/** Everything a scanner decides with, fixed at rs_scanner_create (copied). */
+typedef struct {
+    rs_sites *sites;              /* shared; must outlive the scanner */
+    const char *const *agents;    /* product tokens, @n_agents of them (>= 1); copied */
+    const size_t *agent_lens;     /* their lengths, or NULL for NUL-terminated agents */
+    size_t n_agents;
+    rs_semantics semantics;
+    rs_scan_missing missing;
+    int encode_urls;              /* percent-encode non-ASCII path bytes (rs_url_encode_path) */
+} rs_scan_config;
+
+/** What one record of a block is (rs_scan_record.kind). */
+typedef enum {
+    RS_SCAN_URL = 0,      /* a decided URL: one record per agent, agents in order */
+    RS_SCAN_BLANK,        /* an empty line, whitespace only, or a '#' comment */
+    RS_SCAN_MALFORMED,    /* no origin: see .error */
+    RS_SCAN_OVERSIZED,    /* a line longer than the reader's max_line: see .oversized */
+    RS_SCAN_SKIPPED       /* no-robots under RS_SCAN_MISSING_SKIP (one per agent) */
+} rs_scan_kind;
+
+/**
+ * One verdict (or one non-URL line) of a block, filled by rs_scan_get.
+ * Slices point into the block (url) or into the scanner (origin) and are
+ * valid until the next rs_scan_block call on the scanner, or rs_scanner_free.
+ */
+typedef struct {
+    rs_str   url;          /* the line without its line end (empty when oversized) */
+    rs_str   origin;       /* canonical origin (URL and SKIPPED records), else empty */
+    uint64_t line_no;      /* 1-based line number in the input */
+    const rs_matcher *matcher; /* the matcher that decided (rs_matcher_rule); NULL for no-robots */
+    uint64_t oversized;    /* OVERSIZED: the line's length */
+    uint32_t site;         /* scanner-local site number, dense from 0, stable for the
+                              scanner's life (per-origin tallies); UINT32_MAX for a line
+                              decided alone (leading whitespace, very long origin) */
+    uint32_t agent;        /* index into rs_scan_config.agents */
+    uint32_t line;         /* robots.txt line of the deciding rule, 0 when none */
+    int32_t  rule;         /* rule index for rs_matcher_rule, -1 when none */
+    uint8_t  kind;         /* rs_scan_kind */
+    uint8_t  disallowed;   /* 1 = disallow */
+    uint8_t  reason;       /* rs_reason */
+    uint8_t  error;        /* MALFORMED: rs_origin_error */
+} rs_scan_record;
+
+/**
+ * Creates a scanner. Its lookups pass @cfg->semantics to @cfg->sites
+ * explicitly (rs_sites_set_semantics is neither needed nor changed), so
+ * scanners with different semantics may share one rs_sites.
+ * @param out OUT: free with rs_scanner_free.
+ * @return RS_OK, RS_ERR_NOMEM, RS_ERR_USAGE (no sites, no agent, bad enum).
+ */
+RS_STATIC_API rs_status rs_scanner_create(const rs_scan_config *cfg, rs_scanner **out);
+RS_STATIC_API void rs_scanner_free(rs_scanner *sc);
+
+/**
+ * Decides every line of @block (from rs_reader_next_block*, or built by the
+ * caller: whole lines, each ending in '\n' except possibly the last; at most
+ * 4 GiB). Read the outcome with rs_scan_get.
+ * @param n_lines OUT: the number of lines of the block (records per agent).
+ * @return RS_OK; RS_ERR_IO / RS_ERR_NOMEM from the sites (a robots file that
+ *         cannot be read; rs_scanner_errmsg says which), RS_ERR_LIMIT for a
+ *         block over 4 GiB. After a failure no record of the block is valid.
+ */
+RS_STATIC_API rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines);
+
+/**
+ * The record of line @i (0-based, input order) of the last block for agent
+ * number @agent. Lines that are not URLs (kind BLANK, MALFORMED, OVERSIZED)
+ * have one record, the same for every agent: read them with agent 0.
+ */
+RS_STATIC_API void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *out);
+
+/** @return the detail of the last failure ("" if none). */
+RS_STATIC_API const char *rs_scanner_errmsg(const rs_scanner *sc);
+
+/** Counters of a scanner (rs_scanner_stats). */
+typedef struct {
+    uint64_t blocks, urls;    /* decided so far */
+    uint64_t sites;           /* distinct raw origins known to the scanner */
+    uint64_t site_misses;     /* origins parsed and looked up in the sites (first sight) */
+    uint64_t groups;          /* (block, site) groups matched */
+} rs_scan_stats;
+
+RS_STATIC_API void rs_scanner_stats(const rs_scanner *sc, rs_scan_stats *out);
 
 /* ===== Access logs (src/log) ===== */
 

@@ -40,7 +40,7 @@ struct cli_opts {
     int         n_fields;
     const char *verify[CLI_MAX_LIST];   /* --verify [TOKEN=]FILE (logs) */
     int         n_verify;
-    const char *memory_limit;           /* --memory-limit SIZE (logs) */
+    const char *memory_limit;           /* --memory-limit SIZE (logs, urls) */
     int         help;                   /* --help */
     const char *agents_file;            /* --agents FILE (survey) */
     int         keep_going;             /* --keep-going: skip corrupt WARC records */
