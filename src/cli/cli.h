@@ -72,5 +72,6 @@ int cmd_check(int argc, char **argv);
 int cmd_urls(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif /* RS_CLI_H */
