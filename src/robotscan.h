@@ -813,6 +813,17 @@ RS_API rs_status rs_site_check(rs_sites *s, const char *url, size_t url_len, con
                                size_t agent_len, rs_semantics semantics, int encode_url,
                                rs_site_verdict *out);
 
+/**
+ * Frees every ruleset and matcher @s has loaded and forgets the origins it
+ * resolved; the sources' indexes (directory listings, manifests) stay, and
+ * later lookups load again. For bulk runs in partitions (urls
+ * --memory-limit): only the current partition's sites stay in memory.
+ * Every pointer from earlier lookups (and every scanner over @s) becomes
+ * invalid. Not concurrently with any other call on @s.
+ * @return RS_OK, RS_ERR_NOMEM, RS_ERR_USAGE.
+ */
+RS_API rs_status rs_sites_release(rs_sites *s);
+
 /** @return the bytes a compiled matcher occupies (its one allocation). */
 RS_API size_t rs_matcher_memory(const rs_matcher *m);
 

@@ -36,6 +36,7 @@ struct cli_opts {
     const char *scheme;                 /* --scheme */
     const char *log_format;             /* --log-format */
     int         help;                   /* --help */
+    uint64_t    memory_limit;           /* --memory-limit SIZE in bytes; 0 = none */
     char      **args;                   /* positional arguments: argv compacted in place (not allocated) */
     int         n_args;
 };

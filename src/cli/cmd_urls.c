@@ -10,6 +10,7 @@
  */
 #include "cli/cli.h"
 #include "cli/pipeline.h"
+#include "cli/urls_spill.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,10 @@ static const char HELP[] =
     "  --encode-urls          percent-encode non-ASCII path bytes before matching\n"
     "  --semantics S          google (default) or first-match\n"
     "  -j, --jobs N           worker threads (default 1); output order is kept\n"
+    "  --memory-limit SIZE    keep the loaded robots.txt under about SIZE (e.g. 512M, 2G):\n"
+    "                         the input is partitioned by origin into temporary zstd files\n"
+    "                         in $TMPDIR (else /tmp) and run a partition group at a time;\n"
+    "                         the output is the same, in input order (single-threaded)\n"
     "  --verbose              report malformed lines with their line numbers\n"
     "  --progress, --no-progress   progress on stderr (default: when stderr is a terminal)\n"
     "  --fail-on-disallowed   exit 1 when any URL is disallowed\n"
@@ -50,7 +55,7 @@ static const char HELP[] =
 static const char *const ACCEPTED[] = {
     "--robots", "--agent", "--format", "--only", "--quiet", "--stats", "--missing", "--encode-urls",
     "--semantics", "-j", "--jobs", "--verbose", "--progress", "--no-progress",
-    "--fail-on-disallowed", "--help", NULL,
+    "--fail-on-disallowed", "--memory-limit", "--help", NULL,
 };
 
 static const char *const COLUMNS[] = { "url", "origin", "agent", "verdict", "line", "rule", "reason" };
@@ -200,7 +205,13 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
     return rs_format_record(&res->out, job->opts->format, COLUMNS, fields, N_COLUMNS);
 }
 
-static rs_status process_block(void *ctx, void *state, const rs_block *block, pipeline_result *res)
+/*
+ * Decides @block: its line i is input line @line_nos[i] (NULL: numbered by
+ * the block). With @ends (partitioned runs), after line i ends[2i] and
+ * ends[2i+1] hold the lengths of res->out and res->diag.
+ */
+static rs_status process_lines(void *ctx, void *state, const rs_block *block, const uint64_t *line_nos,
+                               pipeline_result *res, size_t *ends)
 {
     const urls_job *job = ctx;
     worker_state *w = state;
@@ -229,6 +240,11 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
         rs_scan_record rec;
         rs_scan_get(w->sc, i, 0, &rec);
         const rs_scan_record *r = &rec;
+        if (line_nos) rec.line_no = line_nos[i];
+        if (ends && i) {
+            ends[2 * i - 2] = res->out.len;
+            ends[2 * i - 1] = res->diag.len;
+        }
         switch (r->kind) {
         case RS_SCAN_URL:
             CLI_TRY(emit(job, w, res, r));
@@ -255,7 +271,74 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
             break;
         }
     }
+    if (ends && n) {
+        ends[2 * n - 2] = res->out.len;
+        ends[2 * n - 1] = res->diag.len;
+    }
     return RS_OK;
+}
+
+static rs_status process_block(void *ctx, void *state, const rs_block *block, pipeline_result *res)
+{
+    return process_lines(ctx, state, block, NULL, res, NULL);
+}
+
+/* ===== Partitioned runs (--memory-limit, urls_spill.c) ===== */
+
+static void *spill_run_open(void *ctx)
+{
+    (void)ctx;
+    void *w = worker_state_new();
+    if (w == NULL) cli_error("out of memory");
+    return w;
+}
+
+/* Drops the run's scanner, then every ruleset and matcher the run loaded. */
+static void spill_run_close(void *ctx, void *state)
+{
+    const urls_job *job = ctx;
+    worker_state_free(state);
+    rs_sites_release(job->sites);
+}
+
+static void spill_oversized(void *ctx, pipeline_result *res, uint64_t line_no, uint64_t len)
+{
+    const urls_job *job = ctx;
+    res->counts.lines++;
+    res->counts.malformed++;
+    if (job->opts->verbose)
+        pipeline_diag(res, "%s:%llu: line of %llu bytes is too long for a URL, skipped", job->input_name,
+                      (unsigned long long)line_no, (unsigned long long)len);
+}
+
+/* The whole run in partitions: every input in turn. @return 0 or 2. */
+static int run_partitioned(urls_job *job, const struct cli_opts *o, pipeline_totals *tot, spill_stats *ss)
+{
+    spill_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.memory_limit = o->memory_limit;
+    sc.dir = getenv("TMPDIR");
+    if (sc.dir == NULL || sc.dir[0] == '\0') sc.dir = "/tmp";
+    sc.want_tallies = job->want_tallies;
+    sc.origin_counters = OC_COUNT;
+    sc.write_header = !o->quiet;
+    sc.format = o->format;
+    sc.columns = COLUMNS;
+    sc.n_columns = N_COLUMNS;
+    sc.ctx = job;
+    sc.run_open = spill_run_open;
+    sc.run_close = spill_run_close;
+    sc.process = process_lines;
+    sc.oversized = spill_oversized;
+    static char *const STDIN_ONLY[] = { "-" };
+    char *const *inputs = o->n_args ? o->args : STDIN_ONLY;
+    const int n = o->n_args ? o->n_args : 1;
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        job->input_name = strcmp(inputs[i], "-") ? inputs[i] : "(stdin)";
+        rc = spill_run(&sc, inputs[i], job->input_name, tot, ss);
+    }
+    return rc;
 }
 
 /* ===== Summary and statistics ===== */
@@ -383,6 +466,39 @@ static int write_stats(const char *path, const struct cli_opts *o, const pipelin
 
 /* ===== Command ===== */
 
+/* Summary, statistics and exit status of a run (pipelined: @p; partitioned: @ss). */
+static int finish(const struct cli_opts *op, const pipeline_totals *t, int rc, double seconds,
+                  rs_sites *sites, pipeline *p, const spill_stats *ss)
+{
+    const struct cli_opts o = *op;
+    if (o.quiet && rc == 0) {
+        summary_text(cli_out(), &t->counts, seconds);
+        if (cli_out_flush(0) != 0) rc = 2;
+    } else if (o.verbose) {
+        if (cli_out_flush(0) != 0) rc = 2; /* records first, then the summary */
+        rs_outbuf e = { 0 };
+        summary_text(&e, &t->counts, seconds);
+        fwrite(e.ptr, 1, e.len, stderr);
+        rs_outbuf_free(&e);
+    }
+    if (ss && o.verbose)
+        fprintf(stderr, "memory limit %llu bytes: %u partitions in %u runs, %llu bytes spilled\n",
+                (unsigned long long)o.memory_limit, ss->partitions, ss->runs,
+                (unsigned long long)ss->spill_bytes);
+    if (rc == 0 && o.stats_path && write_stats(o.stats_path, &o, t, seconds) != 0) rc = 2;
+    const int disallowed = t->counts.verdict[1] > 0;
+    if (p) {
+        pipeline_free(p);
+    } else {
+        rs_tally_free(t->origins);
+        rs_tally_free(t->rules);
+    }
+    rs_sites_free(sites);
+    if (cli_out_finish() != 0) rc = 2;
+    if (rc) return 2;
+    return o.fail_on && disallowed ? 1 : 0;
+}
+
 int cmd_urls(int argc, char **argv)
 {
     struct cli_opts o;
@@ -417,6 +533,19 @@ int cmd_urls(int argc, char **argv)
         job.reasons[r].len = strlen(job.reasons[r].ptr);
     }
 
+    if (o.memory_limit) {
+        pipeline_totals tot;
+        spill_stats ss;
+        memset(&tot, 0, sizeof tot);
+        memset(&ss, 0, sizeof ss);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        rc = run_partitioned(&job, &o, &tot, &ss);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        return finish(&o, &tot, rc, seconds, sites, NULL, &ss);
+    }
+
     pipeline p;
     pipeline_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -436,22 +565,5 @@ int cmd_urls(int argc, char **argv)
     if (rc == 0) rc = cli_run_inputs(&p, &o, &job.input_name);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     const double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    const pipeline_totals *t = pipeline_totals_get(&p);
-    if (o.quiet && rc == 0) {
-        summary_text(cli_out(), &t->counts, seconds);
-        if (cli_out_flush(0) != 0) rc = 2;
-    } else if (o.verbose) {
-        if (cli_out_flush(0) != 0) rc = 2; /* records first, then the summary */
-        rs_outbuf e = { 0 };
-        summary_text(&e, &t->counts, seconds);
-        fwrite(e.ptr, 1, e.len, stderr);
-        rs_outbuf_free(&e);
-    }
-    if (rc == 0 && o.stats_path && write_stats(o.stats_path, &o, t, seconds) != 0) rc = 2;
-    const int disallowed = t->counts.verdict[1] > 0;
-    pipeline_free(&p);
-    rs_sites_free(sites);
-    if (cli_out_finish() != 0) rc = 2;
-    if (rc) return 2;
-    return o.fail_on && disallowed ? 1 : 0;
+    return finish(&o, pipeline_totals_get(&p), rc, seconds, sites, &p, NULL);
 }

@@ -463,6 +463,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     RS_FORWARD(grow((void **)&sc->scratch, &sc->scratch_cap, 4 * maxlen + 8, 1));
 
     /* Pass 2: raw key -> local site (table slots prefetched ahead). */
+    size_t n_malformed = 0;
     for (size_t j = 0; j < nurl; j++) {
         if (j + PREFETCH_AHEAD < nurl)
             __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].hash & sc->mask]);
@@ -502,6 +503,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         e->kind = RS_SCAN_MALFORMED;
         e->error = s->error;
         k->key = NONE;
+        n_malformed++;
     }
 
     /* Pass 3: group URL lines by local site (counting sort, groups in first-seen order). */
@@ -569,7 +571,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     }
     sc->stats.groups += nt;
     sc->stats.blocks++;
-    sc->stats.urls += nurl;
+    sc->stats.urls += nurl - n_malformed;
     *n_lines = n;
     return RS_OK;
 }

@@ -95,6 +95,8 @@ struct rs_sites {
 /* Opens and indexes one source (no body is read). Sets s->errmsg on failure. */
 rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char *path);
 void      rs_source_close(rs_source *src);
+/* Frees every document's ruleset and matchers (rs_sites_release); the index stays. */
+void      rs_source_release(rs_source *src);
 
 /* The first document of any source that knows @o (NULL: none). Under the lock. */
 rs_doc   *rs_sources_resolve(rs_sites *s, const rs_origin *o);

@@ -171,6 +171,14 @@ void rs_sites_free(rs_sites *s)
     rs_free(s);
 }
 
+rs_status rs_sites_release(rs_sites *s)
+{
+    RS_RETURN_IF(s == NULL, RS_ERR_USAGE);
+    for (size_t i = 0; i < s->nsources; i++) rs_source_release(&s->sources[i]);
+    rs_map_free(&s->origins);
+    return rs_map_init(&s->origins, 1024);
+}
+
 const char *rs_sites_errmsg(const rs_sites *s) { return s ? s->errmsg : "out of memory"; }
 
 void rs_sites_set_semantics(rs_sites *s, rs_semantics semantics) { s->semantics = semantics; }
