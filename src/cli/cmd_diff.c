@@ -269,6 +269,9 @@ typedef struct {
     rs_scanner *sc[2];
     uint32_t *tally_ix;          /* per (scanner site, agent): origin tally index + 1 */
     size_t tally_cap;
+    uint32_t *pc;                /* per (scanner site, agent): this block's counts (block_counts_grow) */
+    uint32_t *touched;           /* slots counted in this block */
+    size_t pc_cap, n_touched;
     rs_outbuf rule_text[2];
     rs_outbuf key;
     /* --logs */
@@ -297,6 +300,8 @@ static void worker_free(void *p)
     for (size_t i = 0; i < w->n_botids; i++) rs_botid_free(w->botids[i].b);
     free(w->botids);
     free(w->tally_ix);
+    free(w->pc);
+    free(w->touched);
     rs_outbuf_free(&w->key);
     rs_outbuf_free(&w->url);
     free(w->scratch);
@@ -402,6 +407,44 @@ static rs_status pair_counters(diff_worker *w, pipeline_result *res, uint32_t si
 
 /* ===== URL lists: one block, two scanners ===== */
 
+/* Room for slot @slot in the per-block counts (3 per slot: compared, newly disallowed, newly allowed). */
+static rs_status block_counts_grow(diff_worker *w, size_t slot)
+{
+    if (slot < w->pc_cap) return RS_OK;
+    size_t cap = w->pc_cap ? w->pc_cap : 4096;
+    while (cap <= slot) cap *= 2;
+    uint32_t *pc = realloc(w->pc, cap * 3 * sizeof *pc);
+    if (pc == NULL) return RS_ERR_NOMEM;
+    memset(pc + 3 * w->pc_cap, 0, (cap - w->pc_cap) * 3 * sizeof *pc);
+    w->pc = pc;
+    uint32_t *t = realloc(w->touched, cap * sizeof *t);
+    if (t == NULL) return RS_ERR_NOMEM;
+    w->touched = t;
+    w->pc_cap = cap;
+    return RS_OK;
+}
+
+/* Adds the block's compact counts into the worker's (origin, agent) tally and clears them. */
+static void fold_block_counts(diff_worker *w, pipeline_result *res)
+{
+    for (size_t k = 0; k < w->n_touched; k++) {
+        const uint32_t slot = w->touched[k];
+        uint32_t *pc = &w->pc[3 * slot];
+        uint64_t *c = rs_tally_counters(res->origins, w->tally_ix[slot] - 1);
+        const uint64_t unchanged = (uint64_t)pc[0] - pc[RS_FLIP_NEWLY_DISALLOWED] - pc[RS_FLIP_NEWLY_ALLOWED];
+        c[RS_DIFF_COMPARED] += pc[0];
+        c[RS_DIFF_NEWLY_DISALLOWED] += pc[RS_FLIP_NEWLY_DISALLOWED];
+        c[RS_DIFF_NEWLY_ALLOWED] += pc[RS_FLIP_NEWLY_ALLOWED];
+        c[RS_DIFF_UNCHANGED] += unchanged;
+        c[RS_DIFF_HITS] += pc[0];     /* a URL line weighs 1 */
+        c[RS_DIFF_HITS_NEWLY_DISALLOWED] += pc[RS_FLIP_NEWLY_DISALLOWED];
+        c[RS_DIFF_HITS_NEWLY_ALLOWED] += pc[RS_FLIP_NEWLY_ALLOWED];
+        c[RS_DIFF_HITS_UNCHANGED] += unchanged;
+        pc[0] = pc[1] = pc[2] = 0;
+    }
+    w->n_touched = 0;
+}
+
 static rs_status make_scanners(const diff_job *job, diff_worker *w)
 {
     for (int s = 0; s < 2; s++) {
@@ -464,9 +507,24 @@ static rs_status process_urls(void *ctx, void *state, const rs_block *block, pip
                 continue;
             }
             const rs_str agent = { job->agents[a], job->agent_lens[a] };
-            uint64_t *c;
-            CLI_TRY(pair_counters(w, res, r[0].site, job->n_agents, r[0].origin, agent, a, &c));
-            const rs_flip f = rs_diff_count(c, r[0].disallowed, r[1].disallowed, 1);
+            rs_flip f;
+            if (r[0].site != UINT32_MAX) {
+                /* compact per-block counts, folded into the tally at the end of the block */
+                const size_t slot = (size_t)r[0].site * job->n_agents + a;
+                if (slot >= w->tally_cap || w->tally_ix[slot] == 0) {
+                    uint64_t *unused;
+                    CLI_TRY(pair_counters(w, res, r[0].site, job->n_agents, r[0].origin, agent, a, &unused));
+                }
+                CLI_TRY(block_counts_grow(w, slot));
+                uint32_t *pc = &w->pc[3 * slot];
+                if (pc[0]++ == 0) w->touched[w->n_touched++] = (uint32_t)slot;
+                f = rs_diff_flip(r[0].disallowed, r[1].disallowed);
+                pc[f] += f != RS_FLIP_UNCHANGED;
+            } else {
+                uint64_t *c;
+                CLI_TRY(pair_counters(w, res, r[0].site, job->n_agents, r[0].origin, agent, a, &c));
+                f = rs_diff_count(c, r[0].disallowed, r[1].disallowed, 1);
+            }
             res->counts.urls++;
             res->counts.extra[f]++;
             if (quiet || (f == RS_FLIP_UNCHANGED && !all)) continue;
@@ -479,6 +537,7 @@ static rs_status process_urls(void *ctx, void *state, const rs_block *block, pip
             CLI_TRY(format_record(&res->out, job->opts->format, r[0].url, r[0].origin, agent, v, 1));
         }
     }
+    fold_block_counts(w, res);
     return RS_OK;
 }
 
