@@ -1115,7 +1115,8 @@ static int rules_diff(const diff_job *job, const summary_data *s, rs_outbuf *out
         if (rc || out == NULL || r.count[0] + r.count[1] + r.count[2] == 0) continue;
         if (!any) {
             any = 1;
-            if (text) put(out, "\nrule changes (origin, agent: change, rule, lines, probe):\n");
+            if (text) put(out, job->opts->quiet ? "rule changes (origin, agent: change, rule, lines, probe):\n"
+                                                : "\nrule changes (origin, agent: change, rule, lines, probe):\n");
             else if (job->opts->format != RS_FORMAT_JSONL && !job->opts->quiet) put(out, "\n");
             if (!text && rs_format_header(out, job->opts->format, RULE_COLUMNS, N_RULE_COLUMNS) != RS_OK) rc = -1;
         }
