@@ -1050,7 +1050,8 @@ static void on_rule_change(void *p, const rs_rule_change *ch)
     if (st != RS_OK) r->status = st;
 }
 
-/* The matcher side @s gives @agent at @origin (NULL: no rules). Single-threaded (after the run). */
+/* The matcher side @s gives @agent at @origin (NULL: no rules); with --logs @agent is a
+ * bot token and its family's group applies. Single-threaded (after the run). */
 static rs_status side_matcher(const diff_job *job, int s, rs_str origin, rs_str agent, const rs_matcher **out)
 {
     char buf[RS_ORIGIN_MAX];
@@ -1060,14 +1061,26 @@ static rs_status side_matcher(const diff_job *job, int s, rs_str origin, rs_str 
     if (o.error != RS_ORIGIN_OK) return RS_OK;
     rs_sites_set_semantics(job->sites[s], job->sem[s]);
     rs_site_result r;
-    const rs_status st = rs_site_lookup(job->sites[s], &o, agent.ptr, agent.len, &r);
-    if (st != RS_OK) {
-        cli_error("%s", rs_sites_errmsg(job->sites[s]));
-        return st;
+    rs_botid *b = NULL;
+    rs_status st = RS_OK;
+    if (job->d->logs) {
+        /* a bot follows its family's group, as its hits were decided (one_hit) */
+        if ((st = rs_site_lookup(job->sites[s], &o, "", 0, &r)) != RS_OK) goto out;
+        rs_str cands[256];
+        const size_t n = r.ruleset ? rs_ruleset_tokens(r.ruleset, cands, 256) : 0;
+        if ((st = rs_botid_create(cands, n < 256 ? n : 256, &b)) != RS_OK) goto out;
+        rs_bot bot;
+        if (rs_bot_identify(b, agent.ptr, agent.len, &bot)) {
+            if ((bot.flags & RS_BOT_IGNORES_STAR) && !(bot.flags & RS_BOT_GROUP_NAMED)) goto out; /* no rules */
+            agent = rs_bot_group_agent(b, &bot);
+        }
     }
-    if (r.reason == RS_REASON_NO_ROBOTS) return RS_OK;
-    *out = r.matcher;
-    return RS_OK;
+    if ((st = rs_site_lookup(job->sites[s], &o, agent.ptr, agent.len, &r)) != RS_OK) goto out;
+    if (r.reason != RS_REASON_NO_ROBOTS) *out = r.matcher;
+out:
+    if (st != RS_OK) cli_error("%s", rs_sites_errmsg(job->sites[s]));
+    rs_botid_free(b);
+    return st;
 }
 
 static const pair_row *sort_pairs; /* for origin_order_cmp (qsort has no context) */

@@ -127,6 +127,13 @@ cp "$SHARED/data/robots/9gag.com.txt" "$T/log-old.txt"
 python3 "$DIFFTESTS/compare_flips.py" logs "$BIN" "$T/log-old.txt" "$T/log-new.txt" "$LOG" semicomplete.com \
     || fail "--logs: flips differ from two logs runs"
 
+# --rules with --logs: a bot follows its family's group (Googlebot-Image -> Googlebot)
+expect_run "--logs --rules" 0 "$BIN" diff --logs --old "$T/log-old.txt" --new "$T/log-new.txt" --host semicomplete.com \
+    --quiet --rules --format tsv "$LOG"
+grep -q "^https://semicomplete.com${TAB}Googlebot-Image${TAB}added${TAB}disallow: /presentations/${TAB}" "$T/out" \
+    || fail "--logs --rules: Googlebot-Image does not follow the Googlebot group: $(grep -c . "$T/out") lines"
+grep -q "^Googlebot  *509  *21 (4.1%)  *69 (13.6%)  *419$" "$T/out" || fail "--logs summary: Googlebot row"
+
 # ----- google vs first-match vs two `check` runs -----
 python3 "$DIFFTESTS/compare_flips.py" check "$BIN" "$SHARED/conformance/first-match" - SomeBot \
     || fail "first-match conformance: flips differ from two check runs"
