@@ -108,6 +108,9 @@ if [ "$(id -u)" != 0 ]; then
 else
     echo "SKIP: unreadable side (running as root: every file is readable)"
 fi
+printf 'https://x.com\tnot-a-status\tdir/x.com.txt\n' >"$T/bad.tsv"
+expect_run "corrupt manifest side" 2 "$BIN" diff --old "$T/dir" --new "$T/bad.tsv" "$T/urls.txt"
+expect_err "corrupt manifest side: named" 'bad.tsv'
 expect_run "missing input" 2 "$BIN" diff --old "$T/old.txt" --new "$T/new.txt" "$T/nope-urls.txt"
 expect_err "missing input: named" 'nope-urls.txt'
 expect_run "--help" 0 "$BIN" diff --help
