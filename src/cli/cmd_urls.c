@@ -319,6 +319,9 @@ static int run_partitioned(urls_job *job, const struct cli_opts *o, pipeline_tot
     sc.memory_limit = o->memory_limit;
     sc.dir = getenv("TMPDIR");
     if (sc.dir == NULL || sc.dir[0] == '\0') sc.dir = "/tmp";
+    rs_sites_stats sst;
+    rs_sites_get_stats(job->sites, &sst);
+    sc.known_sites = sst.dir_entries + sst.manifest_lines + 1;
     sc.want_tallies = job->want_tallies;
     sc.origin_counters = OC_COUNT;
     sc.write_header = !o->quiet;

@@ -10,6 +10,7 @@
 typedef struct {
     uint64_t memory_limit;          /* bytes */
     const char *dir;                /* spill directory ($TMPDIR, else /tmp) */
+    uint64_t known_sites;           /* sites the robots sources know (sizes the partitions) */
     int want_tallies;
     unsigned origin_counters;
     int write_header;

@@ -131,12 +131,31 @@ typedef struct {
     uint8_t  pad;
 } verdict;
 
-/* A URL line in pass 2: its raw key hash, line index, key length (0: decided alone). */
+/* A URL line between the passes: what matching it needs without touching its entry. */
 typedef struct {
-    uint64_t hash;
-    uint32_t idx;
-    uint32_t key;               /* after pass 2: the local site number, or NONE */
+    uint64_t hash;              /* of the raw key */
+    uint32_t idx;               /* line index */
+    uint32_t key;               /* raw key length (0: decided alone); after pass 2 the local
+                                   site number, or NONE */
+    uint32_t off, len;          /* the text in the block */
+    uint32_t auth, auth_end;    /* rs_url_parts; auth_end's top bit: fragment_first */
 } urlkey;
+
+/* A URL line in group order (pass 4). */
+typedef struct {
+    uint32_t idx, off, len, auth, auth_end;
+} grouped;
+
+#define FRAG_FIRST 0x80000000u
+
+static inline rs_url_parts parts_of(uint32_t auth, uint32_t auth_end)
+{
+    rs_url_parts p;
+    p.authority = auth;
+    p.authority_end = auth_end & ~FRAG_FIRST;
+    p.fragment_first = (auth_end & FRAG_FIRST) != 0;
+    return p;
+}
 
 struct rs_scanner {
     rs_sites *sites;
@@ -167,7 +186,8 @@ struct rs_scanner {
     size_t cap_ver;
     urlkey *uk;
     size_t cap_uk;
-    uint32_t *order, *touched, *gstart;
+    grouped *order;
+    uint32_t *touched, *gstart;
     size_t cap_order;
     char *scratch;
     size_t scratch_cap;
@@ -404,7 +424,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     sc->errmsg[0] = '\0';
     arena_reset(&sc->block);
     sc->n_alone = 0;
-    if (block->len > (size_t)UINT32_MAX) {
+    if (block->len >= (size_t)FRAG_FIRST) {
         snprintf(sc->errmsg, sizeof sc->errmsg, "a block of %zu bytes is too large to scan", block->len);
         return RS_ERR_LIMIT;
     }
@@ -455,6 +475,10 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         k->hash = keyed ? XXH3_64bits(u, key) : 0;
         k->idx = (uint32_t)n;
         k->key = keyed ? (uint32_t)key : 0;
+        k->off = e->off;
+        k->len = e->len;
+        k->auth = (uint32_t)parts.authority;
+        k->auth_end = (uint32_t)parts.authority_end | (parts.fragment_first ? FRAG_FIRST : 0);
         if (len > maxlen) maxlen = len;
         n++;
     }
@@ -464,14 +488,22 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
 
     /* Pass 2: raw key -> local site (table slots prefetched ahead). */
     size_t n_malformed = 0;
+    lsite *prev = NULL;
     for (size_t j = 0; j < nurl; j++) {
         if (j + PREFETCH_AHEAD < nurl)
             __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].hash & sc->mask]);
+        if (j + PREFETCH_AHEAD / 2 < nurl) {   /* its slot arrived: now the site record */
+            const lsite *c = sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD / 2].hash & sc->mask].site;
+            if (c) __builtin_prefetch(c);
+        }
         urlkey *k = &sc->uk[j];
         ent *e = &sc->ent[k->idx];
-        const char *u = block->ptr + e->off;
+        const char *u = block->ptr + k->off;
         lsite *s = NULL;
-        if (k->key) {
+        if (k->key && prev && prev->hash == k->hash && prev->key_len == k->key
+            && memcmp(prev->key, u, k->key) == 0) {
+            s = prev;           /* a run of one origin: the last URL's site */
+        } else if (k->key) {
             for (size_t i = (size_t)k->hash & sc->mask;; i = (i + 1) & sc->mask) {
                 lsite *c = sc->slots[i].site;
                 if (c == NULL) break;
@@ -481,6 +513,9 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
                 }
             }
             if (s == NULL) RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, k->hash, &s));
+        }
+        if (s != NULL) {
+            prev = s;
             if (s->error == RS_ORIGIN_OK) {
                 e->site = k->key = s->id;
                 continue;
@@ -492,7 +527,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
                 RS_FORWARD(grow((void **)&sc->alone, &sc->cap_alone, sc->n_alone + 1, sizeof *sc->alone));
                 e->site = ALONE | (uint32_t)sc->n_alone;
                 sc->alone[sc->n_alone++] = s;
-                const rs_url_parts parts = rs_url_split(u, e->len);
+                const rs_url_parts parts = parts_of(k->auth, k->auth_end);
                 for (size_t a = 0; a < na; a++)
                     decide(sc, &sc->ver[k->idx * na + a], u, e->len, &parts, s->ag[a].matcher,
                            s->ag[a].reason);
@@ -537,9 +572,14 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     }
     sc->gstart[nt] = off;
     for (size_t j = 0; j < nurl; j++) {
-        const uint32_t id = sc->uk[j].key;
-        if (id == NONE) continue;
-        sc->order[sc->cnt[id]++] = sc->uk[j].idx;
+        const urlkey *k = &sc->uk[j];
+        if (k->key == NONE) continue;
+        grouped *o = &sc->order[sc->cnt[k->key]++];
+        o->idx = k->idx;
+        o->off = k->off;
+        o->len = k->len;
+        o->auth = k->auth;
+        o->auth_end = k->auth_end;
     }
 
     /* Pass 4: each site's URLs back to back; the next sites prefetched. */
@@ -560,13 +600,13 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         sc->cnt[s->id] = 0;
         const uint32_t end = sc->gstart[g + 1];
         for (uint32_t k = sc->gstart[g]; k < end; k++) {
-            const uint32_t idx = sc->order[k];
-            if (k + 2 < end) __builtin_prefetch(block->ptr + sc->ent[sc->order[k + 2]].off);
-            const ent *e = &sc->ent[idx];
-            const char *u = block->ptr + e->off;
-            const rs_url_parts parts = rs_url_split(u, e->len);
+            const grouped *o = &sc->order[k];
+            if (k + 2 < end) __builtin_prefetch(block->ptr + sc->order[k + 2].off);
+            const char *u = block->ptr + o->off;
+            const rs_url_parts parts = parts_of(o->auth, o->auth_end);
             for (size_t a = 0; a < na; a++)
-                decide(sc, &sc->ver[idx * na + a], u, e->len, &parts, s->ag[a].matcher, s->ag[a].reason);
+                decide(sc, &sc->ver[(size_t)o->idx * na + a], u, o->len, &parts, s->ag[a].matcher,
+                       s->ag[a].reason);
         }
     }
     sc->stats.groups += nt;
