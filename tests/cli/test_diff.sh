@@ -99,6 +99,17 @@ mkdir -p "$T/dir" && cp "$T/new.txt" "$T/dir/x.com.txt"
 usage_error "file vs directory" 'same kind' "$BIN" diff --old "$T/old.txt" --new "$T/dir" "$T/urls.txt"
 printf 'https://x.com\t200\tdir/x.com.txt\n' >"$T/m.tsv"
 expect_run "directory vs manifest (both per origin)" 0 "$BIN" diff --old "$T/dir" --new "$T/m.tsv" --fail-on-change "$T/urls.txt"
+# an origin only one side knows: no-robots there (--missing decides), here 503 = unreachable
+printf 'https://x.com\t200\tdir/x.com.txt\nhttps://y.com\t503\t-\n' >"$T/m2.tsv"
+printf 'https://y.com/p\nhttps://x.com/c\n' >"$T/urls-y.txt"
+expect_run "origin on one side only" 0 "$BIN" diff --old "$T/dir" --new "$T/m2.tsv" --agent Googlebot --format tsv "$T/urls-y.txt"
+expect_out "origin on one side only: records" "url${TAB}origin${TAB}agent${TAB}old_verdict${TAB}old_line${TAB}old_rule${TAB}new_verdict${TAB}new_line${TAB}new_rule${TAB}hits
+https://y.com/p${TAB}https://y.com${TAB}Googlebot${TAB}allow${TAB}0${TAB}${TAB}disallow${TAB}0${TAB}${TAB}1
+"
+expect_run "origin on one side only, --missing skip" 0 "$BIN" diff --old "$T/dir" --new "$T/m2.tsv" --agent Googlebot \
+    --missing skip --quiet "$T/urls-y.txt"
+grep -q '^diff: 2 lines, 1 (URL, agent) pairs compared: 0 newly disallowed, 0 newly allowed, 1 unchanged; malformed 0, skipped 1$' "$T/out" \
+    || fail "--missing skip: $(head -1 "$T/out")"
 expect_run "missing side" 2 "$BIN" diff --old "$T/old.txt" --new "$T/nope.txt" "$T/urls.txt"
 expect_err "missing side: named" "cannot read --new '.*nope.txt'"
 if [ "$(id -u)" != 0 ]; then
@@ -129,6 +140,10 @@ cp "$SHARED/data/robots/9gag.com.txt" "$T/log-old.txt"
   printf 'User-agent: Googlebot\nDisallow: /presentations/\n'; } >"$T/log-new.txt"
 python3 "$DIFFTESTS/compare_flips.py" logs "$BIN" "$T/log-old.txt" "$T/log-new.txt" "$LOG" semicomplete.com \
     || fail "--logs: flips differ from two logs runs"
+
+"$BIN" diff --logs --old "$T/log-old.txt" --new "$T/log-new.txt" --host semicomplete.com --all "$LOG" >"$T/l1" 2>/dev/null
+"$BIN" diff --logs --old "$T/log-old.txt" --new "$T/log-new.txt" --host semicomplete.com --all -j 2 "$LOG" >"$T/l2" 2>/dev/null
+[ "$(wc -l <"$T/l1")" -gt 100 ] && cmp -s "$T/l1" "$T/l2" || fail "--logs --all: -j 2 differs from -j 1, or too few records"
 
 # --rules with --logs: a bot follows its family's group (Googlebot-Image -> Googlebot)
 expect_run "--logs --rules" 0 "$BIN" diff --logs --old "$T/log-old.txt" --new "$T/log-new.txt" --host semicomplete.com \
