@@ -59,6 +59,19 @@ PY
 "$BIN" diff --old "$T/old.txt" --new "$T/new.txt" --format tsv -j 2 <"$T/urls.txt" >"$T/b.tsv" 2>/dev/null
 cmp -s "$T/a.tsv" "$T/b.tsv" || fail "stdin with -j 2 differs from the file"
 
+# compressed input (detected from the content) gives the same records
+gzip -c "$T/urls.txt" >"$T/urls.gz"
+"$BIN" diff --old "$T/old.txt" --new "$T/new.txt" --format tsv "$T/urls.gz" >"$T/c.tsv" 2>/dev/null
+cmp -s "$T/a.tsv" "$T/c.tsv" || fail ".gz input differs from plain"
+if command -v zstd >/dev/null; then
+    zstd -q -c "$T/urls.txt" >"$T/urls.zst"
+    "$BIN" diff --old "$T/old.txt" --new "$T/new.txt" --format tsv "$T/urls.zst" >"$T/c.tsv" 2>/dev/null
+    cmp -s "$T/a.tsv" "$T/c.tsv" || fail ".zst input differs from plain"
+else
+    echo "SKIP: .zst input (no zstd command)"
+fi
+[ "$(wc -l <"$T/a.tsv")" = 7 ] || fail "plain input: $(wc -l <"$T/a.tsv") lines, want 7"
+
 # --rules: added, removed, changed in effect
 expect_run "--rules" 0 "$BIN" diff --old "$T/old.txt" --new "$T/new.txt" --rules --quiet --format tsv --agent Googlebot "$T/urls.txt"
 grep -q "^https://x.com${TAB}Googlebot${TAB}removed${TAB}disallow: /a${TAB}2${TAB}0${TAB}/a${TAB}disallow${TAB}allow$" "$T/out" \
