@@ -1292,6 +1292,7 @@ int cmd_diff(int argc, char **argv)
 
     diff_job job;
     memset(&job, 0, sizeof job);
+    int flips = 0;
     job.opts = &o;
     job.d = &d;
     job.missing = !strcmp(o.missing, "allow") ? RS_SCAN_MISSING_ALLOW
@@ -1317,8 +1318,13 @@ int cmd_diff(int argc, char **argv)
             free(rest);
             return cli_usage_error("diff", "this log format does not name the site: give --host HOST");
         }
+        if (!(rs_logformat_fields(fmt) & RS_LOGF_USER_AGENT)) {
+            rs_logformat_free(fmt);
+            free(rest);
+            return cli_usage_error("diff", "this log format has no user agent ($http_user_agent): bots cannot be found");
+        }
         job.fmt = fmt;
-        if (rs_tally_create(1, &job.hits) != RS_OK) { cli_error("out of memory"); return 2; }
+        if (rs_tally_create(1, &job.hits) != RS_OK) { cli_error("out of memory"); rc = 2; goto done; }
         job.n_agents = 0; /* bots found; --agent filters */
     } else {
         if (o.host || o.scheme || o.log_format) {
@@ -1335,7 +1341,6 @@ int cmd_diff(int argc, char **argv)
         }
     }
 
-    int flips = 0;
     if (open_side(&d.side[0], job.sem[0], &job.sites[0]) != 0) { rc = 2; goto done; }
     if (o.n_robots) job.sites[1] = job.sites[0];
     else if (open_side(&d.side[1], job.sem[1], &job.sites[1]) != 0) { rc = 2; goto done; }
