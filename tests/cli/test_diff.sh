@@ -4,10 +4,10 @@
 #  - 200 real robots.txt files and mutated copies (tests/diff/mutate_robots.py) vs `urls` per side;
 #  - --logs over the elastic sample with two robots.txt versions vs `logs` per side;
 #  - google vs first-match over conformance/first-match and the real files vs `check` per side.
-# Usage: bash tests/cli/test_diff.sh ./robotscan ../shared
+# Usage: bash tests/cli/test_diff.sh ./robotscan SHARED   (SHARED: build/testdata after `make testdata`, or ../shared)
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
 HERE=$(cd "$(dirname "$0")" && pwd)
 DIFFTESTS=$(cd "$HERE/../diff" && pwd)
