@@ -96,6 +96,7 @@ typedef struct {
     int np, shift;              /* partitions; a hash's partition is h >> shift */
     rs_spill *in[NPART_MAX], *out[NPART_MAX];
     hset keys[NPART_MAX];
+    uint64_t bytes;             /* compressed bytes written to spill files */
     char err[512];
 } spill_set;
 
@@ -134,8 +135,8 @@ static rs_status spill_outputs(rs_spill *out, const pipeline_result *res, const 
             memcpy(head + 8, &ol, 4);
             memcpy(head + 12, &dl, 4);
             RS_FORWARD(rs_spill_write(out, head, 16, err, err_cap));
-            RS_FORWARD(rs_spill_write(out, res->out.ptr + o0, ol, err, err_cap));
-            RS_FORWARD(rs_spill_write(out, res->diag.ptr + d0, dl, err, err_cap));
+            if (ol) RS_FORWARD(rs_spill_write(out, res->out.ptr + o0, ol, err, err_cap));
+            if (dl) RS_FORWARD(rs_spill_write(out, res->diag.ptr + d0, dl, err, err_cap));
         }
         o0 = o1;
         d0 = d1;
@@ -149,6 +150,7 @@ static rs_status spill_outputs(rs_spill *out, const pipeline_result *res, const 
 static int run_partition(const spill_config *cfg, void *state, spill_set *s, int p, pipeline_result *res)
 {
     rs_status st = rs_spill_rewind(s->in[p], s->err, sizeof s->err);
+    s->bytes += rs_spill_bytes(s->in[p]);
     if (st == RS_OK) st = rs_spill_open(cfg->dir, &s->out[p], s->err, sizeof s->err);
     if (st != RS_OK) {
         cli_error("%s", s->err[0] ? s->err : rs_status_str(st));
@@ -272,6 +274,7 @@ static int merge(const spill_config *cfg, spill_set *s)
             cli_error("%s", s->err);
             return 2;
         }
+        s->bytes += rs_spill_bytes(s->out[p]);
         if (next_head(s->out[p], &h[p]) != 0) goto bad;
     }
     rs_outbuf diag = { 0 };
@@ -409,7 +412,6 @@ int spill_run(const spill_config *cfg, const char *path, const char *input_name,
     }
     add_counts(&tot->counts, &counts);
 
-    for (int k = 0; k < np; k++) stats->spill_bytes += rs_spill_bytes(s.in[k]);
 
     /* 2. runs of partitions whose sites fit half the budget */
     int p = 0;
@@ -455,11 +457,10 @@ int spill_run(const spill_config *cfg, const char *path, const char *input_name,
         rs_outbuf_free(&res.aux);
         p = q;
     }
-    for (int k = 0; k < np; k++)
-        if (s.out[k]) stats->spill_bytes += rs_spill_bytes(s.out[k]);
 
     /* 3. merge */
     if (rc == 0) rc = merge(cfg, &s);
+    stats->spill_bytes += s.bytes;
     if (rc == 0 && input_failed) {
         cli_out_flush(0);
         cli_error("%s", rs_reader_errmsg(r));
