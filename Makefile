@@ -11,7 +11,7 @@ SHARED   ?= ../shared
 
 WARNFLAGS = -Wall -Wextra -Wshadow -Wcast-qual -Wcast-align -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wformat=2 -Wundef
-PKGS      = libzstd libxxhash zlib libidn2
+PKGS      = libzstd libxxhash zlib libidn2 jansson
 RS_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(WARNFLAGS) $(MOREFLAGS)
 # Resolved on use so a fresh machine can install the packages first.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -78,6 +78,9 @@ test-unit: $(TEST_BIN) ## run the Criterion unit tests
 
 test-cli: $(BIN) ## run the CLI tests (tests/cli/*.sh)
 	@set -e; for t in tests/cli/*.sh; do echo "== $$t"; bash $$t ./$(BIN) $(SHARED); done
+
+test-report: $(BIN) ## open robotscan report pages in headless Chromium (tests/report)
+	bash tests/report/test_report.sh ./$(BIN) $(SHARED)
 
 CONFORMANCE = reference-differential google-spec-test-correctness google-spec-test-stress \
               google-unittests seed-examples
@@ -165,7 +168,7 @@ bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/ben
 	scripts/bench-urls $(BENCH_URLS_ARGS)
 
 test: MOREFLAGS += -Werror
-test: all test-unit test-cli test-conformance test-fuzz-replay ## build everything and run every test
+test: all test-unit test-cli test-conformance test-fuzz-replay test-report ## build everything and run every test
 
 check: all test-unit ## the fast subset: unit tests only
 
