@@ -53,6 +53,7 @@ static const char HELP[] =
     "  --format FMT         text, tsv, csv or jsonl (default: text on a terminal, else tsv)\n"
     "  --quiet              no records; the summary on stdout\n"
     "  --stats FILE.json    counts per agent and per (origin, agent); sums only (mergeable)\n"
+    "  --html FILE          also write the statistics as an HTML page (see robotscan report)\n"
     "  --missing WHAT       origins a side does not know: allow (default), disallow, or skip\n"
     "                       (a pair with a skipped side is not compared)\n"
     "  --encode-urls        percent-encode non-ASCII path bytes before matching\n"
@@ -1383,6 +1384,7 @@ int cmd_diff(int argc, char **argv)
         if (e.len) fwrite(e.ptr, 1, e.len, stderr);
         rs_outbuf_free(&e);
         if (rc == 0 && o.stats_path && write_stats(o.stats_path, &job, &s, &t->counts, rules) != 0) rc = 2;
+        if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
         summary_free(&s);
     }
     free(rules);

@@ -96,6 +96,13 @@ assert d["malformed"] == 1 and d["lines"] == 7, d
 assert "seconds" not in json.dumps(d), "timing is not mergeable"
 PY
 
+# --html: the report of the same statistics (robotscan report)
+expect_run "--html" 0 "$BIN" diff --old "$T/old.txt" --new "$T/new.txt" --quiet --rules --stats "$T/h.json" \
+    --html "$T/h1.html" "$T/urls.txt"
+expect_run "report of diff stats" 0 "$BIN" report "$T/h.json" -o "$T/h2.html"
+cmp -s "$T/h1.html" "$T/h2.html" || fail "diff --html differs from report of its --stats"
+grep -q 'Flips per agent' "$T/h1.html" || fail "diff --html: no per-agent flips"
+
 # ----- bad input (SPEC 9: clear behaviour, exit 2) -----
 usage_error "only --old" 'needs --new PATH' "$BIN" diff --old "$T/old.txt" "$T/urls.txt"
 usage_error "only --new" 'needs --old PATH' "$BIN" diff --new "$T/new.txt" "$T/urls.txt"
