@@ -54,7 +54,7 @@ static int takes_value(const char *name)
 {
     static const char *const VALUED[] = {
         "--robots", "--agent", "--format", "--semantics", "--missing", "--only", "--stats",
-        "-j", "--jobs", "--host", "--scheme", "--log-format", "--memory-limit", "--html", NULL,
+        "-j", "--jobs", "--host", "--scheme", "--log-format", "--html", "--memory-limit", NULL,
     };
     return accepts(VALUED, name);
 }
