@@ -196,14 +196,7 @@ static int is_catch_all(const char *path)
     if (stat(path, &st) != 0 || S_ISDIR(st.st_mode)) return 0;
     const size_t n = strlen(path);
     if (n >= 4 && !strcasecmp(path + n - 4, ".tsv")) return 0;
-    /* a WARC, plain or compressed, starts with its version line */
-    rs_reader *r = NULL;
-    rs_line ln;
-    int warc = 0;
-    if (rs_reader_open(path, NULL, &r) == RS_OK && rs_reader_next_line(r, &ln) == RS_OK)
-        warc = ln.text.len >= 5 && !memcmp(ln.text.ptr, "WARC/", 5);
-    rs_reader_free(r);
-    return !warc;
+    return !rs_is_warc_file(path);   /* a WARC, plain or compressed, answers per origin */
 }
 
 /* Every path of both sides can be opened for reading; 2 after naming the first that cannot. */

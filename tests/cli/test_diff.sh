@@ -130,6 +130,25 @@ expect_run "origin on one side only, --missing skip" 0 "$BIN" diff --old "$T/dir
     --missing skip --quiet "$T/urls-y.txt"
 grep -q '^diff: 2 lines, 1 (URL, agent) pairs compared: 0 newly disallowed, 0 newly allowed, 1 unchanged; malformed 0, skipped 1$' "$T/out" \
     || fail "--missing skip: $(head -1 "$T/out")"
+# a directory vs a WARC (both per origin): accepted; a file vs a WARC: usage error
+python3 - "$T/x.warc" <<'PY'
+import sys
+body = b"User-agent: *\nDisallow: /c\n"
+http = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+rec = (b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:1>\r\n"
+       b"WARC-Target-URI: https://x.com/robots.txt\r\nContent-Type: application/http; msgtype=response\r\n"
+       b"Content-Length: %d\r\n\r\n" % len(http)) + http + b"\r\n\r\n"
+open(sys.argv[1], "wb").write(rec)
+PY
+gzip -c "$T/x.warc" >"$T/x.warc.gz"
+mkdir -p "$T/xdir" && cp "$T/old.txt" "$T/xdir/x.com.txt"
+printf 'https://x.com/c\nhttps://x.com/a\nhttps://x.com/a/b\n' >"$T/urls-x.txt"
+expect_run "directory vs WARC" 0 "$BIN" diff --old "$T/xdir" --new "$T/x.warc.gz" --agent Googlebot --format tsv "$T/urls-x.txt"
+expect_out "directory vs WARC: records" "url${TAB}origin${TAB}agent${TAB}old_verdict${TAB}old_line${TAB}old_rule${TAB}new_verdict${TAB}new_line${TAB}new_rule${TAB}hits
+https://x.com/c${TAB}https://x.com${TAB}Googlebot${TAB}allow${TAB}0${TAB}${TAB}disallow${TAB}2${TAB}disallow: /c${TAB}1
+https://x.com/a${TAB}https://x.com${TAB}Googlebot${TAB}disallow${TAB}2${TAB}disallow: /a${TAB}allow${TAB}0${TAB}${TAB}1
+"
+usage_error "file vs WARC" 'same kind' "$BIN" diff --old "$T/old.txt" --new "$T/x.warc" "$T/urls-x.txt"
 expect_run "missing side" 2 "$BIN" diff --old "$T/old.txt" --new "$T/nope.txt" "$T/urls.txt"
 expect_err "missing side: named" "cannot read --new '.*nope.txt'"
 if [ "$(id -u)" != 0 ]; then
