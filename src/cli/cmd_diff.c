@@ -47,7 +47,8 @@ static const char HELP[] =
     "  --logs               the inputs are access logs: each bot hit is a URL of weight 1,\n"
     "                       agents are the bots found (--agent keeps only those); records\n"
     "                       are per (bot, URL) with their hits, in first-seen order\n"
-    "  --log-format F, --host HOST, --scheme S   as for robotscan logs (with --logs)\n"
+    "  --log-format F, --field NAME=KEY, --host HOST, --scheme S\n"
+    "                       as for robotscan logs (with --logs; every format logs reads)\n"
     "  --all                print every compared record, not only flips\n"
     "  --rules              after the records, the rule-level diff per origin and agent\n"
     "  --format FMT         text, tsv, csv or jsonl (default: text on a terminal, else tsv)\n"
@@ -91,7 +92,7 @@ static const char HELP[] =
 static const char *const ACCEPTED[] = {
     "--robots", "--agent", "--format", "--quiet", "--stats", "--missing", "--encode-urls",
     "--semantics", "-j", "--jobs", "--verbose", "--progress", "--no-progress", "--help",
-    "--host", "--scheme", "--log-format", NULL,
+    "--host", "--scheme", "--log-format", "--field", "--html", NULL,
 };
 
 static const char *const COLUMNS[] = {
@@ -142,7 +143,7 @@ static int extract_options(int argc, char **argv, diff_opts *d, char **rest, int
 {
     static const char *const VALUED[] = {
         "--robots", "--agent", "--format", "--semantics", "--missing", "--stats", "-j", "--jobs",
-        "--host", "--scheme", "--log-format", NULL,
+        "--host", "--scheme", "--log-format", "--field", "--html", NULL,
     };
     int n = 0, positional = 0;
     for (int i = 0; i < argc; i++) {
@@ -248,7 +249,7 @@ typedef struct {
     int missing;                 /* rs_scan_missing */
     const char *input_name;
     /* --logs */
-    const rs_logformat *fmt;
+    const char *spec;            /* --log-format (rs_logparser: every format logs reads) */
     const char *host, *scheme;
     rs_tally *hits;              /* "bot\turl" -> hits, in first-seen order */
     struct hit_meta {            /* per hits entry: the rest of its record, in meta_text */
@@ -279,6 +280,7 @@ typedef struct {
     rs_outbuf url;
     char *scratch;
     size_t scratch_cap;
+    rs_logparser *parser;        /* --logs: this worker's (formats with state see every line) */
 } diff_worker;
 
 static void *worker_new(void) { return calloc(1, sizeof(diff_worker)); }
@@ -299,6 +301,7 @@ static void worker_free(void *p)
     rs_outbuf_free(&w->key);
     rs_outbuf_free(&w->url);
     free(w->scratch);
+    rs_logparser_free(w->parser);
     free(w);
 }
 
@@ -725,6 +728,16 @@ static rs_status process_logs(void *ctx, void *state, const rs_block *block, pip
 {
     const diff_job *job = ctx;
     diff_worker *w = state;
+    if (w->parser == NULL) {
+        char err[256] = "";
+        const rs_status st = rs_logparser_create(job->spec, strlen(job->spec), job->opts->fields,
+                                                 (size_t)job->opts->n_fields, err, sizeof err, &w->parser);
+        if (st != RS_OK) {
+            pipeline_fail(res, st, "bad --log-format: %s", err);
+            return st;
+        }
+    }
+    if (block->len) (void)rs_logparser_detect(w->parser, block->ptr, block->len); /* auto: settles */
     rs_lines it;
     rs_line ln;
     rs_lines_init(&it, block);
@@ -738,7 +751,7 @@ static rs_status process_logs(void *ctx, void *state, const rs_block *block, pip
             continue;
         }
         rs_logrec rec;
-        const rs_logline_status st = rs_logline_parse(job->fmt, ln.text.ptr, ln.text.len, &rec);
+        const rs_logline_status st = rs_logparser_parse(w->parser, ln.text.ptr, ln.text.len, &rec);
         if (st == RS_LOGLINE_EMPTY) { res->counts.blank++; continue; }
         if (st != RS_LOGLINE_OK) {
             res->counts.malformed++;
@@ -1293,7 +1306,7 @@ int cmd_diff(int argc, char **argv)
                 : !strcmp(o.missing, "disallow") ? RS_SCAN_MISSING_DISALLOW : RS_SCAN_MISSING_SKIP;
     job.sem[0] = d.side[0].sem;
     job.sem[1] = d.side[1].sem;
-    rs_logformat *fmt = NULL;
+    int stateful = 0;
     if (d.logs) {
         job.host = o.host;
         job.scheme = o.scheme ? o.scheme : "https";
@@ -1301,29 +1314,31 @@ int cmd_diff(int argc, char **argv)
             free(rest);
             return cli_usage_error("diff", "--scheme takes http or https, not '%s'", job.scheme);
         }
-        const char *spec = o.log_format ? o.log_format : "combined";
+        job.spec = o.log_format ? o.log_format : "combined";
         char err[256] = "";
-        if (rs_logformat_create(spec, strlen(spec), err, sizeof err, &fmt) != RS_OK) {
+        rs_logparser *probe = NULL;
+        if (rs_logparser_create(job.spec, strlen(job.spec), o.fields, (size_t)o.n_fields, err, sizeof err,
+                                &probe) != RS_OK) {
             free(rest);
             return cli_usage_error("diff", "bad --log-format: %s", err[0] ? err : "cannot compile");
         }
-        if (!(rs_logformat_fields(fmt) & RS_LOGF_HOST) && o.host == NULL) {
-            rs_logformat_free(fmt);
+        const unsigned fields = rs_logparser_fields(probe);
+        stateful = rs_logparser_stateful(probe);
+        rs_logparser_free(probe);
+        if (!(fields & RS_LOGF_HOST) && o.host == NULL) {
             free(rest);
             return cli_usage_error("diff", "this log format does not name the site: give --host HOST");
         }
-        if (!(rs_logformat_fields(fmt) & RS_LOGF_USER_AGENT)) {
-            rs_logformat_free(fmt);
+        if (!(fields & RS_LOGF_USER_AGENT)) {
             free(rest);
-            return cli_usage_error("diff", "this log format has no user agent ($http_user_agent): bots cannot be found");
+            return cli_usage_error("diff", "this log format has no user agent: bots cannot be found");
         }
-        job.fmt = fmt;
         if (rs_tally_create(1, &job.hits) != RS_OK) { cli_error("out of memory"); rc = 2; goto done; }
         job.n_agents = 0; /* bots found; --agent filters */
     } else {
-        if (o.host || o.scheme || o.log_format) {
+        if (o.host || o.scheme || o.log_format || o.n_fields) {
             free(rest);
-            return cli_usage_error("diff", "--host, --scheme and --log-format go with --logs");
+            return cli_usage_error("diff", "--host, --scheme, --log-format and --field go with --logs");
         }
         static const char *const DEFAULT_AGENTS[] = { "*", "Googlebot", "bingbot" };
         const int n = o.n_agents ? o.n_agents : 3;
@@ -1350,6 +1365,7 @@ int cmd_diff(int argc, char **argv)
     cfg.state_free = worker_free;
     cfg.tally_counters_origin = RS_DIFF_COUNTERS;
     if (d.logs) cfg.in_order = keep_hits;
+    if (stateful) cfg.jobs = 1;   /* w3c, cloudfront, auto: one parser sees every line in order */
     cfg.columns = COLUMNS;
     cfg.n_columns = N_COLUMNS;
     cfg.write_header = !o.quiet;
@@ -1386,7 +1402,6 @@ int cmd_diff(int argc, char **argv)
 done:
     if (job.sites[1] != job.sites[0]) rs_sites_free(job.sites[1]);
     rs_sites_free(job.sites[0]);
-    rs_logformat_free(fmt);
     rs_tally_free(job.hits);
     free(job.meta);
     rs_outbuf_free(&job.meta_text);

@@ -184,6 +184,9 @@ python3 "$DIFFTESTS/compare_flips.py" logs "$BIN" "$T/log-old.txt" "$T/log-new.t
 "$BIN" diff --logs --old "$T/log-old.txt" --new "$T/log-new.txt" --host semicomplete.com --all -j 2 "$LOG" >"$T/l2" 2>/dev/null
 [ "$(wc -l <"$T/l1")" -gt 100 ] && cmp -s "$T/l1" "$T/l2" || fail "--logs --all: -j 2 differs from -j 1, or too few records"
 
+"$BIN" diff --logs --old "$T/log-old.txt" --new "$T/log-new.txt" --host semicomplete.com --all --log-format auto "$LOG" >"$T/l3" 2>/dev/null
+cmp -s "$T/l1" "$T/l3" || fail "--logs --log-format auto differs from combined"
+
 # --rules with --logs: a bot follows its family's group (Googlebot-Image -> Googlebot)
 expect_run "--logs --rules" 0 "$BIN" diff --logs --old "$T/log-old.txt" --new "$T/log-new.txt" --host semicomplete.com \
     --quiet --rules --format tsv "$LOG"
