@@ -827,6 +827,7 @@ RS_API rs_status rs_sites_release(rs_sites *s);
 
 /** @return the bytes a compiled matcher occupies (its one allocation). */
 RS_API size_t rs_matcher_memory(const rs_matcher *m);
+
 /*
  * WARC sources and compressed robots files (SPEC 3). A regular file whose
  * content (plain, gzip or zstd) starts with a WARC record is a WARC source:

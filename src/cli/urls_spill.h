@@ -30,6 +30,7 @@ typedef struct {
 } spill_config;
 
 typedef struct {
+    uint64_t memory_limit;          /* the budget, bytes */
     unsigned partitions;            /* spill partitions (files) */
     unsigned runs;                  /* groups of partitions run with one set of sites */
     uint64_t spill_bytes;           /* compressed bytes written to spill files */

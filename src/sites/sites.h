@@ -119,6 +119,7 @@ rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size)
 /* rs_site_lookup with the semantics given, not the handle's (src/scan). */
 rs_status rs_site_lookup_sem(rs_sites *s, const rs_origin *origin, const char *agent,
                              size_t agent_len, rs_semantics sem, rs_site_result *out);
+
 /* Adds a document to @src (sources.c). @path is owned by the document afterwards. */
 rs_doc   *rs_source_add_doc(rs_source *src, uint32_t source, rs_reason outcome, uint32_t status, char *path);
 

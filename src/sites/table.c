@@ -185,6 +185,7 @@ rs_status rs_sites_release(rs_sites *s)
     rs_map_free(&s->origins);
     return rs_map_init(&s->origins, 1024);
 }
+
 void rs_sites_get_warc_stats(const rs_sites *s, rs_sites_warc_stats *out) { *out = s->wstats; }
 
 const char *rs_sites_errmsg(const rs_sites *s) { return s ? s->errmsg : "out of memory"; }
