@@ -11,7 +11,7 @@ SHARED   ?= ../shared
 
 WARNFLAGS = -Wall -Wextra -Wshadow -Wcast-qual -Wcast-align -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wformat=2 -Wundef
-PKGS      = libzstd libxxhash zlib libidn2
+PKGS      = libzstd libxxhash zlib libidn2 jansson
 RS_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(WARNFLAGS) $(MOREFLAGS)
 # Resolved on use so a fresh machine can install the packages first.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

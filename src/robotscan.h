@@ -827,6 +827,17 @@ RS_API rs_status rs_sites_release(rs_sites *s);
 /** @return the bytes a compiled matcher occupies (its one allocation). */
 RS_API size_t rs_matcher_memory(const rs_matcher *m);
 
+/*
+ * Shards (src/scan/shard.c, robotscan shard): the shard of a site is
+ * XXH3_64bits(canonical origin, seed 0) mod n. This is stable across
+ * machines and versions (XXH3's output is fixed by its specification, the
+ * canonical origin is rs_origin_parse's), so shards written anywhere agree.
+ */
+/** @return the shard in [0, n) of canonical origin @origin (0 when n <= 1). */
+RS_API uint32_t rs_shard_of_origin(const char *origin, size_t len, uint32_t n);
+/** @return the shard of @url's canonical origin; 0 for a URL without one (malformed). */
+RS_API uint32_t rs_shard_of_url(const char *url, size_t len, uint32_t n);
+
 
 /* ===== Access logs (src/log) ===== */
 

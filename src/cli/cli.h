@@ -37,6 +37,7 @@ struct cli_opts {
     const char *log_format;             /* --log-format */
     int         help;                   /* --help */
     uint64_t    memory_limit;           /* --memory-limit SIZE in bytes; 0 = none */
+    int         input_line;             /* --input-line: input line number as a first column */
     char      **args;                   /* positional arguments: argv compacted in place (not allocated) */
     int         n_args;
 };
@@ -73,5 +74,12 @@ int cmd_check(int argc, char **argv);
 int cmd_urls(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_shard(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+/* --input-line (input_line.c): the header names with "input_line" first, and
+ * the column put in front of the record that starts at @start of @out. */
+const char *const *cli_input_line_columns(const char *const *columns, size_t n);
+rs_status cli_input_line_put(rs_outbuf *out, size_t start, rs_format fmt, uint64_t line);
 
 #endif /* RS_CLI_H */

@@ -48,6 +48,7 @@ static const char HELP[] =
     "  --verbose            report malformed lines with their line numbers\n"
     "  --progress, --no-progress\n"
     "  --fail-on-violation  exit 1 when any hit is a violation\n"
+    "  --input-line         an input_line column first (for robotscan merge --records)\n"
     "\n"
     "Columns: time, client, origin, agent, user_agent, method, url, status, verdict, line,\n"
     "         rule, reason, delay_violation\n"
@@ -57,7 +58,7 @@ static const char HELP[] =
 static const char *const ACCEPTED[] = {
     "--robots", "--host", "--scheme", "--log-format", "--agent", "--format", "--only", "--quiet",
     "--stats", "--semantics", "-j", "--jobs", "--verbose", "--progress", "--no-progress",
-    "--fail-on-violation", "--help", NULL,
+    "--fail-on-violation", "--input-line", "--help", NULL,
 };
 
 static const char *const COLUMNS[] = {
@@ -464,6 +465,8 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
         k->len = 0;
         CLI_TRY(rs_outbuf_append(k, bot.token.ptr, bot.token.len));
         CLI_TRY(rs_outbuf_append(k, "\t", 1));
+        /* per origin, so that shards by site sum exactly (docs/scale-out.md) */
+        CLI_TRY(rs_outbuf_append(k, origin->origin.ptr, origin->origin.len));
         CLI_TRY(rs_outbuf_append(k, path.ptr, path.len));
         CLI_TRY(rs_tally_find(acc->paths, k->ptr, k->len, &ix));
         rs_tally_counters(acc->paths, ix)[0]++;
@@ -510,7 +513,9 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
                 { rule, 0, 0 },
                 { { reason, strlen(reason) }, 0, 0 },
             };
+            const size_t start = res->out.len;
             CLI_TRY(rs_format_record(&res->out, job->opts->format, COLUMNS, f, N_COLUMNS - 1));
+            if (job->opts->input_line) CLI_TRY(cli_input_line_put(&res->out, start, job->opts->format, line_no));
             res->out.len--;                                        /* the newline */
             if (job->opts->format == RS_FORMAT_JSONL) res->out.len--; /* the '}' */
         }
@@ -707,7 +712,7 @@ static int write_stats(const char *path, const bot_row *rows, size_t n, const lo
     rs_outbuf b = { 0 };
     char tmp[512];
     snprintf(tmp, sizeof tmp,
-             "{\"command\":\"logs\",\"lines\":%llu,\"bot_hits\":%llu,\"non_bot_hits\":%llu,"
+             "{\"command\":\"logs\",\"schema_version\":2,\"lines\":%llu,\"bot_hits\":%llu,\"non_bot_hits\":%llu,"
              "\"other_bot_hits\":%llu,\"malformed\":%llu,\"blank\":%llu,\"violations\":%llu,\"bots\":[",
              (unsigned long long)c->lines, (unsigned long long)c->urls, (unsigned long long)c->extra[X_NON_BOT],
              (unsigned long long)c->extra[X_FILTERED], (unsigned long long)c->malformed,
@@ -893,8 +898,8 @@ int cmd_logs(int argc, char **argv)
     cfg.user_new = acc_new;
     cfg.user_free = acc_free;
     cfg.in_order = keep_block;
-    cfg.columns = COLUMNS;
-    cfg.n_columns = N_COLUMNS;
+    cfg.columns = o.input_line ? cli_input_line_columns(COLUMNS, N_COLUMNS) : COLUMNS;
+    cfg.n_columns = N_COLUMNS + (o.input_line ? 1 : 0);
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

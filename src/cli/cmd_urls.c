@@ -46,6 +46,7 @@ static const char HELP[] =
     "  --verbose              report malformed lines with their line numbers\n"
     "  --progress, --no-progress   progress on stderr (default: when stderr is a terminal)\n"
     "  --fail-on-disallowed   exit 1 when any URL is disallowed\n"
+    "  --input-line           an input_line column first (for robotscan merge --records)\n"
     "\n"
     "Columns: url, origin, agent, verdict, line, rule, reason\n"
     "  reason: matched, no-match, unavailable (3xx/4xx: allow all),\n"
@@ -55,7 +56,7 @@ static const char HELP[] =
 static const char *const ACCEPTED[] = {
     "--robots", "--agent", "--format", "--only", "--quiet", "--stats", "--missing", "--encode-urls",
     "--semantics", "-j", "--jobs", "--verbose", "--progress", "--no-progress",
-    "--fail-on-disallowed", "--memory-limit", "--help", NULL,
+    "--fail-on-disallowed", "--memory-limit", "--input-line", "--help", NULL,
 };
 
 static const char *const COLUMNS[] = { "url", "origin", "agent", "verdict", "line", "rule", "reason" };
@@ -202,7 +203,9 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
         { rule, 0, 0 },
         { reason_s, 0, 0 },
     };
-    return rs_format_record(&res->out, job->opts->format, COLUMNS, fields, N_COLUMNS);
+    const size_t start = res->out.len;
+    CLI_TRY(rs_format_record(&res->out, job->opts->format, COLUMNS, fields, N_COLUMNS));
+    return job->opts->input_line ? cli_input_line_put(&res->out, start, job->opts->format, r->line_no) : RS_OK;
 }
 
 /*
@@ -323,8 +326,8 @@ static int run_partitioned(urls_job *job, const struct cli_opts *o, pipeline_tot
     sc.origin_counters = OC_COUNT;
     sc.write_header = !o->quiet;
     sc.format = o->format;
-    sc.columns = COLUMNS;
-    sc.n_columns = N_COLUMNS;
+    sc.columns = o->input_line ? cli_input_line_columns(COLUMNS, N_COLUMNS) : COLUMNS;
+    sc.n_columns = N_COLUMNS + (o->input_line ? 1 : 0);
     sc.ctx = job;
     sc.run_open = spill_run_open;
     sc.run_close = spill_run_close;
@@ -400,7 +403,7 @@ static int write_stats(const char *path, const struct cli_opts *o, const pipelin
     char tmp[256];
     const pipeline_counts *c = &t->counts;
 #define PUT(s) rs_outbuf_append(&b, (s), strlen(s))
-    PUT("{\"command\":\"urls\",\"agent\":");
+    PUT("{\"command\":\"urls\",\"schema_version\":2,\"agent\":");
     rs_outbuf_json_string(&b, o->agents[0], strlen(o->agents[0]));
     PUT(",\"inputs\":[");
     for (int i = 0; i < o->n_args; i++) {
@@ -556,8 +559,8 @@ int cmd_urls(int argc, char **argv)
     cfg.state_new = worker_state_new;
     cfg.state_free = worker_state_free;
     cfg.tally_counters_origin = OC_COUNT;
-    cfg.columns = COLUMNS;
-    cfg.n_columns = N_COLUMNS;
+    cfg.columns = o.input_line ? cli_input_line_columns(COLUMNS, N_COLUMNS) : COLUMNS;
+    cfg.n_columns = N_COLUMNS + (o.input_line ? 1 : 0);
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
