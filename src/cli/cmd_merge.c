@@ -227,6 +227,8 @@ static int merge_records(const char *dir, rs_format fmt, char **outs, int n)
 
 /* ===== --stats ===== */
 
+#define TOP_K 10 /* the length of top_* lists (cmd_logs.c write_stats) */
+
 typedef enum { M_SUM, M_MIN, M_MAX, M_TIME, M_SAME } merge_rule;
 
 static int has_suffix(const char *s, const char *suf)
@@ -369,9 +371,8 @@ static int merge_list(const char *name, json_t *into, json_t *from, json_t **out
     }
     size_t keep = n;
     if (!strncmp(name, "top_", 4)) {
-        /* a top-k list stays a top-k list: as long as the longest input */
-        keep = na > nb ? na : nb;
-        if (keep > n) keep = n;
+        /* a top-k list stays a top-k list of TOP_K (what the commands write) */
+        if (keep > TOP_K) keep = TOP_K;
     }
     for (size_t i = 0; i < n; i++) {
         if (i < keep && rc == 0) json_array_append(res, ks[i].e);
