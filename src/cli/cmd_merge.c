@@ -258,17 +258,44 @@ static int is_key_field(const char *k, const json_t *v)
     return !strcmp(k, "line") || !strcmp(k, "hour") || !strcmp(k, "port") || !strcmp(k, "status");
 }
 
-/* The identity of a list element: its key fields, serialized. */
+/* The identity of a list element: its key fields as NAME=VALUE, by name, \x1f-separated. */
+typedef struct {
+    const char *name;
+    const json_t *v;
+} key_field;
+
+static int key_field_cmp(const void *a, const void *b)
+{
+    return strcmp(((const key_field *)a)->name, ((const key_field *)b)->name);
+}
+
 static char *elem_key(const json_t *e)
 {
-    json_t *k = json_object();
+    key_field f[16];
+    size_t n = 0;
     const char *name;
     json_t *v;
     json_object_foreach((json_t *)(uintptr_t)e, name, v)
-        if (is_key_field(name, v)) json_object_set(k, name, v);
-    char *s = json_dumps(k, JSON_COMPACT | JSON_SORT_KEYS);
-    json_decref(k);
-    return s;
+        if (n < 16 && is_key_field(name, v)) f[n++] = (key_field){ name, v };
+    if (n > 1) qsort(f, n, sizeof *f, key_field_cmp);
+    rs_outbuf b = { 0 };
+    char num[64];
+    for (size_t i = 0; i < n; i++) {
+        rs_outbuf_append(&b, f[i].name, strlen(f[i].name));
+        rs_outbuf_append(&b, "=", 1);
+        if (json_is_string(f[i].v)) {
+            rs_outbuf_append(&b, json_string_value(f[i].v), json_string_length(f[i].v));
+        } else {
+            snprintf(num, sizeof num, "%.17g", json_number_value(f[i].v));
+            rs_outbuf_append(&b, num, strlen(num));
+        }
+        rs_outbuf_append(&b, "\x1f", 1);
+    }
+    if (rs_outbuf_append(&b, "", 1) != RS_OK) { /* the NUL */
+        rs_outbuf_free(&b);
+        return NULL;
+    }
+    return b.ptr;
 }
 
 static int merge_value(const char *key, json_t *into, json_t *from, json_t **out, char *err, size_t cap);
@@ -350,11 +377,15 @@ static int merge_list(const char *name, json_t *into, json_t *from, json_t **out
     for (size_t i = 0; rc == 0 && i < na + nb; i++) {
         json_t *e = json_array_get(i < na ? into : from, i < na ? i : i - na);
         char *k = elem_key(e);
+        if (k == NULL) {
+            rc = -1;
+            break;
+        }
         const json_t *at = json_object_get(index, k);
         const size_t j = at ? (size_t)json_integer_value(at) : n;
         if (j == n) {
             json_object_set_new(index, k, json_integer((json_int_t)n));
-            ks[n].e = json_deep_copy(e);
+            ks[n].e = json_incref(e); /* merged in place: the files' trees are dropped after */
             ks[n].key = k;
             n++;
         } else {
