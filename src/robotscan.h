@@ -1105,6 +1105,18 @@ RS_API rs_str rs_tally_key(const rs_tally *t, uint32_t index);
 /** Adds every counter of @src into @dst (same counter count). */
 RS_API rs_status rs_tally_merge(rs_tally *dst, const rs_tally *src);
 
+/**
+ * Appends @t as a JSON list of objects (src/report/stats_json.c), the form
+ * every bulk command's --stats uses for keyed tallies (docs/scale-out.md):
+ * one object per key, the key split at tabs into fields @key_names (a name
+ * starting with '#' is written as a number, without the '#'), then the
+ * counters named @counter_names (the first @n_counters counters). Order:
+ * sum of those counters descending, then key bytes. Keys with fewer fields
+ * than @n_keys are skipped.
+ */
+RS_API rs_status rs_tally_json_list(rs_outbuf *out, const rs_tally *t, const char *const *key_names,
+                                    size_t n_keys, const char *const *counter_names, size_t n_counters);
+
 
 /* ===== Lint (src/lint) ===== */
 

@@ -258,16 +258,11 @@ static int is_key_field(const char *k, const json_t *v)
     return !strcmp(k, "line") || !strcmp(k, "hour") || !strcmp(k, "port") || !strcmp(k, "status");
 }
 
-/* The identity of a list element: its key fields as NAME=VALUE, by name, \x1f-separated. */
+/* The identity of a list element: its key fields as NAME=VALUE, \x1f-separated. */
 typedef struct {
     const char *name;
     const json_t *v;
 } key_field;
-
-static int key_field_cmp(const void *a, const void *b)
-{
-    return strcmp(((const key_field *)a)->name, ((const key_field *)b)->name);
-}
 
 static char *elem_key(const json_t *e)
 {
@@ -277,7 +272,8 @@ static char *elem_key(const json_t *e)
     json_t *v;
     json_object_foreach((json_t *)(uintptr_t)e, name, v)
         if (n < 16 && is_key_field(name, v)) f[n++] = (key_field){ name, v };
-    if (n > 1) qsort(f, n, sizeof *f, key_field_cmp);
+    /* in the file's order (jansson keeps it): every writer writes its fields in one order,
+     * and then the order of the keys is the library's (rs_tally_json_list: key bytes) */
     rs_outbuf b = { 0 };
     char num[64];
     for (size_t i = 0; i < n; i++) {
