@@ -274,24 +274,28 @@ static char *elem_key(const json_t *e)
         if (n < 16 && is_key_field(name, v)) f[n++] = (key_field){ name, v };
     /* in the file's order (jansson keeps it): every writer writes its fields in one order,
      * and then the order of the keys is the library's (rs_tally_json_list: key bytes) */
-    rs_outbuf b = { 0 };
+    static rs_outbuf b; /* reused: rs_outbuf reserves kilobytes, keys are short */
+    b.len = 0;
     char num[64];
-    for (size_t i = 0; i < n; i++) {
-        rs_outbuf_append(&b, f[i].name, strlen(f[i].name));
-        rs_outbuf_append(&b, "=", 1);
+    rs_status st = RS_OK;
+    for (size_t i = 0; i < n && st == RS_OK; i++) {
+        st = rs_outbuf_append(&b, f[i].name, strlen(f[i].name));
+        if (st == RS_OK) st = rs_outbuf_append(&b, "=", 1);
+        if (st != RS_OK) break;
         if (json_is_string(f[i].v)) {
-            rs_outbuf_append(&b, json_string_value(f[i].v), json_string_length(f[i].v));
+            st = rs_outbuf_append(&b, json_string_value(f[i].v), json_string_length(f[i].v));
         } else {
             snprintf(num, sizeof num, "%.17g", json_number_value(f[i].v));
-            rs_outbuf_append(&b, num, strlen(num));
+            st = rs_outbuf_append(&b, num, strlen(num));
         }
-        rs_outbuf_append(&b, "\x1f", 1);
+        if (st == RS_OK) st = rs_outbuf_append(&b, "\x1f", 1);
     }
-    if (rs_outbuf_append(&b, "", 1) != RS_OK) { /* the NUL */
-        rs_outbuf_free(&b);
-        return NULL;
-    }
-    return b.ptr;
+    if (st != RS_OK) return NULL;
+    char *k = malloc(b.len + 1);
+    if (k == NULL) return NULL;
+    memcpy(k, b.ptr, b.len);
+    k[b.len] = '\0';
+    return k;
 }
 
 static int merge_value(const char *key, json_t *into, json_t *from, json_t **out, char *err, size_t cap);
