@@ -63,7 +63,12 @@ typedef struct {
     int logs;
     rs_logformat *fmt;
     const char *host, *scheme;
+    char last[300];           /* "HOST PORT" of the last log line, and its shard */
+    size_t last_len;
+    uint32_t last_shard;
 } sharder;
+
+static uint32_t log_shard_of(const sharder *sh, rs_str host, rs_str port);
 
 static int write_all(FILE *f, const void *p, size_t n, const char *what)
 {
@@ -124,7 +129,7 @@ static int shard_put(sharder *sh, uint32_t k, const char *p, size_t n, uint64_t 
 }
 
 /* The shard of a log line: its site as `robotscan logs` finds it (cmd_logs.c line_origin). */
-static uint32_t log_shard(const sharder *sh, const char *line, size_t len)
+static uint32_t log_shard(sharder *sh, const char *line, size_t len)
 {
     rs_logrec rec;
     if (rs_logline_parse(sh->fmt, line, len, &rec) != RS_LOGLINE_OK) return 0;
@@ -132,6 +137,25 @@ static uint32_t log_shard(const sharder *sh, const char *line, size_t len)
     if (host.len == 0 && sh->host) host = (rs_str){ sh->host, strlen(sh->host) };
     if (host.len == 0) return 0;
     const rs_str port = rec.port;
+    /* most lines repeat the previous line's host and port */
+    if (sh->last_len && host.len + port.len + 1 == sh->last_len && memcmp(sh->last, host.ptr, host.len) == 0
+        && sh->last[host.len] == ' ' && memcmp(sh->last + host.len + 1, port.ptr, port.len) == 0)
+        return sh->last_shard;
+    const uint32_t k = log_shard_of(sh, host, port);
+    if (host.len + port.len + 1 <= sizeof sh->last) {
+        memcpy(sh->last, host.ptr, host.len);
+        sh->last[host.len] = ' ';
+        memcpy(sh->last + host.len + 1, port.ptr, port.len);
+        sh->last_len = host.len + port.len + 1;
+        sh->last_shard = k;
+    } else {
+        sh->last_len = 0;
+    }
+    return k;
+}
+
+static uint32_t log_shard_of(const sharder *sh, rs_str host, rs_str port)
+{
     const char *scheme = sh->scheme;
     if (port.len == 3 && memcmp(port.ptr, "443", 3) == 0) scheme = "https";
     else if (port.len) scheme = "http";
