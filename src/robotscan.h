@@ -827,6 +827,18 @@ RS_API rs_status rs_sites_release(rs_sites *s);
 /** @return the bytes a compiled matcher occupies (its one allocation). */
 RS_API size_t rs_matcher_memory(const rs_matcher *m);
 
+/**
+ * Lists the entries of robots directory @dir as a directory source uses them
+ * (src/sites/source_list.c): @fn gets each entry's key, the canonical "host"
+ * or "host:port" it serves over http and https, and its file, after
+ * duplicates are resolved. A non-zero return from @fn stops (RS_ERR_IO).
+ * @return RS_OK, RS_ERR_USAGE (not a directory), or the error of opening it
+ *         (message in @err).
+ */
+RS_API rs_status rs_robots_dir_list(const char *dir,
+                                    int (*fn)(const char *key, size_t key_len, const char *path, void *ctx),
+                                    void *ctx, char *err, size_t err_cap);
+
 /*
  * Shards (src/scan/shard.c, robotscan shard): the shard of a site is
  * XXH3_64bits(canonical origin, seed 0) mod n. This is stable across

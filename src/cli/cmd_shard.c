@@ -12,7 +12,8 @@
  *                     line of every INPUT in order)
  * DIR/shard-K.robots  with --robots: the --robots arguments for shard K, one
  *                     a line (a single file as given; a directory or a
- *                     manifest as DIR/robots-K/ holding only shard K's sites)
+ *                     manifest as a manifest DIR/robots-K/S<i>.tsv of only
+ *                     shard K's sites, pointing at the original files)
  * DIR/shards.tsv      kind, n, lines and the inputs
  */
 #include "cli/cli.h"
@@ -226,30 +227,6 @@ static int ends_with(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-/* The origins a directory entry name serves (HOST, HOST.txt, HOST:PORT, HOST_PORT, .gz/.zst). */
-static int entry_shards(const sharder *sh, const char *name, uint32_t out[2])
-{
-    char h[512];
-    snprintf(h, sizeof h, "%s", name);
-    static const char *const SUF[] = { ".gz", ".zst", ".txt" };
-    for (int i = 0; i < 3; i++) {
-        const size_t l = strlen(h), sl = strlen(SUF[i]);
-        if (l > sl && strcmp(h + l - sl, SUF[i]) == 0) h[l - sl] = '\0';
-    }
-    char *us = strrchr(h, '_');
-    if (us && us[1] && strspn(us + 1, "0123456789") == strlen(us + 1)) *us = ':';
-    int n = 0;
-    static const char *const SCHEMES[] = { "http", "https" };
-    for (int i = 0; i < 2; i++) {
-        char url[600], buf[RS_ORIGIN_MAX];
-        snprintf(url, sizeof url, "%s://%s/", SCHEMES[i], h);
-        rs_origin o;
-        if (rs_origin_parse(url, strlen(url), buf, sizeof buf, &o) != RS_OK || o.error != RS_ORIGIN_OK) continue;
-        out[n++] = rs_shard_of_origin(o.origin.ptr, o.origin.len, sh->n);
-    }
-    return n;
-}
-
 static char *abs_path(const char *p)
 {
     char *r = realpath(p, NULL);
@@ -257,49 +234,69 @@ static char *abs_path(const char *p)
     return r;
 }
 
-/* A directory source: DIR/robots-K/S<i>/ with a symlink per entry of shard K's sites. */
+/* Opens DIR/robots-K/S<src>.tsv for every shard K and lists it in lists[K]. */
+static int open_manifests(const sharder *sh, int src, FILE **lists, FILE **out)
+{
+    char p[PATH_MAX];
+    for (uint32_t k = 0; k < sh->n; k++) {
+        snprintf(p, sizeof p, "%s/robots-%04u", sh->dir, k);
+        mkdir(p, 0777);
+        snprintf(p, sizeof p, "%s/robots-%04u/S%d.tsv", sh->dir, k, src);
+        out[k] = fopen(p, "w");
+        if (out[k] == NULL) {
+            cli_error("%s: %s", p, strerror(errno));
+            return -1;
+        }
+        fprintf(lists[k], "%s\n", p);
+    }
+    return 0;
+}
+
+typedef struct {
+    const sharder *sh;
+    FILE **out;
+} dir_split;
+
+/* One directory entry (its key serves http and https): a 200 line in its origins' shards. */
+static int dir_entry(const char *key, size_t key_len, const char *path, void *ctx)
+{
+    const dir_split *ds = ctx;
+    static const char *const SCHEMES[] = { "http", "https" };
+    for (int j = 0; j < 2; j++) {
+        char url[RS_ORIGIN_MAX + 16], buf[RS_ORIGIN_MAX];
+        const int n = snprintf(url, sizeof url, "%s://%.*s/", SCHEMES[j], (int)key_len, key);
+        rs_origin o;
+        if (n < 0 || (size_t)n >= sizeof url || rs_origin_parse(url, (size_t)n, buf, sizeof buf, &o) != RS_OK
+            || o.error != RS_ORIGIN_OK)
+            continue;
+        const uint32_t k = rs_shard_of_origin(o.origin.ptr, o.origin.len, ds->sh->n);
+        fprintf(ds->out[k], "%.*s\t200\t%s\n", (int)o.origin.len, o.origin.ptr, path);
+    }
+    return 0;
+}
+
+/*
+ * A directory source: DIR/robots-K/S<i>.tsv, a manifest with a 200 line per
+ * origin of shard K that an entry serves (an entry serves http and https),
+ * the entries listed by the library as the directory source reads them.
+ */
 static int split_dir(const sharder *sh, int src, const char *path, FILE **lists)
 {
     char *root = abs_path(path);
     if (root == NULL) return -1;
-    DIR *d = opendir(root);
-    if (d == NULL) {
-        cli_error("%s: %s", path, strerror(errno));
-        free(root);
-        return -1;
-    }
-    char sub[PATH_MAX];
-    for (uint32_t k = 0; k < sh->n; k++) {
-        snprintf(sub, sizeof sub, "%s/robots-%04u", sh->dir, k);
-        mkdir(sub, 0777);
-        snprintf(sub, sizeof sub, "%s/robots-%04u/S%d", sh->dir, k, src);
-        if (mkdir(sub, 0777) != 0) {
-            cli_error("%s: %s", sub, strerror(errno));
-            closedir(d);
-            free(root);
-            return -1;
-        }
-        fprintf(lists[k], "%s\n", sub);
-    }
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        uint32_t ks[2];
-        const int n = entry_shards(sh, e->d_name, ks);
-        char target[PATH_MAX], link[PATH_MAX];
-        snprintf(target, sizeof target, "%s/%s", root, e->d_name);
-        for (int i = 0; i < n; i++) {
-            if (i == 1 && ks[1] == ks[0]) break;
-            snprintf(link, sizeof link, "%s/robots-%04u/S%d/%s", sh->dir, ks[i], src, e->d_name);
-            if (symlink(target, link) != 0) {
-                cli_error("%s: %s", link, strerror(errno));
-                rc = -1;
-                break;
-            }
+    FILE **out = calloc(sh->n, sizeof *out);
+    int rc = out ? open_manifests(sh, src, lists, out) : -1;
+    if (rc == 0) {
+        dir_split ds = { sh, out };
+        char err[1100] = "";
+        if (rs_robots_dir_list(root, dir_entry, &ds, err, sizeof err) != RS_OK) {
+            cli_error("%s", err);
+            rc = -1;
         }
     }
-    closedir(d);
+    for (uint32_t k = 0; out && k < sh->n; k++)
+        if (out[k] && fclose(out[k]) != 0) rc = -1;
+    free(out);
     free(root);
     return rc;
 }
@@ -319,20 +316,7 @@ static int split_manifest(const sharder *sh, int src, const char *path, FILE **l
     char *slash = strrchr(root, '/');
     if (slash) *slash = '\0';
     FILE **out = calloc(sh->n, sizeof *out);
-    int rc = out ? 0 : -1;
-    char p[PATH_MAX];
-    for (uint32_t k = 0; rc == 0 && k < sh->n; k++) {
-        snprintf(p, sizeof p, "%s/robots-%04u", sh->dir, k);
-        mkdir(p, 0777);
-        snprintf(p, sizeof p, "%s/robots-%04u/S%d.tsv", sh->dir, k, src);
-        out[k] = fopen(p, "w");
-        if (out[k] == NULL) {
-            cli_error("%s: %s", p, strerror(errno));
-            rc = -1;
-        } else {
-            fprintf(lists[k], "%s\n", p);
-        }
-    }
+    int rc = out ? open_manifests(sh, src, lists, out) : -1;
     for (size_t i = 0; rc == 0 && i < size;) {
         const char *line = data + i;
         const char *nl = memchr(line, '\n', size - i);

@@ -13,6 +13,12 @@ D=$S/data
 cat "$D"/urls/*.txt > "$T/in.txt"
 printf '\n# comment\nnot a url\r\nhttps://M\xc3\xbcller.EU/x\r\nhttps://xn--mller-kva.eu:443/y\n' >> "$T/in.txt"
 head -5000 "$T/in.txt" > "$T/in2.txt"
+# a directory source with the HOST_PORT, HOST/robots.txt and compressed entry forms
+mkdir -p "$T/d/sub.example" && printf 'User-agent: *\nDisallow: /p\n' > "$T/d/sub.example/robots.txt"
+printf 'User-agent: Googlebot\nDisallow: /q\n' > "$T/d/port.example_8080.txt"
+printf 'User-agent: *\nAllow: /r\nDisallow: /\n' | gzip > "$T/d/gz.example.txt.gz"
+for u in http://sub.example/p https://sub.example/q http://port.example:8080/q https://port.example:8080/p \
+         http://port.example/q https://gz.example/r https://gz.example/s; do echo "$u"; done >> "$T/in2.txt"
 
 # a manifest source (relative FILE paths) besides the directory
 mkdir -p "$T/m/bodies"
@@ -21,19 +27,19 @@ printf 'https://xn--mller-kva.eu\t200\tbodies/muller.txt\nhttps://tools.ietf.org
 
 run_urls() { # NAME N FORMAT: single vs shard+merge
     local name=$1 n=$2 fmt=$3
-    expect_run "$name single" 0 "$R" urls --robots "$T/m/fetches.tsv" --robots "$D/robots" --agent Googlebot \
+    expect_run "$name single" 0 "$R" urls --robots "$T/m/fetches.tsv" --robots "$T/d" --robots "$D/robots" --agent Googlebot \
         --format "$fmt" --stats "$T/single.json" "$T/in.txt" "$T/in2.txt"
     cp "$T/out" "$T/single.out"
     rm -rf "$T/sh"
     expect_run "$name shard" 0 "$R" shard --by site -n "$n" --out "$T/sh" --robots "$T/m/fetches.tsv" \
-        --robots "$D/robots" "$T/in.txt" "$T/in2.txt"
+        --robots "$T/d" --robots "$D/robots" "$T/in.txt" "$T/in2.txt"
     local outs=() stats=() k
     for ((k = 0; k < n; k++)); do
         local f
         f=$(printf '%s/shard-%04d' "$T/sh" "$k")
         local args=()
         while IFS= read -r line; do args+=(--robots "$line"); done < "$f.robots"
-        [ "${#args[@]}" -eq 4 ] || fail "$name: shard $k has ${#args[@]} robots arguments, want 4"
+        [ "${#args[@]}" -eq 6 ] || fail "$name: shard $k has ${#args[@]} robots arguments, want 6"
         expect_run "$name shard $k" 0 "$R" urls "${args[@]}" --agent Googlebot --format "$fmt" --input-line \
             --stats "$f.json" "$f.zst"
         cp "$T/out" "$f.out"
@@ -42,6 +48,8 @@ run_urls() { # NAME N FORMAT: single vs shard+merge
     expect_run "$name merge --records" 0 "$R" merge --records --shards "$T/sh" --format "$fmt" "${outs[@]}"
     [ "$(wc -l < "$T/single.out")" -gt 50000 ] || fail "$name: single run too small"
     cmp -s "$T/out" "$T/single.out" || fail "$name: merged records differ from the single run"
+    [ "$(grep -c -e 'sub\.example' -e 'port\.example' -e 'gz\.example' "$T/out")" = 7 ] || fail "$name: the directory-source URLs are missing"
+    grep -c 'disallow' "$T/single.out" > /dev/null || fail "$name: nothing disallowed"
     expect_run "$name merge --stats" 0 "$R" merge --stats "${stats[@]}"
     cp "$T/out" "$T/merged.json"
     $EQ "$T/single.json" "$T/merged.json" > "$T/eq" || fail "$name: $(cat "$T/eq")"
