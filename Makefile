@@ -82,6 +82,9 @@ test-scale: $(BIN) ## shard + Dask runs equal single runs (tests/scale, Debian p
 test-cli: $(BIN) ## run the CLI tests (tests/cli/*.sh)
 	@set -e; for t in tests/cli/*.sh; do echo "== $$t"; bash $$t ./$(BIN) $(SHARED); done
 
+test-report: $(BIN) ## open robotscan report pages in headless Chromium (tests/report)
+	bash tests/report/test_report.sh ./$(BIN) $(SHARED)
+
 CONFORMANCE = reference-differential google-spec-test-correctness google-spec-test-stress \
               google-unittests seed-examples
 test-conformance: $(BIN) ## run every conformance folder through ./robotscan check
@@ -168,7 +171,7 @@ bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/ben
 	scripts/bench-urls $(BENCH_URLS_ARGS)
 
 test: MOREFLAGS += -Werror
-test: all test-unit test-cli test-conformance test-fuzz-replay test-scale ## build everything and run every test
+test: all test-unit test-cli test-conformance test-fuzz-replay test-report test-scale ## build everything and run every test
 
 check: all test-unit ## the fast subset: unit tests only
 

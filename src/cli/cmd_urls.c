@@ -44,6 +44,7 @@ static const char HELP[] =
     "                         in $TMPDIR (else /tmp) and run a partition group at a time;\n"
     "                         the output is the same, in input order (single-threaded)\n"
     "  --verbose              report malformed lines with their line numbers\n"
+    "  --html FILE            also write the statistics as an HTML page (see robotscan report)\n"
     "  --progress, --no-progress   progress on stderr (default: when stderr is a terminal)\n"
     "  --fail-on-disallowed   exit 1 when any URL is disallowed\n"
     "  --input-line           an input_line column first (for robotscan merge --records)\n"
@@ -434,6 +435,7 @@ static int finish(const struct cli_opts *op, const pipeline_totals *t, int rc, d
                 (unsigned long long)o.memory_limit, ss->partitions, ss->runs,
                 (unsigned long long)ss->spill_bytes);
     if (rc == 0 && o.stats_path && write_stats(o.stats_path, &o, t, seconds) != 0) rc = 2;
+    if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
     const int disallowed = t->counts.verdict[1] > 0;
     if (p) {
         pipeline_free(p);
