@@ -54,7 +54,7 @@ static int takes_value(const char *name)
 {
     static const char *const VALUED[] = {
         "--robots", "--agent", "--format", "--semantics", "--missing", "--only", "--stats",
-        "-j", "--jobs", "--host", "--scheme", "--log-format", "--memory-limit", "--html", NULL,
+        "-j", "--jobs", "--host", "--scheme", "--log-format", "--memory-limit", "--agents", "--html", NULL,
     };
     return accepts(VALUED, name);
 }
@@ -121,6 +121,8 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         return 0;
     }
     if (!strcmp(name, "--help")) { o->help = 1; return 0; }
+    if (!strcmp(name, "--agents")) { o->agents_file = v; return 0; }
+    if (!strcmp(name, "--keep-going")) { o->keep_going = 1; return 0; }
     if (!strcmp(name, "--encode-urls")) { o->encode_urls = 1; return 0; }
     if (!strcmp(name, "--quiet")) { o->quiet = 1; return 0; }
     if (!strcmp(name, "--verbose")) { o->verbose = 1; return 0; }

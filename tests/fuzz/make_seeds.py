@@ -71,6 +71,18 @@ def main():
                            b"\xef\xbb\xbfbom\r\n\r\n", b"\r\r\n\n", b"\x28\xb5\x2f\xfd", b"\x1f\x8b"]):
         for mode in (0, 1, 2, 3, 4, 12, 16, 17):
             seeds["fuzz_reader"].append(bytes([mode, i, 3 + i, 128]) + s)
+    # fuzz_warc: mode byte (fuzz_warc.c), then WARC records of a few real robots.txt files.
+    robots = sorted(glob.glob(os.path.join(shared, "data", "robots", "*.txt")))[: (8 if small else 200)]
+    for i in range(0, len(robots), 2):
+        warc = b""
+        for p in robots[i:i + 2]:
+            with open(p, "rb") as f:
+                body = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n" + f.read(4096)
+            host = os.path.basename(p)[:-4].encode()
+            warc += (b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://" + host +
+                     b"/robots.txt\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nContent-Length: %d\r\n\r\n" % len(body)
+                     + body + b"\r\n\r\n")
+        seeds["fuzz_warc"].append(bytes([i % 8]) + warc)
     for t in targets:
         d = os.path.join(out, t)
         os.makedirs(d, exist_ok=True)
