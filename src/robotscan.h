@@ -1056,7 +1056,10 @@ typedef enum {
     RS_LOGLINE_BAD_LAYOUT,   /* literal text or a field missing (truncated line, wrong format) */
     RS_LOGLINE_BAD_TIME,     /* the timestamp does not parse */
     RS_LOGLINE_BAD_STATUS,   /* status is not `-` or 1..3 digits; bytes not `-` or digits */
-    RS_LOGLINE_NOT_FIELD_END /* a quoted field is not followed by what the format says */
+    RS_LOGLINE_NOT_FIELD_END,/* a quoted field is not followed by what the format says */
+    RS_LOGLINE_DIRECTIVE,    /* a W3C `#...` header line (rs_logparser): not a record */
+    RS_LOGLINE_NO_FIELDS,    /* a W3C data line before any `#Fields:` line */
+    RS_LOGLINE_BAD_JSON      /* not one well-formed JSON object */
 } rs_logline_status;
 
 /** @return a static name for a rs_logline_status ("ok", "bad-layout", ...). */
@@ -1091,6 +1094,7 @@ typedef struct {
     int      status;      /* HTTP status; 0 when `-` or absent */
     uint32_t flags;       /* RS_LOGREC_* */
     size_t   error_offset;/* on failure: byte offset in the line where parsing stopped */
+    rs_str   scheme;      /* http/https when the line says (rs_logparser formats), else empty */
 } rs_logrec;
 
 /**
@@ -1112,6 +1116,67 @@ RS_API rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *l
  * @return 1 on success, 0 if @s is not such a timestamp.
  */
 RS_API int rs_log_parse_time(const char *s, size_t len, int64_t *epoch);
+
+/*
+ * rs_logparser: every log format behind one call (src/log/logparse.c). It
+ * wraps rs_logformat for line templates (named formats, nginx log_format and
+ * Apache LogFormat strings, `alb`) and reads `w3c` (`#Fields:` header, which
+ * may change mid-file), `cloudfront`, `json` (keys chosen by NAME=KEY
+ * mappings, dotted paths into nested objects) and `cloudflare` (Logpush
+ * JSON); `auto` settles on one of them from the first block of lines
+ * (rs_logparser_detect). A parser has state (the W3C columns, a scratch
+ * buffer for unescaped values): one per thread; for a stateful format
+ * (rs_logparser_stateful) feed the lines of a file in order to one parser.
+ * Slices of a record point into the line or into the parser's scratch,
+ * valid until the next call.
+ */
+typedef struct rs_logparser rs_logparser;
+
+/**
+ * @param spec    format name, nginx log_format or Apache LogFormat string.
+ * @param fields  `NAME=KEY` mappings for json (NAME: time, client, host, port,
+ *                scheme, method, url, request, status, bytes, referer,
+ *                user_agent; KEY a dotted path); may be NULL with n_fields 0.
+ * @return RS_OK, RS_ERR_USAGE (message in @err), RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_logparser_create(const char *spec, size_t spec_len, const char *const *fields,
+                                     size_t n_fields, char *err, size_t err_cap, rs_logparser **out);
+RS_API void rs_logparser_free(rs_logparser *p);
+/** @return the RS_LOGF_* fields the format provides (all possible ones for w3c/json/auto). */
+RS_API unsigned rs_logparser_fields(const rs_logparser *p);
+/** @return the format's name ("combined", "w3c", "json", "nginx", "apache"; "auto" until detected). */
+RS_API const char *rs_logparser_name(const rs_logparser *p);
+/** @return 1 when lines must reach one parser in file order (w3c, cloudfront, auto). */
+RS_API int rs_logparser_stateful(const rs_logparser *p);
+/** For `auto`: settles the format from these lines (no-op once settled). @return 1 if settled. */
+RS_API int rs_logparser_detect(rs_logparser *p, const char *text, size_t len);
+RS_API rs_logline_status rs_logparser_parse(rs_logparser *p, const char *line, size_t len, rs_logrec *out);
+/**
+ * The format that reads most of the lines in @text (`w3c`, `cloudfront`,
+ * `cloudflare`, `json`, `alb`, `vhost_combined`, `combined`, `common`), or
+ * NULL when none does.
+ */
+RS_API const char *rs_log_detect(const char *text, size_t len);
+
+/*
+ * rs_ipranges: published crawler IP ranges (src/log/ipranges.c), each set
+ * owned by a comma-separated list of crawler tokens. IPv4 and IPv6.
+ */
+typedef struct rs_ipranges rs_ipranges;
+RS_API rs_status rs_ipranges_create(rs_ipranges **out);
+RS_API void rs_ipranges_free(rs_ipranges *r);
+/**
+ * Adds the prefixes of @text: Google's JSON (`"ipv4Prefix"`/`"ipv6Prefix"`
+ * values) or a plain list (one CIDR or address a line, `#` comments).
+ * @return RS_OK, RS_ERR_CORRUPT (message in @err; nothing added), RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_ipranges_add(rs_ipranges *r, const char *tokens, const char *text, size_t len,
+                                 char *err, size_t err_cap, size_t *n_prefixes);
+/** @return 1 @ip is in a set of @token, 0 it is not (or is no IP), -1 no set names @token. */
+RS_API int rs_ipranges_check(const rs_ipranges *r, const char *token, size_t token_len, const char *ip,
+                             size_t ip_len);
+/** @return 1 and the first token of the first set holding @ip, else 0. */
+RS_API int rs_ipranges_owner(const rs_ipranges *r, const char *ip, size_t ip_len, rs_str *token);
 
 /* ----- Bot identification ----- */
 

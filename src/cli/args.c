@@ -54,7 +54,8 @@ static int takes_value(const char *name)
 {
     static const char *const VALUED[] = {
         "--robots", "--agent", "--format", "--semantics", "--missing", "--only", "--stats",
-        "-j", "--jobs", "--host", "--scheme", "--log-format", "--memory-limit", "--agents", "--html", NULL,
+        "-j", "--jobs", "--host", "--scheme", "--log-format", "--agents", "--html", "--field", "--verify",
+        "--memory-limit", NULL,
     };
     return accepts(VALUED, name);
 }
@@ -95,6 +96,8 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
     if (!strcmp(name, "--host")) { o->host = v; return 0; }
     if (!strcmp(name, "--scheme")) { o->scheme = v; return 0; }
     if (!strcmp(name, "--log-format")) { o->log_format = v; return 0; }
+    if (!strcmp(name, "--field")) return add_to_list(c, o->fields, &o->n_fields, v, name);
+    if (!strcmp(name, "--verify")) return add_to_list(c, o->verify, &o->n_verify, v, name);
     if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
         char *end;
         errno = 0;
@@ -105,6 +108,8 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         return 0;
     }
     if (!strcmp(name, "--memory-limit")) {
+        o->memory_limit_arg = v;
+        if (strcmp(c, "urls") != 0) return 0; /* logs parses it (spill_parse_size) */
         /* SIZE: bytes, or with a binary suffix K, M, G (optionally followed by B or iB) */
         char *end;
         errno = 0;

@@ -36,8 +36,13 @@ struct cli_opts {
     const char *host;                   /* --host */
     const char *scheme;                 /* --scheme */
     const char *log_format;             /* --log-format */
+    const char *fields[CLI_MAX_LIST];   /* --field NAME=KEY (logs, json formats) */
+    int         n_fields;
+    const char *verify[CLI_MAX_LIST];   /* --verify [TOKEN=]FILE (logs) */
+    int         n_verify;
+    const char *memory_limit_arg;       /* --memory-limit SIZE as given (logs parses it) */
     int         help;                   /* --help */
-    uint64_t    memory_limit;           /* --memory-limit SIZE in bytes; 0 = none */
+    uint64_t    memory_limit;           /* urls: --memory-limit SIZE in bytes; 0 = none */
     int         input_line;             /* --input-line: input line number as a first column */
     const char *agents_file;            /* --agents FILE (survey) */
     int         keep_going;             /* --keep-going: skip corrupt WARC records */

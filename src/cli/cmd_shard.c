@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -43,7 +44,9 @@ static const char HELP[] =
     "  --robots PATH      also split these robots sources (directory or *.tsv manifest;\n"
     "                     a single file is given to every shard): DIR/shard-K.robots\n"
     "  --logs             the inputs are access logs (implied by the options below)\n"
-    "  --log-format F     as for robotscan logs (combined, common, vhost_combined, nginx string)\n"
+    "  --log-format F     as for robotscan logs (combined, vhost_combined, json, alb, nginx or\n"
+    "                     Apache strings...; not w3c, cloudfront or auto: header lines)\n"
+    "  --field NAME=KEY   as for robotscan logs (json)\n"
     "  --host HOST        the site of a log that does not name it (all lines: one shard)\n"
     "  --scheme S         as for robotscan logs (default https)\n";
 
@@ -62,14 +65,14 @@ typedef struct {
     const char *dir;
     shard_out *s;
     int logs;
-    rs_logformat *fmt;
+    rs_logparser *parser;
     const char *host, *scheme;
-    char last[300];           /* "HOST PORT" of the last log line, and its shard */
+    char last[320];           /* "SCHEME HOST PORT" of the last log line, and its shard */
     size_t last_len;
     uint32_t last_shard;
 } sharder;
 
-static uint32_t log_shard_of(const sharder *sh, rs_str host, rs_str port);
+static uint32_t log_shard_of(const sharder *sh, rs_str rscheme, rs_str host, rs_str port);
 
 static int write_all(FILE *f, const void *p, size_t n, const char *what)
 {
@@ -133,21 +136,25 @@ static int shard_put(sharder *sh, uint32_t k, const char *p, size_t n, uint64_t 
 static uint32_t log_shard(sharder *sh, const char *line, size_t len)
 {
     rs_logrec rec;
-    if (rs_logline_parse(sh->fmt, line, len, &rec) != RS_LOGLINE_OK) return 0;
+    if (rs_logparser_parse(sh->parser, line, len, &rec) != RS_LOGLINE_OK) return 0;
     rs_str host = rec.host;
     if (host.len == 0 && sh->host) host = (rs_str){ sh->host, strlen(sh->host) };
     if (host.len == 0) return 0;
-    const rs_str port = rec.port;
-    /* most lines repeat the previous line's host and port */
-    if (sh->last_len && host.len + port.len + 1 == sh->last_len && memcmp(sh->last, host.ptr, host.len) == 0
-        && sh->last[host.len] == ' ' && memcmp(sh->last + host.len + 1, port.ptr, port.len) == 0)
+    const rs_str port = rec.port, scheme = rec.scheme;
+    /* most lines repeat the previous line's "scheme host port" */
+    const size_t kl = scheme.len + host.len + port.len + 2;
+    if (sh->last_len && kl == sh->last_len && memcmp(sh->last, scheme.ptr, scheme.len) == 0
+        && memcmp(sh->last + scheme.len + 1, host.ptr, host.len) == 0
+        && memcmp(sh->last + scheme.len + host.len + 2, port.ptr, port.len) == 0)
         return sh->last_shard;
-    const uint32_t k = log_shard_of(sh, host, port);
-    if (host.len + port.len + 1 <= sizeof sh->last) {
-        memcpy(sh->last, host.ptr, host.len);
-        sh->last[host.len] = ' ';
-        memcpy(sh->last + host.len + 1, port.ptr, port.len);
-        sh->last_len = host.len + port.len + 1;
+    const uint32_t k = log_shard_of(sh, scheme, host, port);
+    if (kl <= sizeof sh->last) {
+        memcpy(sh->last, scheme.ptr, scheme.len);
+        sh->last[scheme.len] = ' ';
+        memcpy(sh->last + scheme.len + 1, host.ptr, host.len);
+        sh->last[scheme.len + 1 + host.len] = ' ';
+        memcpy(sh->last + scheme.len + host.len + 2, port.ptr, port.len);
+        sh->last_len = kl;
         sh->last_shard = k;
     } else {
         sh->last_len = 0;
@@ -155,11 +162,13 @@ static uint32_t log_shard(sharder *sh, const char *line, size_t len)
     return k;
 }
 
-static uint32_t log_shard_of(const sharder *sh, rs_str host, rs_str port)
+static uint32_t log_shard_of(const sharder *sh, rs_str rscheme, rs_str host, rs_str port)
 {
     const char *scheme = sh->scheme;
     if (port.len == 3 && memcmp(port.ptr, "443", 3) == 0) scheme = "https";
     else if (port.len) scheme = "http";
+    if (rscheme.len == 5 && strncasecmp(rscheme.ptr, "https", 5) == 0) scheme = "https";
+    else if (rscheme.len == 4 && strncasecmp(rscheme.ptr, "http", 4) == 0) scheme = "http";
     char key[RS_ORIGIN_MAX + 16], buf[RS_ORIGIN_MAX];
     const int n = snprintf(key, sizeof key, "%s://%.*s%s%.*s", scheme, (int)host.len, host.ptr,
                            port.len ? ":" : "", (int)port.len, port.ptr);
@@ -390,8 +399,9 @@ static int opt_value(int argc, char **argv, int *i, const char **out)
 int cmd_shard(int argc, char **argv)
 {
     const char *by = "site", *n_s = NULL, *dir = NULL, *log_format = NULL, *host = NULL, *scheme = NULL;
-    const char *robots[CLI_MAX_LIST];
+    const char *robots[CLI_MAX_LIST], *fields[CLI_MAX_LIST];
     const char *inputs[CLI_MAX_LIST * 16];
+    int n_fields = 0;
     int n_robots = 0, n_inputs = 0, logs = 0, only_pos = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -411,6 +421,12 @@ int cmd_shard(int argc, char **argv)
         else if (!strcmp(a, "--host")) { rc = opt_value(argc, argv, &i, &host); logs = 1; }
         else if (!strcmp(a, "--scheme")) { rc = opt_value(argc, argv, &i, &scheme); logs = 1; }
         else if (!strcmp(a, "--logs")) logs = 1;
+        else if (!strcmp(a, "--field")) {
+            if (n_fields == CLI_MAX_LIST) return cli_usage_error("shard", "too many --field");
+            rc = opt_value(argc, argv, &i, &fields[n_fields]);
+            if (rc == 0) n_fields++;
+            logs = 1;
+        }
         else if (!strcmp(a, "--robots")) {
             if (n_robots == CLI_MAX_LIST) return cli_usage_error("shard", "too many --robots");
             rc = opt_value(argc, argv, &i, &robots[n_robots]);
@@ -442,16 +458,21 @@ int cmd_shard(int argc, char **argv)
     if (logs) {
         const char *spec = log_format ? log_format : "combined";
         char err[256] = "";
-        if (rs_logformat_create(spec, strlen(spec), err, sizeof err, &sh.fmt) != RS_OK)
+        if (rs_logparser_create(spec, strlen(spec), fields, (size_t)n_fields, err, sizeof err, &sh.parser) != RS_OK)
             return cli_usage_error("shard", "bad --log-format: %s", err[0] ? err : "cannot compile");
-        if (!(rs_logformat_fields(sh.fmt) & RS_LOGF_HOST) && host == NULL) {
-            rs_logformat_free(sh.fmt);
+        if (rs_logparser_stateful(sh.parser)) {
+            rs_logparser_free(sh.parser);
+            return cli_usage_error("shard", "--log-format %s: formats with header lines (w3c, cloudfront, "
+                                   "auto) cannot be sharded yet", spec);
+        }
+        if (!(rs_logparser_fields(sh.parser) & RS_LOGF_HOST) && host == NULL) {
+            rs_logparser_free(sh.parser);
             return cli_usage_error("shard", "this log format does not name the site: give --host HOST");
         }
     }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         cli_error("%s: %s", dir, strerror(errno));
-        rs_logformat_free(sh.fmt);
+        rs_logparser_free(sh.parser);
         return 2;
     }
     int rc = 0;
@@ -507,6 +528,6 @@ int cmd_shard(int argc, char **argv)
         }
     }
     free(sh.s);
-    rs_logformat_free(sh.fmt);
+    rs_logparser_free(sh.parser);
     return rc ? 2 : 0;
 }

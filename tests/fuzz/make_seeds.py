@@ -63,6 +63,24 @@ def main():
             seeds["fuzz_logline"].append(bytes([i % 3]) + l)
             if i % 10 == 0:
                 seeds["fuzz_logline"].append(b"\x03" + nginx + b"\n" + l)
+        # fuzz_logjson / fuzz_logw3c: byte 0 picks the format; lines of the same log as
+        # nginx escape=json objects and as W3C records under a #Fields header.
+        import json as _json
+        js, w3 = [], [b"#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)"]
+        for l in lines[: (40 if small else 400)]:
+            f = l.split(b'"')
+            if len(f) < 6:
+                continue
+            head = f[0].split(b" ")
+            req = f[1].split(b" ")
+            js.append(_json.dumps({"remote_addr": head[0].decode("latin-1"), "time_local": l[l.find(b"[") + 1:l.find(b"]")].decode("latin-1"),
+                                   "request": f[1].decode("latin-1"), "http_user_agent": f[5].decode("latin-1"),
+                                   "nested": {"a": [1, {"b": "\u00e9"}]}}).encode())
+            w3.append(b"2015-05-17 10:05:03 " + head[0] + b" " + req[0] + b" " + (req[1] if len(req) > 1 else b"-") +
+                      b" 200 " + f[5].replace(b" ", b"+"))
+        for k in range(0, len(js), 8):
+            seeds["fuzz_logjson"].append(bytes([k % 4]) + b"\n".join(js[k:k + 8]))
+            seeds["fuzz_logw3c"].append(bytes([k % 4]) + b"\n".join(w3[:1] + w3[1 + k:9 + k]))
         # fuzz_reader: mode, block size, max_line, damage point, payload.
         chunk = b"\n".join(lines[:40])
         for mode in range(5):
