@@ -10,6 +10,8 @@
  * DIR/shard-K.pos     one little-endian uint64 per line of shard K: its
  *                     position in the whole input (1-based, counting every
  *                     line of every INPUT in order)
+ *                     URL lines without an origin go to shard 0; log lines
+ *                     without a site (or --host) go with the line before them
  * DIR/shard-K.robots  with --robots: the --robots arguments for shard K, one
  *                     a line (a single file as given; a directory or a
  *                     manifest as a manifest DIR/robots-K/S<i>.tsv of only
@@ -69,9 +71,11 @@ typedef struct {
     const char *host, *scheme;
     char last[320];           /* "SCHEME HOST PORT" of the last log line, and its shard */
     size_t last_len;
-    uint32_t last_shard;
+    uint32_t last_site;       /* shard of the cached key, or NO_SITE */
+    uint32_t last_shard;      /* shard of the last line with a site */
 } sharder;
 
+#define NO_SITE UINT32_MAX /* log_shard_of: the line's host is no valid site */
 static uint32_t log_shard_of(const sharder *sh, rs_str rscheme, rs_str host, rs_str port);
 
 static int write_all(FILE *f, const void *p, size_t n, const char *what)
@@ -136,18 +140,23 @@ static int shard_put(sharder *sh, uint32_t k, const char *p, size_t n, uint64_t 
 static uint32_t log_shard(sharder *sh, const char *line, size_t len)
 {
     rs_logrec rec;
-    if (rs_logparser_parse(sh->parser, line, len, &rec) != RS_LOGLINE_OK) return 0;
+    /* A line without a site (blank, malformed) goes with the line before it: logs
+     * judges a file's format by its first lines, so a shard must not start with
+     * a run of bad lines that were scattered in the input. */
+    if (rs_logparser_parse(sh->parser, line, len, &rec) != RS_LOGLINE_OK) return sh->last_shard;
     rs_str host = rec.host;
     if (host.len == 0 && sh->host) host = (rs_str){ sh->host, strlen(sh->host) };
-    if (host.len == 0) return 0;
+    if (host.len == 0) return sh->last_shard;
     const rs_str port = rec.port, scheme = rec.scheme;
     /* most lines repeat the previous line's "scheme host port" */
     const size_t kl = scheme.len + host.len + port.len + 2;
     if (sh->last_len && kl == sh->last_len && memcmp(sh->last, scheme.ptr, scheme.len) == 0
         && memcmp(sh->last + scheme.len + 1, host.ptr, host.len) == 0
         && memcmp(sh->last + scheme.len + host.len + 2, port.ptr, port.len) == 0)
-        return sh->last_shard;
+        return sh->last_site == NO_SITE ? sh->last_shard : (sh->last_shard = sh->last_site);
     const uint32_t k = log_shard_of(sh, scheme, host, port);
+    sh->last_site = k;
+    if (k != NO_SITE) sh->last_shard = k;
     if (kl <= sizeof sh->last) {
         memcpy(sh->last, scheme.ptr, scheme.len);
         sh->last[scheme.len] = ' ';
@@ -155,11 +164,10 @@ static uint32_t log_shard(sharder *sh, const char *line, size_t len)
         sh->last[scheme.len + 1 + host.len] = ' ';
         memcpy(sh->last + scheme.len + host.len + 2, port.ptr, port.len);
         sh->last_len = kl;
-        sh->last_shard = k;
     } else {
         sh->last_len = 0;
     }
-    return k;
+    return sh->last_shard;
 }
 
 static uint32_t log_shard_of(const sharder *sh, rs_str rscheme, rs_str host, rs_str port)
@@ -172,9 +180,9 @@ static uint32_t log_shard_of(const sharder *sh, rs_str rscheme, rs_str host, rs_
     char key[RS_ORIGIN_MAX + 16], buf[RS_ORIGIN_MAX];
     const int n = snprintf(key, sizeof key, "%s://%.*s%s%.*s", scheme, (int)host.len, host.ptr,
                            port.len ? ":" : "", (int)port.len, port.ptr);
-    if (n < 0 || (size_t)n >= sizeof key) return 0;
+    if (n < 0 || (size_t)n >= sizeof key) return NO_SITE;
     rs_origin o;
-    if (rs_origin_parse(key, (size_t)n, buf, sizeof buf, &o) != RS_OK || o.error != RS_ORIGIN_OK) return 0;
+    if (rs_origin_parse(key, (size_t)n, buf, sizeof buf, &o) != RS_OK || o.error != RS_ORIGIN_OK) return NO_SITE;
     return rs_shard_of_origin(o.origin.ptr, o.origin.len, sh->n);
 }
 
@@ -468,6 +476,11 @@ int cmd_shard(int argc, char **argv)
         if (!(rs_logparser_fields(sh.parser) & RS_LOGF_HOST) && host == NULL) {
             rs_logparser_free(sh.parser);
             return cli_usage_error("shard", "this log format does not name the site: give --host HOST");
+        }
+        sh.last_site = NO_SITE;
+        if (host) { /* lines before the first with a site go to --host's shard */
+            const uint32_t k = log_shard_of(&sh, (rs_str){ "", 0 }, (rs_str){ host, strlen(host) }, (rs_str){ "", 0 });
+            if (k != NO_SITE) sh.last_shard = k;
         }
     }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
