@@ -752,8 +752,9 @@ typedef struct {
 } rs_scan_record;
 
 /**
- * Creates a scanner. Sets the semantics it asks for on nothing shared:
- * lookups go to @cfg->sites with @cfg->semantics explicitly.
+ * Creates a scanner. Its lookups pass @cfg->semantics to @cfg->sites
+ * explicitly (rs_sites_set_semantics is neither needed nor changed), so
+ * scanners with different semantics may share one rs_sites.
  * @param out OUT: free with rs_scanner_free.
  * @return RS_OK, RS_ERR_NOMEM, RS_ERR_USAGE (no sites, no agent, bad enum).
  */

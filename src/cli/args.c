@@ -98,6 +98,7 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
     if (!strcmp(name, "--log-format")) { o->log_format = v; return 0; }
     if (!strcmp(name, "--field")) return add_to_list(c, o->fields, &o->n_fields, v, name);
     if (!strcmp(name, "--verify")) return add_to_list(c, o->verify, &o->n_verify, v, name);
+    if (!strcmp(name, "--memory-limit")) { o->memory_limit = v; return 0; }
     if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
         char *end;
         errno = 0;
@@ -105,24 +106,6 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         if (errno || *end || n < 1 || n > 256)
             return cli_usage_error(c, "%s takes a number of threads from 1 to 256, not '%s'", name, v);
         o->jobs = (int)n;
-        return 0;
-    }
-    if (!strcmp(name, "--memory-limit")) {
-        o->memory_limit_arg = v;
-        if (strcmp(c, "urls") != 0) return 0; /* logs parses it (spill_parse_size) */
-        /* SIZE: bytes, or with a binary suffix K, M, G (optionally followed by B or iB) */
-        char *end;
-        errno = 0;
-        const double n = strtod(v, &end);
-        double mul = 1;
-        if (*end == 'k' || *end == 'K') mul = 1024.0, end++;
-        else if (*end == 'm' || *end == 'M') mul = 1048576.0, end++;
-        else if (*end == 'g' || *end == 'G') mul = 1073741824.0, end++;
-        if (mul > 1 && *end == 'i') end++;
-        if (mul > 1 && (*end == 'B' || *end == 'b')) end++;
-        if (errno || end == v || *end || !(n * mul >= 1 << 20) || n * mul > 1e18)
-            return cli_usage_error(c, "--memory-limit takes a size of at least 1M (e.g. 512M, 2G), not '%s'", v);
-        o->memory_limit = (uint64_t)(n * mul);
         return 0;
     }
     if (!strcmp(name, "--help")) { o->help = 1; return 0; }

@@ -40,9 +40,8 @@ struct cli_opts {
     int         n_fields;
     const char *verify[CLI_MAX_LIST];   /* --verify [TOKEN=]FILE (logs) */
     int         n_verify;
-    const char *memory_limit_arg;       /* --memory-limit SIZE as given (logs parses it) */
+    const char *memory_limit;           /* --memory-limit SIZE (logs, urls) */
     int         help;                   /* --help */
-    uint64_t    memory_limit;           /* urls: --memory-limit SIZE in bytes; 0 = none */
     int         input_line;             /* --input-line: input line number as a first column */
     const char *agents_file;            /* --agents FILE (survey) */
     int         keep_going;             /* --keep-going: skip corrupt WARC records */

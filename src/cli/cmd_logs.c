@@ -1389,9 +1389,9 @@ int cmd_logs(int argc, char **argv)
         job.host = host_buf;
     }
     job.memory_limit = (uint64_t)1 << 30;
-    if (o.memory_limit_arg && spill_parse_size(o.memory_limit_arg, &job.memory_limit) != 0)
+    if (o.memory_limit && spill_parse_size(o.memory_limit, &job.memory_limit) != 0)
         return cli_usage_error("logs", "--memory-limit takes a size of at least 1M (64M, 1G, ...), not '%s'",
-                               o.memory_limit_arg);
+                               o.memory_limit);
     if (o.only) {
         if (strcmp(o.only, "violations")) return cli_usage_error("logs", "--only takes violations, not '%s'", o.only);
         job.only_violations = 1;

@@ -10,6 +10,7 @@
  */
 #include "cli/cli.h"
 #include "cli/pipeline.h"
+#include "cli/spill.h"
 #include "cli/urls_spill.h"
 
 #include <stdlib.h>
@@ -316,13 +317,18 @@ static void spill_oversized(void *ctx, pipeline_result *res, uint64_t line_no, u
 }
 
 /* The whole run in partitions: every input in turn. @return 0 or 2. */
-static int run_partitioned(urls_job *job, const struct cli_opts *o, pipeline_totals *tot, spill_stats *ss)
+static int run_partitioned(urls_job *job, const struct cli_opts *o, uint64_t limit, pipeline_totals *tot,
+                           spill_stats *ss)
 {
     spill_config sc;
     memset(&sc, 0, sizeof sc);
-    sc.memory_limit = o->memory_limit;
+    sc.memory_limit = limit;
+    ss->memory_limit = limit;
     sc.dir = getenv("TMPDIR");
     if (sc.dir == NULL || sc.dir[0] == '\0') sc.dir = "/tmp";
+    rs_sites_stats sst;
+    rs_sites_get_stats(job->sites, &sst);
+    sc.known_sites = sst.dir_entries + sst.manifest_lines + 1;
     sc.want_tallies = job->want_tallies;
     sc.origin_counters = OC_COUNT;
     sc.write_header = !o->quiet;
@@ -432,7 +438,7 @@ static int finish(const struct cli_opts *op, const pipeline_totals *t, int rc, d
     }
     if (ss && o.verbose)
         fprintf(stderr, "memory limit %llu bytes: %u partitions in %u runs, %llu bytes spilled\n",
-                (unsigned long long)o.memory_limit, ss->partitions, ss->runs,
+                (unsigned long long)ss->memory_limit, ss->partitions, ss->runs,
                 (unsigned long long)ss->spill_bytes);
     if (rc == 0 && o.stats_path && write_stats(o.stats_path, &o, t, seconds) != 0) rc = 2;
     if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
@@ -484,13 +490,19 @@ int cmd_urls(int argc, char **argv)
     }
 
     if (o.memory_limit) {
+        uint64_t limit = 0;
+        if (spill_parse_size(o.memory_limit, &limit) != 0) {
+            rs_sites_free(sites);
+            return cli_usage_error("urls", "--memory-limit takes a size of at least 1M (e.g. 512M, 2G), not '%s'",
+                                   o.memory_limit);
+        }
         pipeline_totals tot;
         spill_stats ss;
         memset(&tot, 0, sizeof tot);
         memset(&ss, 0, sizeof ss);
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        rc = run_partitioned(&job, &o, &tot, &ss);
+        rc = run_partitioned(&job, &o, limit, &tot, &ss);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         const double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
         return finish(&o, &tot, rc, seconds, sites, NULL, &ss);

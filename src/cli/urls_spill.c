@@ -8,12 +8,14 @@
  * outputs are merged back into input order by line number: the bytes on
  * stdout and stderr are the same as without a limit.
  *
- * 1. split: lines -> NPART partition spills (line number, bytes); blank and
- *    comment lines are only counted; distinct origin keys counted per partition;
+ * 1. split: lines -> P partition spills (line number, bytes); P is a power of
+ *    two from 16 to 256, enough for the sites the robots sources know to fit
+ *    half the budget in P runs; blank and comment lines are only counted;
+ *    distinct origin keys counted per partition;
  * 2. run: consecutive partitions while (distinct keys x SITE_COST) fits half
  *    the budget (at least one partition per run), blocks of their lines
  *    through the command's process(), output per line -> output spills;
- * 3. merge: the NPART output spills by line number -> stdout / stderr.
+ * 3. merge: the output spills by line number -> stdout / stderr.
  */
 #include "cli/urls_spill.h"
 #include "scan/spill.h"
@@ -24,7 +26,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#define NPART 16
+#define NPART_MIN 16
+#define NPART_MAX 256
 #define SITE_COST ((uint64_t)12 << 10)  /* bytes a site costs loaded (ruleset + matcher + tables) */
 #define RUN_BLOCK ((size_t)1 << 20)     /* text per block in a run */
 #define OVERSIZED_MARK UINT32_MAX
@@ -90,14 +93,16 @@ static uint64_t origin_hash(const char *u, size_t len)
 }
 
 typedef struct {
-    rs_spill *in[NPART], *out[NPART];
-    hset keys[NPART];
+    int np, shift;              /* partitions; a hash's partition is h >> shift */
+    rs_spill *in[NPART_MAX], *out[NPART_MAX];
+    hset keys[NPART_MAX];
+    uint64_t bytes;             /* compressed bytes written to spill files */
     char err[512];
 } spill_set;
 
 static void set_free(spill_set *s)
 {
-    for (int p = 0; p < NPART; p++) {
+    for (int p = 0; p < NPART_MAX; p++) {
         rs_spill_close(s->in[p]);
         rs_spill_close(s->out[p]);
         free(s->keys[p].h);
@@ -130,8 +135,8 @@ static rs_status spill_outputs(rs_spill *out, const pipeline_result *res, const 
             memcpy(head + 8, &ol, 4);
             memcpy(head + 12, &dl, 4);
             RS_FORWARD(rs_spill_write(out, head, 16, err, err_cap));
-            RS_FORWARD(rs_spill_write(out, res->out.ptr + o0, ol, err, err_cap));
-            RS_FORWARD(rs_spill_write(out, res->diag.ptr + d0, dl, err, err_cap));
+            if (ol) RS_FORWARD(rs_spill_write(out, res->out.ptr + o0, ol, err, err_cap));
+            if (dl) RS_FORWARD(rs_spill_write(out, res->diag.ptr + d0, dl, err, err_cap));
         }
         o0 = o1;
         d0 = d1;
@@ -145,6 +150,7 @@ static rs_status spill_outputs(rs_spill *out, const pipeline_result *res, const 
 static int run_partition(const spill_config *cfg, void *state, spill_set *s, int p, pipeline_result *res)
 {
     rs_status st = rs_spill_rewind(s->in[p], s->err, sizeof s->err);
+    s->bytes += rs_spill_bytes(s->in[p]);
     if (st == RS_OK) st = rs_spill_open(cfg->dir, &s->out[p], s->err, sizeof s->err);
     if (st != RS_OK) {
         cli_error("%s", s->err[0] ? s->err : rs_status_str(st));
@@ -261,18 +267,20 @@ static int next_head(rs_spill *s, head_rec *h)
 
 static int merge(const spill_config *cfg, spill_set *s)
 {
-    head_rec h[NPART];
-    for (int p = 0; p < NPART; p++) {
+    head_rec h[NPART_MAX];
+    const int np = s->np;
+    for (int p = 0; p < np; p++) {
         if (rs_spill_rewind(s->out[p], s->err, sizeof s->err) != RS_OK) {
             cli_error("%s", s->err);
             return 2;
         }
+        s->bytes += rs_spill_bytes(s->out[p]);
         if (next_head(s->out[p], &h[p]) != 0) goto bad;
     }
     rs_outbuf diag = { 0 };
     for (;;) {
         int best = -1;
-        for (int p = 0; p < NPART; p++)
+        for (int p = 0; p < np; p++)
             if (h[p].live && (best < 0 || h[p].no < h[best].no)) best = p;
         if (best < 0) break;
         rs_outbuf *o = cli_out();
@@ -320,7 +328,16 @@ int spill_run(const spill_config *cfg, const char *path, const char *input_name,
     (void)input_name;
     spill_set s;
     memset(&s, 0, sizeof s);
-    for (int p = 0; p < NPART; p++) {
+    /* enough partitions for the sites the sources know (2 origins each: http, https) */
+    const uint64_t budget = cfg->memory_limit / 2;
+    s.np = NPART_MIN;
+    s.shift = 60;
+    while (s.np < NPART_MAX && 2 * cfg->known_sites * SITE_COST > (uint64_t)s.np * budget) {
+        s.np *= 2;
+        s.shift--;
+    }
+    const int np = s.np;
+    for (int p = 0; p < np; p++) {
         if (rs_spill_open(cfg->dir, &s.in[p], s.err, sizeof s.err) != RS_OK) {
             cli_error("%s", s.err[0] ? s.err : "out of memory");
             set_free(&s);
@@ -371,7 +388,7 @@ int spill_run(const spill_config *cfg, const char *path, const char *input_name,
                 continue;
             }
             const uint64_t h = origin_hash(ln.text.ptr, ln.text.len);
-            const int p = (int)(h >> 60) & (NPART - 1);
+            const int p = (int)(h >> s.shift);
             if (hset_add(&s.keys[p], h) != 0) { s.err[0] = '\0'; rc = 2; break; }
             char rec[12];
             const uint32_t len = (uint32_t)ln.text.len;
@@ -395,16 +412,14 @@ int spill_run(const spill_config *cfg, const char *path, const char *input_name,
     }
     add_counts(&tot->counts, &counts);
 
-    for (int k = 0; k < NPART; k++) stats->spill_bytes += rs_spill_bytes(s.in[k]);
 
     /* 2. runs of partitions whose sites fit half the budget */
-    const uint64_t budget = cfg->memory_limit / 2;
     int p = 0;
-    stats->partitions = NPART;
-    while (p < NPART && rc == 0) {
+    stats->partitions = np;
+    while (p < np && rc == 0) {
         int q = p + 1;
         uint64_t need = (uint64_t)s.keys[p].n * SITE_COST;
-        while (q < NPART && need + (uint64_t)s.keys[q].n * SITE_COST <= budget) {
+        while (q < np && need + (uint64_t)s.keys[q].n * SITE_COST <= budget) {
             need += (uint64_t)s.keys[q].n * SITE_COST;
             q++;
         }
@@ -442,11 +457,10 @@ int spill_run(const spill_config *cfg, const char *path, const char *input_name,
         rs_outbuf_free(&res.aux);
         p = q;
     }
-    for (int k = 0; k < NPART; k++)
-        if (s.out[k]) stats->spill_bytes += rs_spill_bytes(s.out[k]);
 
     /* 3. merge */
     if (rc == 0) rc = merge(cfg, &s);
+    stats->spill_bytes += s.bytes;
     if (rc == 0 && input_failed) {
         cli_out_flush(0);
         cli_error("%s", rs_reader_errmsg(r));

@@ -10,6 +10,7 @@
 typedef struct {
     uint64_t memory_limit;          /* bytes */
     const char *dir;                /* spill directory ($TMPDIR, else /tmp) */
+    uint64_t known_sites;           /* sites the robots sources know (sizes the partitions) */
     int want_tallies;
     unsigned origin_counters;
     int write_header;
@@ -29,6 +30,7 @@ typedef struct {
 } spill_config;
 
 typedef struct {
+    uint64_t memory_limit;          /* the budget, bytes */
     unsigned partitions;            /* spill partitions (files) */
     unsigned runs;                  /* groups of partitions run with one set of sites */
     uint64_t spill_bytes;           /* compressed bytes written to spill files */

@@ -281,6 +281,21 @@ static rs_status grow(void **p, size_t *cap, size_t need, size_t elem)
     return RS_OK;
 }
 
+/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the last one overlapping. */
+static inline int same_key(const char *a, const char *b, size_t n)
+{
+    if (n < 8) return memcmp(a, b, n) == 0;
+    uint64_t x, y, diff = 0;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        diff |= x ^ y;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return (diff | (x ^ y)) == 0;
+}
+
 static inline int is_skippable(const char *p, size_t n)
 {
     if (RS_LIKELY(n > 0 && p[0] != ' ' && p[0] != '\t' && p[0] != '\r' && p[0] != '#')) return 0;
@@ -488,6 +503,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
 
     /* Pass 2: raw key -> local site (table slots prefetched ahead). */
     size_t n_malformed = 0;
+    lsite *prev = NULL;
     for (size_t j = 0; j < nurl; j++) {
         if (j + PREFETCH_AHEAD < nurl)
             __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].hash & sc->mask]);
@@ -499,16 +515,22 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         ent *e = &sc->ent[k->idx];
         const char *u = block->ptr + k->off;
         lsite *s = NULL;
-        if (k->key) {
+        if (k->key && prev && prev->hash == k->hash && prev->key_len == k->key
+            && same_key(prev->key, u, k->key)) {
+            s = prev;           /* a run of one origin: the last URL's site */
+        } else if (k->key) {
             for (size_t i = (size_t)k->hash & sc->mask;; i = (i + 1) & sc->mask) {
                 lsite *c = sc->slots[i].site;
                 if (c == NULL) break;
-                if (sc->slots[i].hash == k->hash && c->key_len == k->key && memcmp(c->key, u, k->key) == 0) {
+                if (sc->slots[i].hash == k->hash && c->key_len == k->key && same_key(c->key, u, k->key)) {
                     s = c;
                     break;
                 }
             }
             if (s == NULL) RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, k->hash, &s));
+        }
+        if (s != NULL) {
+            prev = s;
             if (s->error == RS_ORIGIN_OK) {
                 e->site = k->key = s->id;
                 continue;
@@ -594,7 +616,11 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         const uint32_t end = sc->gstart[g + 1];
         for (uint32_t k = sc->gstart[g]; k < end; k++) {
             const grouped *o = &sc->order[k];
-            if (k + 2 < end) __builtin_prefetch(block->ptr + sc->order[k + 2].off);
+            if (k + 4 < end) {
+                const char *nx = block->ptr + sc->order[k + 4].off;
+                __builtin_prefetch(nx);
+                __builtin_prefetch(nx + 63);
+            }
             const char *u = block->ptr + o->off;
             const rs_url_parts parts = parts_of(o->auth, o->auth_end);
             for (size_t a = 0; a < na; a++)

@@ -113,6 +113,7 @@ static rs_status compress(rs_spill *s, const void *p, size_t n, ZSTD_EndDirectiv
 
 rs_status rs_spill_write(rs_spill *s, const void *p, size_t n, char *err, size_t err_cap)
 {
+    if (n == 0) return RS_OK;
     return compress(s, p, n, ZSTD_e_continue, err, err_cap);
 }
 

@@ -121,7 +121,7 @@ rs_status rs_sites_each(rs_sites *s, rs_site_doc_cb cb, void *ctx)
             for (size_t k = 0; k < src->ndocs && st == RS_OK; k++)
                 st = set_add(&released, rs_map_hash(src->docs[k]->key, src->docs[k]->key_len));
             const rs_status deferred = rs_warc_source_deferred(src);
-            rs_source_drop(src);
+            rs_source_release(src);
             if (st == RS_OK) st = rs_map_init(&src->index, 16);
             if (st == RS_OK && !stop) st = deferred;
         }

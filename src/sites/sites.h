@@ -108,7 +108,7 @@ struct rs_sites {
 rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char *path);
 void      rs_source_close(rs_source *src);
 /* Frees every document's ruleset and matchers (rs_sites_release); the index stays. */
-void      rs_source_release(rs_source *src);
+void      rs_source_unload(rs_source *src);
 
 /* The first document of any source that knows @o (NULL: none). Under the lock. */
 rs_doc   *rs_sources_resolve(rs_sites *s, const rs_origin *o);
@@ -133,9 +133,8 @@ rs_status rs_doc_body(rs_sites *s, const rs_doc *d, char **body, size_t *size);
 rs_status rs_warc_source_index(rs_sites *s, rs_source *src, uint32_t index, struct rs_warc *w);
 rs_status rs_warc_source_body(rs_sites *s, const rs_source *src, const rs_doc *d, char **body, size_t *size);
 void      rs_warc_source_free(struct rs_warc_index *x);
-/* Drops a WARC source's index, documents and file (streaming mode, each.c); not
- * rs_source_release, which keeps them and frees only rulesets and matchers. */
-void      rs_source_drop(rs_source *src);
+/* Releases a WARC source's index, documents and file (streaming mode, each.c). */
+void      rs_source_release(rs_source *src);
 /* The damage a defer_errors index stopped at (RS_OK when none). */
 rs_status rs_warc_source_deferred(const rs_source *src);
 

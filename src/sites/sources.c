@@ -101,7 +101,7 @@ static void doc_free(rs_doc *d)
     rs_free(d);
 }
 
-void rs_source_release(rs_source *src)
+void rs_source_unload(rs_source *src)
 {
     for (size_t i = 0; i < src->ndocs; i++) {
         rs_doc *d = src->docs[i];
@@ -130,7 +130,7 @@ void rs_source_close(rs_source *src)
     memset(src, 0, sizeof *src);
 }
 
-void rs_source_drop(rs_source *src)
+void rs_source_release(rs_source *src)
 {
     for (size_t i = 0; i < src->ndocs; i++) doc_free(src->docs[i]);
     rs_free(src->docs);

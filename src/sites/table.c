@@ -181,7 +181,7 @@ void rs_sites_free(rs_sites *s)
 rs_status rs_sites_release(rs_sites *s)
 {
     RS_RETURN_IF(s == NULL, RS_ERR_USAGE);
-    for (size_t i = 0; i < s->nsources; i++) rs_source_release(&s->sources[i]);
+    for (size_t i = 0; i < s->nsources; i++) rs_source_unload(&s->sources[i]);
     rs_map_free(&s->origins);
     return rs_map_init(&s->origins, 1024);
 }

@@ -101,7 +101,7 @@ expect_run "TMPDIR a file" 2 env TMPDIR="$T/plainfile" "${BASE[@]}" --memory-lim
 expect_err "TMPDIR a file" "spill file in $T/plainfile"
 # a spill directory that fills up: a file size limit (SIGXFSZ ignored, so writes fail)
 mkdir -p "$T/full"
-( trap '' XFSZ; ulimit -f 64; exec env TMPDIR="$T/full" "${BASE[@]}" --format tsv --memory-limit 1M "$D/in.txt" ) \
+( trap '' XFSZ; ulimit -f 2; exec env TMPDIR="$T/full" "${BASE[@]}" --format tsv --memory-limit 1M "$D/in.txt" ) \
     >/dev/null 2>"$T/full.err"
 rc=$?
 [ $rc = 2 ] || fail "full spill dir: exit $rc, want 2 ($(head -c 300 "$T/full.err"))"

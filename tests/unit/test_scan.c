@@ -12,8 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
 #include "robotscan.h"
 #include "common/naive_robots.h"
+#include "scan/spill.h"
 
 /* ===== Helpers ===== */
 
@@ -239,6 +243,138 @@ Test(scan, site_check_one_url, .init = make_tmpdir, .fini = remove_tmpdir)
     cr_assert_eq(v.malformed, 1);
     cr_assert_eq(rs_site_check(NULL, u, strlen(u), "G", 1, RS_SEMANTICS_GOOGLE, 0, &v), RS_ERR_USAGE);
     rs_sites_free(s);
+}
+
+/* ===== Releasing the sites between partition runs ===== */
+
+Test(scan, release_frees_and_reloads_same_verdicts, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    write_file("a.com.txt", "User-agent: *\nDisallow: /a\n");
+    write_file("b.com.txt", "User-agent: *\nAllow: /b\nDisallow: /\n");
+    rs_sites *s = open_dir(tmpdir);
+    const char *agents[1] = { "Googlebot" };
+    static const char text[] = "http://a.com/a\nhttp://b.com/b\nhttp://b.com/c\nhttp://a.com/z\n";
+    int first[4];
+    for (int round = 0; round < 3; round++) {
+        rs_scanner *sc = scanner_for(s, agents, 1, RS_SCAN_MISSING_ALLOW);
+        test_block t;
+        block_make(&t, text, sizeof text - 1, 1);
+        size_t n = 0;
+        cr_assert_eq(rs_scan_block(sc, &t.b, &n), RS_OK);
+        cr_assert_eq(n, 4);
+        for (size_t i = 0; i < n; i++) {
+            rs_scan_record r;
+            rs_scan_get(sc, i, 0, &r);
+            if (round == 0) first[i] = r.disallowed * 100 + (int)r.line;
+            cr_assert_eq(r.disallowed * 100 + (int)r.line, first[i], "round %d line %zu", round, i);
+        }
+        rs_sites_stats st;
+        rs_sites_get_stats(s, &st);
+        cr_assert_eq(st.origins, 2);              /* only this run's origins are held */
+        free(t.buf);
+        rs_scanner_free(sc);
+        cr_assert_eq(rs_sites_release(s), RS_OK);
+        rs_sites_get_stats(s, &st);
+        cr_assert_eq(st.origins, 0);
+        cr_assert_eq(st.bodies_parsed, 2u * (unsigned)(round + 1)); /* loaded again each run */
+    }
+    cr_assert_eq(first[0], 102);
+    cr_assert_eq(first[1], 2);
+    cr_assert_eq(first[2], 103);
+    rs_sites_free(s);
+}
+
+/* ===== Spill files ===== */
+
+static size_t dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "%s", dir);
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+Test(scan, spill_roundtrip_leaves_no_file, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    rs_spill *sp = NULL;
+    char err[256] = "";
+    cr_assert_eq(rs_spill_open(tmpdir, &sp, err, sizeof err), RS_OK, "%s", err);
+    cr_assert_eq(dir_entries(tmpdir), 0);     /* anonymous from the start */
+    char buf[1000];
+    for (int i = 0; i < 5000; i++) {
+        memset(buf, 'a' + i % 26, sizeof buf);
+        cr_assert_eq(rs_spill_write(sp, buf, (size_t)(i % 1000) + 1, err, sizeof err), RS_OK, "%s", err);
+    }
+    cr_assert_eq(rs_spill_rewind(sp, err, sizeof err), RS_OK, "%s", err);
+    for (int i = 0; i < 5000; i++) {
+        const size_t n = (size_t)(i % 1000) + 1;
+        cr_assert_eq(rs_spill_read(sp, buf, n), RS_OK, "record %d", i);
+        cr_assert_eq(buf[0], 'a' + i % 26);
+        cr_assert_eq(buf[n - 1], 'a' + i % 26);
+    }
+    cr_assert_eq(rs_spill_read(sp, buf, 1), RS_ERR_EOF);
+    cr_assert_gt(rs_spill_bytes(sp), 0);
+    rs_spill_close(sp);
+    cr_assert_eq(dir_entries(tmpdir), 0);
+}
+
+Test(scan, spill_bad_directory_names_it)
+{
+    rs_spill *sp = (rs_spill *)1;
+    char err[256] = "";
+    cr_assert_eq(rs_spill_open("/nonexistent/spill-dir", &sp, err, sizeof err), RS_ERR_IO);
+    cr_assert_null(sp);
+    cr_assert(strstr(err, "/nonexistent/spill-dir") != NULL, "%s", err);
+}
+
+Test(scan, spill_files_gone_after_sigterm, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    int ready[2];
+    cr_assert_eq(pipe(ready), 0);
+    const pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        rs_spill *sp[8];
+        char err[256];
+        for (int i = 0; i < 8; i++) {
+            if (rs_spill_open(tmpdir, &sp[i], err, sizeof err) != RS_OK) _exit(3);
+            if (rs_spill_write(sp[i], "data", 4, err, sizeof err) != RS_OK) _exit(4);
+        }
+        if (write(ready[1], "r", 1) != 1) _exit(5);
+        for (;;) pause();
+    }
+    close(ready[1]);
+    char c;
+    cr_assert_eq(read(ready[0], &c, 1), 1, "the child could not open its spill files");
+    cr_assert_eq(dir_entries(tmpdir), 0);
+    char fdlink[64], target[512];
+    snprintf(fdlink, sizeof fdlink, "/proc/%d/fd", (int)pid);
+    size_t open_spills = 0;
+    DIR *d = opendir(fdlink);
+    if (d != NULL) {   /* the spill files exist, open and unlinked */
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            char p[600];
+            snprintf(p, sizeof p, "%s/%s", fdlink, de->d_name);
+            const ssize_t n = readlink(p, target, sizeof target - 1);
+            if (n > 0) {
+                target[n] = '\0';
+                if (strncmp(target, tmpdir, strlen(tmpdir)) == 0) open_spills++;
+            }
+        }
+        closedir(d);
+        cr_assert_eq(open_spills, 8);
+    }
+    cr_assert_eq(kill(pid, SIGTERM), 0);
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    cr_assert_eq(dir_entries(tmpdir), 0);
+    close(ready[0]);
 }
 
 /* ===== Differential test against the naive oracle ===== */
