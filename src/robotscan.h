@@ -1478,6 +1478,92 @@ RS_API rs_status rs_lint_agent(const void *body, size_t size, const char *agent,
 RS_API void rs_lint_agent_free(rs_lint_agent_view *view);
 
 
+/* ===== Diff (src/diff) =====
+ *
+ * What changes between two sides: two robots.txt versions (two rs_sites), or
+ * two semantics of one. Per (URL, agent), a flip is a verdict that differs;
+ * per (origin, agent), the rule-level diff compares the two matchers' rules.
+ * Callers decide both sides with two scanners over the same block
+ * (rs_scan_block) and classify the pairs of records here.
+ */
+
+/** How a verdict changed from the old side to the new one. */
+typedef enum {
+    RS_FLIP_UNCHANGED = 0,
+    RS_FLIP_NEWLY_DISALLOWED = 1,   /* allowed before, disallowed now */
+    RS_FLIP_NEWLY_ALLOWED = 2       /* disallowed before, allowed now */
+} rs_flip;
+#define RS_FLIP_COUNT 3
+
+/** @return the flip of a pair of verdicts (disallowed flags). */
+RS_API rs_flip rs_diff_flip(int old_disallowed, int new_disallowed);
+/** @return "unchanged", "newly-disallowed" or "newly-allowed". */
+RS_API const char *rs_flip_str(rs_flip f);
+
+/*
+ * Diff counters, as rs_tally counters (RS_DIFF_COUNTERS per key) so per-thread
+ * and per-shard tallies merge by addition: every one is a sum.
+ */
+enum {
+    RS_DIFF_COMPARED = 0,           /* (URL, agent) pairs decided on both sides */
+    RS_DIFF_NEWLY_DISALLOWED,
+    RS_DIFF_NEWLY_ALLOWED,
+    RS_DIFF_UNCHANGED,
+    RS_DIFF_HITS,                   /* sums of the pairs' weights (log hits; 1 per URL line) */
+    RS_DIFF_HITS_NEWLY_DISALLOWED,
+    RS_DIFF_HITS_NEWLY_ALLOWED,
+    RS_DIFF_HITS_UNCHANGED,
+    RS_DIFF_COUNTERS
+};
+
+/** Adds one compared pair of weight @hits to @c (RS_DIFF_COUNTERS counters). @return its flip. */
+RS_API rs_flip rs_diff_count(uint64_t *c, int old_disallowed, int new_disallowed, uint64_t hits);
+
+/** What happened to one rule (rs_rule_change.change). */
+typedef enum {
+    RS_RULE_ADDED = 0,     /* on the new side only */
+    RS_RULE_REMOVED,       /* on the old side only */
+    RS_RULE_CHANGED_EFFECT /* on both sides, but its probe path gets another verdict */
+} rs_rule_change_kind;
+
+/** @return "added", "removed" or "changed-effect". */
+RS_API const char *rs_rule_change_str(rs_rule_change_kind k);
+
+/**
+ * One change of the rule-level diff. A rule is identified by its type and
+ * canonical pattern (its line may move). Its probe path is the shortest path
+ * its pattern names: the pattern with every `*` removed and a final `$`
+ * dropped, with `/` put in front when it does not start with one.
+ */
+typedef struct {
+    rs_rule_change_kind change;
+    rs_rule_type type;
+    rs_str   pattern;      /* canonical; valid during the callback */
+    uint32_t old_line;     /* first line of the rule on the old side; 0 when added */
+    uint32_t new_line;     /* first line on the new side; 0 when removed */
+    rs_str   probe;        /* the probe path; valid during the callback */
+    rs_verdict old_verdict;/* the probe decided by each side (line, disallowed) */
+    rs_verdict new_verdict;
+} rs_rule_change;
+
+typedef void (*rs_rule_change_callback)(void *ctx, const rs_rule_change *change);
+
+/**
+ * The rule-level diff of two matchers for one agent (each from
+ * rs_matcher_create or a lookup, or NULL for "no rules": no-robots, or an
+ * allow-all/disallow-all fetch outcome, which have no rules). Rules are
+ * compared as sets of (type, canonical pattern); a rule written twice counts
+ * once, at its first line. Changes are delivered removed (old file order),
+ * then added (new file order), then changed in effect (new file order).
+ * Changed in effect: a rule on both sides whose probe path gets a different
+ * verdict from the old and the new matcher (another rule now overrides it, or
+ * it now overrides another, or the semantics read it differently).
+ * @return RS_OK or RS_ERR_NOMEM (no change delivered then).
+ */
+RS_API rs_status rs_diff_rules(const rs_matcher *old_m, const rs_matcher *new_m,
+                               rs_rule_change_callback cb, void *ctx);
+
+
 
 #ifdef __cplusplus
 }

@@ -85,6 +85,7 @@ int cmd_check(int argc, char **argv);
 int cmd_urls(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_survey(int argc, char **argv);
 int cmd_sitemaps(int argc, char **argv);
 int cmd_report(int argc, char **argv);
