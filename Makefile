@@ -101,6 +101,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(LIB) | $(DEPS_A
 test-unit: $(TEST_BIN) ## run the Criterion unit tests
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $(UNIT_ENV) $$t --jobs 2 --short-filename; done
 
+test-scale: $(BIN) ## shard + Dask runs equal single runs (tests/scale, Debian python3-distributed)
+	/usr/bin/python3 tests/scale/test_dask.py ./$(BIN) $(SHARED)
+
 test-cli: $(BIN) ## run the CLI tests (tests/cli/*.sh)
 	@set -e; for t in tests/cli/*.sh; do echo "== $$t"; bash $$t ./$(BIN) $(SHARED); done
 
@@ -193,7 +196,7 @@ bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/ben
 	scripts/bench-urls $(BENCH_URLS_ARGS)
 
 test: MOREFLAGS += -Werror
-test: all test-unit test-cli test-conformance test-fuzz-replay test-report test-python test-install ## build everything and run every test
+test: all test-unit test-cli test-conformance test-fuzz-replay test-report test-scale test-python test-install ## build everything and run every test
 
 check: all test-unit ## the fast subset: unit tests only
 

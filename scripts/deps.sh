@@ -40,6 +40,7 @@ if [ "$mode" != "--check-build" ]; then
     /usr/bin/python3 -c 'import protego' >/dev/null 2>&1 || missing="$missing python3-protego"
     /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || missing="$missing python3-pytest"
     /usr/bin/python3 -c 'import scrapy' >/dev/null 2>&1 || missing="$missing python3-scrapy"
+    /usr/bin/python3 -c 'import distributed' >/dev/null 2>&1 || missing="$missing python3-distributed"
 fi
 
 missing=$(echo $missing | tr ' ' '\n' | sort -u | tr '\n' ' ')

@@ -582,6 +582,29 @@ RS_API rs_status rs_sites_release(rs_sites *s);
 /** @return the bytes a compiled matcher occupies (its one allocation). */
 RS_API size_t rs_matcher_memory(const rs_matcher *m);
 
+/**
+ * Lists the entries of robots directory @dir as a directory source uses them
+ * (src/sites/source_list.c): @fn gets each entry's key, the canonical "host"
+ * or "host:port" it serves over http and https, and its file, after
+ * duplicates are resolved. A non-zero return from @fn stops (RS_ERR_IO).
+ * @return RS_OK, RS_ERR_USAGE (not a directory), or the error of opening it
+ *         (message in @err).
+ */
+RS_API rs_status rs_robots_dir_list(const char *dir,
+                                    int (*fn)(const char *key, size_t key_len, const char *path, void *ctx),
+                                    void *ctx, char *err, size_t err_cap);
+
+/*
+ * Shards (src/scan/shard.c, robotscan shard): the shard of a site is
+ * XXH3_64bits(canonical origin, seed 0) mod n. This is stable across
+ * machines and versions (XXH3's output is fixed by its specification, the
+ * canonical origin is rs_origin_parse's), so shards written anywhere agree.
+ */
+/** @return the shard in [0, n) of canonical origin @origin (0 when n <= 1). */
+RS_API uint32_t rs_shard_of_origin(const char *origin, size_t len, uint32_t n);
+/** @return the shard of @url's canonical origin; 0 for a URL without one (malformed). */
+RS_API uint32_t rs_shard_of_url(const char *url, size_t len, uint32_t n);
+
 /*
  * WARC sources and compressed robots files (SPEC 3). A regular file whose
  * content (plain, gzip or zstd) starts with a WARC record is a WARC source:
@@ -1670,6 +1693,18 @@ RS_STATIC_API uint32_t rs_tally_size(const rs_tally *t);
 
 /** The key of entry @index. */
 RS_STATIC_API rs_str rs_tally_key(const rs_tally *t, uint32_t index);
+
+/**
+ * Appends @t as a JSON list of objects (src/report/stats_json.c), the form
+ * every bulk command's --stats uses for keyed tallies (docs/scale-out.md):
+ * one object per key, the key split at tabs into fields @key_names (a name
+ * starting with '#' is written as a number, without the '#'), then the
+ * counters named @counter_names (the first @n_counters counters). Order:
+ * sum of those counters descending, then key bytes. Keys with fewer fields
+ * than @n_keys are skipped.
+ */
+RS_STATIC_API rs_status rs_tally_json_list(rs_outbuf *out, const rs_tally *t, const char *const *key_names,
+                                           size_t n_keys, const char *const *counter_names, size_t n_counters);
 
 /** Adds every counter of @src into @dst (same counter count). */
 RS_STATIC_API rs_status rs_tally_merge(rs_tally *dst, const rs_tally *src);

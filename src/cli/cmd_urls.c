@@ -48,6 +48,7 @@ static const char HELP[] =
     "  --html FILE            also write the statistics as an HTML page (see robotscan report)\n"
     "  --progress, --no-progress   progress on stderr (default: when stderr is a terminal)\n"
     "  --fail-on-disallowed   exit 1 when any URL is disallowed\n"
+    "  --input-line           an input_line column first (for robotscan merge --records)\n"
     "\n"
     "Columns: url, origin, agent, verdict, line, rule, reason\n"
     "  reason: matched, no-match, unavailable (3xx/4xx: allow all),\n"
@@ -57,7 +58,7 @@ static const char HELP[] =
 static const char *const ACCEPTED[] = {
     "--robots", "--agent", "--format", "--only", "--quiet", "--stats", "--missing", "--encode-urls",
     "--semantics", "-j", "--jobs", "--verbose", "--progress", "--no-progress",
-    "--fail-on-disallowed", "--memory-limit", "--help", NULL,
+    "--fail-on-disallowed", "--memory-limit", "--input-line", "--help", NULL,
 };
 
 static const char *const COLUMNS[] = { "url", "origin", "agent", "verdict", "line", "rule", "reason" };
@@ -204,7 +205,9 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
         { rule, 0, 0 },
         { reason_s, 0, 0 },
     };
-    return rs_format_record(&res->out, job->opts->format, COLUMNS, fields, N_COLUMNS);
+    const size_t start = res->out.len;
+    CLI_TRY(rs_format_record(&res->out, job->opts->format, COLUMNS, fields, N_COLUMNS));
+    return job->opts->input_line ? cli_input_line_put(&res->out, start, job->opts->format, r->line_no) : RS_OK;
 }
 
 /*
@@ -330,8 +333,8 @@ static int run_partitioned(urls_job *job, const struct cli_opts *o, uint64_t lim
     sc.origin_counters = OC_COUNT;
     sc.write_header = !o->quiet;
     sc.format = o->format;
-    sc.columns = COLUMNS;
-    sc.n_columns = N_COLUMNS;
+    sc.columns = o->input_line ? cli_input_line_columns(COLUMNS, N_COLUMNS) : COLUMNS;
+    sc.n_columns = N_COLUMNS + (o->input_line ? 1 : 0);
     sc.ctx = job;
     sc.run_open = spill_run_open;
     sc.run_close = spill_run_close;
@@ -367,47 +370,15 @@ static void summary_text(rs_outbuf *o, const pipeline_counts *c, double seconds)
     rs_outbuf_append(o, line, strlen(line));
 }
 
-/* Stats entries in a fixed order (most counted first, then by key bytes), so that the
- * JSON does not depend on the number of threads or on which worker saw which block. */
-typedef struct {
-    rs_str key;
-    uint64_t total;
-    uint32_t index;
-} stat_entry;
-
-static int stat_entry_cmp(const void *pa, const void *pb)
-{
-    const stat_entry *a = pa, *b = pb;
-    if (a->total != b->total) return a->total > b->total ? -1 : 1;
-    const int c = memcmp(a->key.ptr, b->key.ptr, a->key.len < b->key.len ? a->key.len : b->key.len);
-    if (c != 0) return c;
-    return a->key.len < b->key.len ? -1 : a->key.len > b->key.len;
-}
-
-/* @return the entries of @t sorted, or NULL when out of memory (freed by the caller). */
-static stat_entry *stat_sorted(const rs_tally *t, unsigned counters)
-{
-    const uint32_t n = rs_tally_size(t);
-    stat_entry *e = malloc((n ? n : 1) * sizeof *e);
-    if (e == NULL) return NULL;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint64_t *v = rs_tally_counters_const(t, i);
-        e[i].key = rs_tally_key(t, i);
-        e[i].total = 0;
-        for (unsigned c = 0; c < counters; c++) e[i].total += v[c];
-        e[i].index = i;
-    }
-    qsort(e, n, sizeof *e, stat_entry_cmp);
-    return e;
-}
-
+/* Keyed lists come from rs_tally_json_list: a fixed order (most counted first, then key
+ * bytes), so the JSON does not depend on the number of threads or on the worker of a block. */
 static int write_stats(const char *path, const struct cli_opts *o, const pipeline_totals *t, double seconds)
 {
     rs_outbuf b = { 0 };
     char tmp[256];
     const pipeline_counts *c = &t->counts;
 #define PUT(s) rs_outbuf_append(&b, (s), strlen(s))
-    PUT("{\"schema_version\":1,\"command\":\"urls\",\"agent\":");
+    PUT("{\"command\":\"urls\",\"schema_version\":2,\"agent\":");
     rs_outbuf_json_string(&b, o->agents[0], strlen(o->agents[0]));
     PUT(",\"inputs\":[");
     for (int i = 0; i < o->n_args; i++) {
@@ -426,42 +397,19 @@ static int write_stats(const char *path, const struct cli_opts *o, const pipelin
                  (unsigned long long)c->reason[r]);
         PUT(tmp);
     }
-    stat_entry *origins = stat_sorted(t->origins, OC_COUNT);
-    stat_entry *rules = stat_sorted(t->rules, 1);
-    if (origins == NULL || rules == NULL) {
-        free(origins);
-        free(rules);
+    /* keyed tallies in the library's mergeable form (docs/scale-out.md) */
+    static const char *const ORIGIN_KEY[] = { "origin" }, *const ORIGIN_COUNTERS[] = { "allow", "disallow" };
+    static const char *const RULE_KEY[] = { "origin", "#line", "rule" }, *const RULE_COUNTERS[] = { "count" };
+    PUT("},\"origins\":");
+    rs_status st = rs_tally_json_list(&b, t->origins, ORIGIN_KEY, 1, ORIGIN_COUNTERS, OC_COUNT);
+    if (st == RS_OK) st = rs_outbuf_append(&b, ",\"rules\":", 9);
+    if (st == RS_OK) st = rs_tally_json_list(&b, t->rules, RULE_KEY, 3, RULE_COUNTERS, 1);
+    if (st != RS_OK) {
         rs_outbuf_free(&b);
         cli_error("out of memory");
         return -1;
     }
-    PUT("},\"origins\":[");
-    for (uint32_t i = 0; i < rs_tally_size(t->origins); i++) {
-        const rs_str k = origins[i].key;
-        const uint64_t *v = rs_tally_counters_const(t->origins, origins[i].index);
-        PUT(i ? ",{\"origin\":" : "{\"origin\":");
-        rs_outbuf_json_string(&b, k.ptr, k.len);
-        snprintf(tmp, sizeof tmp, ",\"allow\":%llu,\"disallow\":%llu}", (unsigned long long)v[OC_ALLOW],
-                 (unsigned long long)v[OC_DISALLOW]);
-        PUT(tmp);
-    }
-    PUT("],\"rules\":[");
-    for (uint32_t i = 0; i < rs_tally_size(t->rules); i++) {
-        const rs_str k = rules[i].key;
-        const char *tab1 = memchr(k.ptr, '\t', k.len);
-        const char *tab2 = tab1 ? memchr(tab1 + 1, '\t', k.len - (size_t)(tab1 + 1 - k.ptr)) : NULL;
-        if (tab2 == NULL) continue;
-        PUT(i ? ",{\"origin\":" : "{\"origin\":");
-        rs_outbuf_json_string(&b, k.ptr, (size_t)(tab1 - k.ptr));
-        snprintf(tmp, sizeof tmp, ",\"line\":%.*s,\"rule\":", (int)(tab2 - tab1 - 1), tab1 + 1);
-        PUT(tmp);
-        rs_outbuf_json_string(&b, tab2 + 1, k.len - (size_t)(tab2 + 1 - k.ptr));
-        snprintf(tmp, sizeof tmp, ",\"count\":%llu}", (unsigned long long)rules[i].total);
-        PUT(tmp);
-    }
-    free(origins);
-    free(rules);
-    snprintf(tmp, sizeof tmp, "],\"bytes_in\":%llu,\"bytes_out\":%llu,\"seconds\":%.6f,\"urls_per_second\":%.0f}\n",
+    snprintf(tmp, sizeof tmp, ",\"bytes_in\":%llu,\"bytes_out\":%llu,\"seconds\":%.6f,\"urls_per_second\":%.0f}\n",
              (unsigned long long)t->bytes_in, (unsigned long long)t->bytes_out, seconds,
              seconds > 0 ? (double)c->urls / seconds : 0.0);
     PUT(tmp);
@@ -570,8 +518,8 @@ int cmd_urls(int argc, char **argv)
     cfg.state_new = worker_state_new;
     cfg.state_free = worker_state_free;
     cfg.tally_counters_origin = OC_COUNT;
-    cfg.columns = COLUMNS;
-    cfg.n_columns = N_COLUMNS;
+    cfg.columns = o.input_line ? cli_input_line_columns(COLUMNS, N_COLUMNS) : COLUMNS;
+    cfg.n_columns = N_COLUMNS + (o.input_line ? 1 : 0);
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

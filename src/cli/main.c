@@ -20,6 +20,8 @@ static const command COMMANDS[] = {
     { "survey", cmd_survey, "many sites' robots.txt x agents -> who is blocked where" },
     { "sitemaps", cmd_sitemaps, "many sites' robots.txt -> their Sitemap: URLs" },
     { "report", cmd_report, "--stats JSON files -> one self-contained HTML page with charts" },
+    { "shard", cmd_shard, "split URL lists or logs by site into N zstd shards (for several machines)" },
+    { "merge", cmd_merge, "merge shard outputs (--records) or --stats JSON files into one run's" },
 };
 
 static void usage(FILE *f)

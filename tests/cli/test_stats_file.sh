@@ -37,7 +37,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert type(d["sche
 
 # a special file is written in place (no temporary beside /dev/stdout)
 expect_run "stats to stdout" 0 "$BIN" urls --robots "$T/robots.txt" --agent x --quiet --stats /dev/stdout "$T/urls.txt"
-grep -q '"schema_version":1,"command":"urls"' "$T/out" || fail "stats to stdout: $(head -c 300 "$T/out")"
+grep -q '"command":"urls","schema_version":[0-9]' "$T/out" || fail "stats to stdout: $(head -c 300 "$T/out")"
 
 if [ "$(id -u)" = 0 ]; then
     echo "SKIP: read-only --stats file (root may write it anyway)"
