@@ -571,7 +571,8 @@ RS_API rs_status rs_site_check(rs_sites *s, const char *url, size_t url_len, con
 /**
  * Frees every ruleset and matcher @s has loaded and forgets the origins it
  * resolved; the sources' indexes (directory listings, manifests) stay, and
- * later lookups load again. Bodies given by rs_sites_add_body stay parsed. For bulk runs in partitions (urls
+ * later lookups load again (bodies given by rs_sites_add_body stay parsed).
+ * For bulk runs in partitions (urls
  * --memory-limit): only the current partition's sites stay in memory.
  * Every pointer from earlier lookups (and every scanner over @s) becomes
  * invalid. Not concurrently with any other call on @s.
