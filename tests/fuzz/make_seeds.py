@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Builds seed corpora for the fuzz targets from ../shared (at run time; not committed).
+"""Builds seed corpora for the fuzz targets from SHARED_DIR (../shared's layout; `make test`
+passes the unpacked tests/data/shared.tar.zst) at run time; not committed.
 
 Usage: make_seeds.py SHARED_DIR OUT_DIR [--small]
+Exits 1 when a target gets no seeds (a replay of nothing proves nothing).
 Writes OUT_DIR/<target>/NNNNNN for every target in tests/fuzz/fuzz_*.c.
 --small keeps `make test` quick (a sample); without it, everything usable.
 Input formats follow each target's header comment.
@@ -71,16 +73,19 @@ def main():
                            b"\xef\xbb\xbfbom\r\n\r\n", b"\r\r\n\n", b"\x28\xb5\x2f\xfd", b"\x1f\x8b"]):
         for mode in (0, 1, 2, 3, 4, 12, 16, 17):
             seeds["fuzz_reader"].append(bytes([mode, i, 3 + i, 128]) + s)
+    empty = [t for t in targets if not seeds.get(t)]
     for t in targets:
         d = os.path.join(out, t)
         os.makedirs(d, exist_ok=True)
         got = seeds.get(t, [])
         if not got:
-            print("make_seeds: no seeds for %s" % t, file=sys.stderr)
+            print("make_seeds: FAIL: no seeds for %s (give it some in make_seeds.py)" % t, file=sys.stderr)
         for i, s in enumerate(got):
             with open(os.path.join(d, "%06d" % i), "wb") as f:
                 f.write(s)
     print("seeds: " + ", ".join("%s %d" % (t, len(seeds.get(t, []))) for t in targets))
+    if empty or not targets:
+        sys.exit(1)
 
 if __name__ == "__main__":
     main()
