@@ -135,7 +135,8 @@ test-optional: $(TESTDATA)/.unpacked ## optional runs on ../shared (SKIP when ab
 	@echo "== optional runs on $(OPT_SHARED)"
 	@if [ -d $(OPT_SHARED)/conformance ] && [ -d $(OPT_SHARED)/data ] && [ -d $(OPT_SHARED)/tools ]; then \
 	    $(STEP) optional/testdata-matches-shared diff -r -q $(TESTDATA) $(OPT_SHARED) \
-	        -x .unpacked -x SPEC.md -x STYLE.md -x hooks -x seeds; \
+	        -x .unpacked -x SPEC.md -x STYLE.md -x hooks -x seeds \
+	    && echo "the bundled test data matches $(OPT_SHARED) (data, conformance, tools)"; \
 	else $(STEP) --skip optional/testdata-matches-shared "$(OPT_SHARED) not found (a clone alone)"; fi
 
 testdata: $(TESTDATA)/.unpacked ## unpack tests/data/shared.tar.zst into $(BUILD)/testdata
@@ -151,7 +152,7 @@ update-testdata: ## rebuild tests/data/shared.tar.zst from OPT_SHARED (../shared
 # ===== Fuzzing (tests/fuzz, docs/hardening.md) =====
 # Each tests/fuzz/fuzz_X.c has one LLVMFuzzerTestOneInput. Without libFuzzer it
 # links with replay_main.c into $(BUILD)/fuzz/replay_X, which `make test` runs
-# over the committed regressions and a small seed corpus made from ../shared.
+# over the committed regressions and a small seed corpus made from SHARED.
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_CC      ?= clang
