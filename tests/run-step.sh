@@ -3,12 +3,12 @@
 # outcome in RESULTS: "PASS NAME", "FAIL NAME (exit N)", and one "SKIP NAME: LINE" per
 # SKIP line the suite printed (a line starting, after blanks, with "SKIP:" or "SKIP ").
 # Usage: run-step.sh RESULTS NAME CMD...      exit status: CMD's
-#        run-step.sh --skip RESULTS NAME REASON   records and prints one skip
+#        run-step.sh RESULTS --skip NAME REASON   records and prints one skipped run
 # tests/summary.sh RESULTS prints the counts.
 set -u
-if [ "${1:-}" = --skip ]; then
+if [ "${2:-}" = --skip ]; then
     printf 'SKIP: %s: %s\n' "$3" "$4"
-    printf 'SKIP %s: %s\n' "$3" "$4" >>"$2"
+    printf 'SKIP %s: %s\n' "$3" "$4" >>"$1"
     exit 0
 fi
 results=$1 name=$2; shift 2
