@@ -3,7 +3,7 @@
 # row: each runs the CLI on hostile or broken input and checks the exit code,
 # the message (naming the file where there is one) and the output.
 #
-# Usage: bash tests/cli/test_badinput.sh ./robotscan ../shared
+# Usage: bash tests/cli/test_badinput.sh ./robotscan SHARED   (SHARED: build/testdata after `make testdata`, or ../shared)
 # Exits non-zero when any case fails. A case that cannot run here says SKIP
 # loudly with the reason (none is skipped silently).
 #
@@ -12,7 +12,7 @@
 # RS_TEST_FAIL_FAST=1: the first failure ends the script.
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
 T=$(mktemp -d "${TMPDIR:-/tmp}/rs-badinput.XXXXXX")
 trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # CLI tests for `robotscan check`: formats, stdin vs arguments, exit codes, usage errors.
-# Usage: bash tests/cli/test_check.sh ./robotscan ../shared
+# Usage: bash tests/cli/test_check.sh ./robotscan SHARED   (SHARED: build/testdata after `make testdata`, or ../shared)
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 . "$(dirname "$0")/lib/helpers.sh"
 
 cat >"$T/robots.txt" <<'R'

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # CLI tests for `robotscan lint`: text and jsonl output, --agent, exit codes 0/1/2, --help, usage errors.
-# Usage: bash tests/cli/test_lint.sh ./robotscan ../shared
+# Usage: bash tests/cli/test_lint.sh ./robotscan SHARED   (SHARED: build/testdata after `make testdata`, or ../shared)
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 # Absolute paths, then run from the repository root (tests/lint/ and data/ are relative to it).
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 SHARED=$(cd "$SHARED" 2>/dev/null && pwd || echo "$SHARED")

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # CLI tests for `robotscan logs` on the three real logs of ../shared/data/logs.
-# Usage: bash tests/cli/test_logs.sh ./robotscan ../shared
+# Usage: bash tests/cli/test_logs.sh ./robotscan SHARED   (SHARED: build/testdata after `make testdata`, or ../shared)
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 HERE=$(cd "$(dirname "$0")" && pwd)
 LOGS=$SHARED/data/logs
 ROB=$HERE/../logs

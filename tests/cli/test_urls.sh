@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # CLI tests for `robotscan urls`: outputs (SPEC 5), robots sources (SPEC 3), inputs and
 # bad input (SPEC 4, 7), threads; then urls_vs_check.py (urls == check == conformance).
-# Usage: bash tests/cli/test_urls.sh ./robotscan ../shared
+# Usage: bash tests/cli/test_urls.sh ./robotscan SHARED   (SHARED: build/testdata after `make testdata`, or ../shared)
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/lib/helpers.sh"
