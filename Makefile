@@ -18,7 +18,7 @@ SHELL       := bash
 
 WARNFLAGS = -Wall -Wextra -Wshadow -Wcast-qual -Wcast-align -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wformat=2 -Wundef
-PKGS      = libzstd libxxhash zlib libidn2
+PKGS      = libzstd libxxhash zlib libidn2 jansson
 RS_CFLAGS = -std=c11 -D_GNU_SOURCE -Isrc $(WARNFLAGS) $(MOREFLAGS)
 # Resolved on use so a fresh machine can install the packages first.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -112,6 +112,9 @@ test-unit: $(TEST_BIN) $(SHARED_DEP) ## run the Criterion unit tests
 test-cli: $(BIN) $(SHARED_DEP) ## run the CLI tests (tests/cli/*.sh) on ./robotscan and SHARED
 	@bad=0; for t in tests/cli/*.sh; do echo "== $$t"; \
 	    $(STEP) cli/$${t##*/} bash $$t ./$(BIN) $(SHARED) || bad=1; done; exit $$bad
+
+test-report: $(BIN) $(SHARED_DEP) ## open robotscan report pages in headless Chromium (tests/report)
+	@$(STEP) report/test_report.sh bash tests/report/test_report.sh ./$(BIN) $(SHARED)
 
 CONFORMANCE = reference-differential google-spec-test-correctness google-spec-test-stress \
               google-unittests seed-examples
@@ -230,7 +233,7 @@ bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/ben
 
 # `make test`: every step runs (a failing one does not stop the others), then a summary
 # whose last line is `N passed, N failed, N skipped` (suites; SKIP lines counted).
-TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-mutants test-optional
+TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-report test-mutants test-optional
 test: MOREFLAGS += -Werror
 test: all $(SHARED_DEP) ## build everything and run every test (summary at the end)
 	@rm -f $(RESULTS); bad=0; for s in $(TEST_STEPS); do \

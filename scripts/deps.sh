@@ -4,9 +4,9 @@
 set -eu
 
 # pkg-config module -> Debian package
-modules="libzstd:libzstd-dev libxxhash:libxxhash-dev zlib:zlib1g-dev libidn2:libidn2-dev criterion:libcriterion-dev benchmark:libbenchmark-dev"
+modules="libzstd:libzstd-dev libxxhash:libxxhash-dev zlib:zlib1g-dev libidn2:libidn2-dev criterion:libcriterion-dev benchmark:libbenchmark-dev jansson:libjansson-dev"
 # command -> Debian package (tools the tests and benchmarks run)
-commands="pkg-config:pkg-config cc:gcc c++:g++ clang:clang zstd:zstd gzip:gzip python3:python3"
+commands="pkg-config:pkg-config cc:gcc c++:g++ clang:clang zstd:zstd gzip:gzip python3:python3 chromium:chromium"
 
 missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"

@@ -953,6 +953,35 @@ RS_API rs_str rs_tally_key(const rs_tally *t, uint32_t index);
 /** Adds every counter of @src into @dst (same counter count). */
 RS_API rs_status rs_tally_merge(rs_tally *dst, const rs_tally *src);
 
+/*
+ * HTML report (src/report/html.c): --stats JSON documents of the bulk
+ * commands -> one self-contained HTML page (no scripts, no external fetches;
+ * charts are inline SVG, each with a table of the same numbers beside it).
+ * The kind of page follows each document's "command" field: logs, urls,
+ * survey, diff. A document may carry "schema_version" (absent = 1, the
+ * first shape; logs stats are 2 since they count verified and spoofed hits
+ * and per-day histograms); versions above RS_REPORT_SCHEMA_MAX are refused.
+ */
+#define RS_REPORT_SCHEMA_MAX 2
+
+/** One statistics document: @name is shown in the page and in errors. */
+typedef struct {
+    const char *name;
+    const char *json;
+    size_t      json_len;
+} rs_report_input;
+
+/**
+ * Appends the page for @n documents to @out (one section each, in order).
+ * @param title the page's <title> and heading; NULL for a default.
+ * @param err OUT: on RS_ERR_CORRUPT, "NAME: what is wrong" (NUL-terminated).
+ * @return RS_OK; RS_ERR_CORRUPT (not JSON, truncated, unknown command or
+ *         schema version, a field of the wrong type); RS_ERR_USAGE (n == 0);
+ *         RS_ERR_NOMEM. On failure @out may hold a partial page.
+ */
+RS_API rs_status rs_report_html(const rs_report_input *in, size_t n, const char *title,
+                                rs_outbuf *out, char *err, size_t err_cap);
+
 
 /* ===== Lint (src/lint) ===== */
 

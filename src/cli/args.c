@@ -54,7 +54,7 @@ static int takes_value(const char *name)
 {
     static const char *const VALUED[] = {
         "--robots", "--agent", "--format", "--semantics", "--missing", "--only", "--stats",
-        "-j", "--jobs", "--host", "--scheme", "--log-format", NULL,
+        "-j", "--jobs", "--host", "--scheme", "--log-format", "--html", NULL,
     };
     return accepts(VALUED, name);
 }
@@ -91,6 +91,7 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
     }
     if (!strcmp(name, "--only")) { o->only = v; return 0; }
     if (!strcmp(name, "--stats")) { o->stats_path = v; return 0; }
+    if (!strcmp(name, "--html")) { o->html_path = v; return 0; }
     if (!strcmp(name, "--host")) { o->host = v; return 0; }
     if (!strcmp(name, "--scheme")) { o->scheme = v; return 0; }
     if (!strcmp(name, "--log-format")) { o->log_format = v; return 0; }
@@ -122,7 +123,8 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
 int cli_parse(const char *command, const char *const *accepted, int argc, char **argv,
               struct cli_opts *o)
 {
-    return parse_all(command, accepted, argc, argv, o);
+    const int rc = parse_all(command, accepted, argc, argv, o);
+    return rc ? rc : cli_html_prepare(o);
 }
 
 static int parse_all(const char *command, const char *const *accepted, int argc, char **argv,
@@ -158,7 +160,9 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
         if (nlen >= sizeof name) return cli_usage_error(command, "unknown option %.40s...", a);
         memcpy(name, a, nlen);
         name[nlen] = '\0';
-        if (!accepts(accepted, name)) return cli_usage_error(command, "unknown option %s", name);
+        /* --html FILE renders the --stats JSON (commands that call cli_write_html). */
+        if (!accepts(accepted, name) && !(!strcmp(name, "--html") && cli_html_supported(command)))
+            return cli_usage_error(command, "unknown option %s", name);
         if (takes_value(name)) {
             if (eq) value = eq + 1;
             else if (i + 1 < argc) value = argv[++i];

@@ -27,6 +27,7 @@ struct cli_opts {
     const char *missing;                /* --missing allow|disallow|skip */
     const char *only;                   /* --only ... */
     const char *stats_path;             /* --stats FILE.json */
+    const char *html_path;              /* --html FILE: the stats as a page (commands with --stats) */
     int         quiet;                  /* --quiet */
     int         verbose;                /* --verbose */
     int         progress;               /* --progress / --no-progress: 1 / 0; -1 = auto */
@@ -72,5 +73,15 @@ int cmd_check(int argc, char **argv);
 int cmd_urls(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* --html (cmd_report.c), accepted by the commands cli_html_supported lists (those
+ * that call cli_write_html). cli_parse calls cli_html_prepare: with --html and no
+ * --stats it points stats_path at a memory file. After writing the stats, a
+ * command calls cli_write_html, which renders them to html_path (no-op
+ * without --html). @return 0, or 2 / -1 after an error message. */
+int cli_html_supported(const char *command);
+int cli_html_prepare(struct cli_opts *o);
+int cli_write_html(const struct cli_opts *o);
 
 #endif /* RS_CLI_H */

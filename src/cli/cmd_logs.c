@@ -46,6 +46,7 @@ static const char HELP[] =
     "  --semantics S        google (default) or first-match\n"
     "  -j, --jobs N         worker threads (default 1)\n"
     "  --verbose            report malformed lines with their line numbers\n"
+    "  --html FILE          also write the statistics as an HTML page (see robotscan report)\n"
     "  --progress, --no-progress\n"
     "  --fail-on-violation  exit 1 when any hit is a violation\n"
     "\n"
@@ -946,6 +947,7 @@ int cmd_logs(int argc, char **argv)
         }
         if (rc == 0 && o.stats_path && write_stats(o.stats_path, rows, n_rows, acc, &tot->counts, seconds) != 0)
             rc = 2;
+        if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
     }
     if (o.verbose) {
         fprintf(stderr, "robotscan: %llu lines in %.3f s (%.0f lines/s)\n", (unsigned long long)tot->counts.lines,

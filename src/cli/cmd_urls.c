@@ -38,6 +38,7 @@ static const char HELP[] =
     "  --semantics S          google (default) or first-match\n"
     "  -j, --jobs N           worker threads (default 1); output order is kept\n"
     "  --verbose              report malformed lines with their line numbers\n"
+    "  --html FILE            also write the statistics as an HTML page (see robotscan report)\n"
     "  --progress, --no-progress   progress on stderr (default: when stderr is a terminal)\n"
     "  --fail-on-disallowed   exit 1 when any URL is disallowed\n"
     "\n"
@@ -564,6 +565,7 @@ int cmd_urls(int argc, char **argv)
         rs_outbuf_free(&e);
     }
     if (rc == 0 && o.stats_path && write_stats(o.stats_path, &o, t, seconds) != 0) rc = 2;
+    if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
     const int disallowed = t->counts.verdict[1] > 0;
     pipeline_free(&p);
     rs_sites_free(sites);

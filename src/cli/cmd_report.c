@@ -1,0 +1,179 @@
+/*
+ * cmd_report.c - `robotscan report STATS.json... -o report.html`: --stats
+ * files of the bulk commands -> one self-contained HTML page (rs_report_html),
+ * and the same for `--html FILE` on logs and urls, which renders the run's
+ * own statistics (written to a memory file when no --stats was given).
+ * Reading and writing files is here; the page itself is the library's.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static const char HELP[] =
+    "Usage: robotscan report [OPTIONS] STATS.json [STATS.json...]\n"
+    "\n"
+    "Renders the --stats JSON of `robotscan logs`, `urls`, `survey` or `diff` as one\n"
+    "self-contained HTML page: charts as inline SVG, each beside a table of the same\n"
+    "numbers; no scripts and nothing fetched from the network, so it opens from disk\n"
+    "and prints. Several files give one page with a section each.\n"
+    "(`logs` and `urls` also take --html FILE to write the page of their own run.)\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output FILE   write the page to FILE (default: stdout)\n"
+    "  --title TEXT        the page's title (default: from the command and file name)\n"
+    "\n"
+    "Exit status: 0 ok; 2 usage error, unreadable file, or statistics that are not\n"
+    "valid JSON, not robotscan's, or of a schema version this robotscan does not know.\n";
+
+/* Statistics files are small; this bounds a mistaken argument (a log file). */
+#define REPORT_MAX_INPUT ((size_t)1 << 30)
+
+/* Renders @n files into @out_path (NULL or "-": stdout). @return 0 or 2 (after a message). */
+static int render_files(const char *const *paths, const char *const *names, int n, const char *title,
+                        const char *out_path)
+{
+    rs_report_input *in = calloc((size_t)n, sizeof *in);
+    char **data = calloc((size_t)n, sizeof *data);
+    int rc = 0;
+    if (in == NULL || data == NULL) {
+        cli_error("out of memory");
+        rc = 2;
+    }
+    for (int i = 0; rc == 0 && i < n; i++) {
+        size_t size;
+        int truncated;
+        if (cli_read_file(paths[i], REPORT_MAX_INPUT, &data[i], &size, &truncated) != 0) {
+            rc = 2;
+            break;
+        }
+        if (truncated) {
+            cli_error("'%s' is larger than 1 GiB: not a statistics file", paths[i]);
+            rc = 2;
+            break;
+        }
+        in[i] = (rs_report_input){ names[i], data[i], size };
+    }
+    rs_outbuf page = { 0 };
+    char err[512];
+    if (rc == 0) {
+        const rs_status st = rs_report_html(in, (size_t)n, title, &page, err, sizeof err);
+        if (st == RS_ERR_CORRUPT) {
+            cli_error("%s", err);
+            rc = 2;
+        } else if (st != RS_OK) {
+            cli_error("cannot render the report: %s", rs_status_str(st));
+            rc = 2;
+        }
+    }
+    if (rc == 0) {
+        if (out_path == NULL || strcmp(out_path, "-") == 0) {
+            if (rs_outbuf_append(cli_out(), page.ptr, page.len) != RS_OK || cli_out_flush(0) != 0) rc = 2;
+        } else if (cli_write_file(out_path, page.ptr, page.len, "the report") != 0) {
+            rc = 2;
+        }
+    }
+    rs_outbuf_free(&page);
+    for (int i = 0; data && i < n; i++) free(data[i]);
+    free(data);
+    free(in);
+    return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    const char *out_path = NULL, *title = NULL;
+    const char **files = calloc((size_t)argc + 1, sizeof *files);
+    int n = 0, only_files = 0;
+    if (files == NULL) {
+        cli_error("out of memory");
+        return 2;
+    }
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_files || a[0] != '-' || a[1] == '\0') {
+            files[n++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            only_files = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(HELP, stdout);
+            free(files);
+            return 0;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--title")) {
+            if (i + 1 >= argc) {
+                free(files);
+                return cli_usage_error("report", "%s needs a value", a);
+            }
+            if (!strcmp(a, "--title")) title = argv[++i];
+            else out_path = argv[++i];
+        } else if (!strncmp(a, "--output=", 9)) {
+            out_path = a + 9;
+        } else if (!strncmp(a, "--title=", 8)) {
+            title = a + 8;
+        } else {
+            free(files);
+            return cli_usage_error("report", "unknown option %s", a);
+        }
+    }
+    if (n == 0) {
+        free(files);
+        return cli_usage_error("report", "needs at least one STATS.json (written by --stats)");
+    }
+    if (out_path && out_path[0] == '\0') {
+        free(files);
+        return cli_usage_error("report", "-o needs a file name");
+    }
+    int rc = render_files(files, files, n, title, out_path);
+    free(files);
+    if (cli_out_finish() != 0) rc = 2;
+    return rc;
+}
+
+/* ===== --html on logs and urls ===== */
+
+/* The commands whose cmd_*.c calls cli_write_html after writing --stats. Another
+ * command gets --html by one line after its write_stats,
+ *     if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
+ * and its name here (until then, --html is an unknown option for it). */
+int cli_html_supported(const char *command)
+{
+    static const char *const WITH_HTML[] = { "logs", "urls" };
+    for (size_t i = 0; i < sizeof WITH_HTML / sizeof WITH_HTML[0]; i++)
+        if (!strcmp(command, WITH_HTML[i])) return 1;
+    return 0;
+}
+
+static int stats_memfd = -1;
+static char stats_memfd_path[64];
+
+int cli_html_prepare(struct cli_opts *o)
+{
+    if (o->html_path == NULL || o->stats_path != NULL) return 0;
+    /* No --stats: the run writes its statistics to a memory file instead. */
+    stats_memfd = memfd_create("robotscan-stats", MFD_CLOEXEC);
+    if (stats_memfd < 0) {
+        cli_error("--html: cannot create a memory file for the statistics: %s", strerror(errno));
+        return 2;
+    }
+    snprintf(stats_memfd_path, sizeof stats_memfd_path, "/proc/self/fd/%d", stats_memfd);
+    o->stats_path = stats_memfd_path;
+    return 0;
+}
+
+int cli_write_html(const struct cli_opts *o)
+{
+    if (o->html_path == NULL) return 0;
+    const int own = o->stats_path == stats_memfd_path;
+    const char *name = own ? "this run" : o->stats_path;
+    const int rc = render_files(&o->stats_path, &name, 1, NULL, o->html_path);
+    if (own) {
+        close(stats_memfd);
+        stats_memfd = -1;
+    }
+    return rc ? -1 : 0;
+}
