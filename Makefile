@@ -167,9 +167,9 @@ $(BUILD)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(TCOMMON_SRC) $
 	    -o $@ $< tests/fuzz/replay_main.c $(TCOMMON_SRC) $(LDFLAGS) $(LIB) $(PKG_LIBS)
 
 test-fuzz-replay: $(REPLAY_BIN) $(SHARED_DEP) ## replay fuzz regressions + a small seed corpus (no libFuzzer needed)
-	@rm -rf $(FUZZ_SEEDS_SMALL)
-	@$(STEP) fuzz/make_seeds python3 tests/fuzz/make_seeds.py $(SHARED) $(FUZZ_SEEDS_SMALL) --small
-	@bad=0; for t in $(FUZZ_NAMES); do \
+	@rm -rf $(FUZZ_SEEDS_SMALL); bad=0; \
+	    $(STEP) fuzz/make_seeds python3 tests/fuzz/make_seeds.py $(SHARED) $(FUZZ_SEEDS_SMALL) --small || bad=1; \
+	for t in $(FUZZ_NAMES); do \
 	    $(STEP) fuzz/$$t $(BUILD)/fuzz/replay_$$t tests/fuzz/regressions/$$t $(FUZZ_SEEDS_SMALL)/$$t || bad=1; done; exit $$bad
 
 fuzz-build: ## build the libFuzzer targets into $(FUZZ_BUILD)/ (clang)

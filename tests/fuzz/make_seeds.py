@@ -73,6 +73,13 @@ def main():
                            b"\xef\xbb\xbfbom\r\n\r\n", b"\r\r\n\n", b"\x28\xb5\x2f\xfd", b"\x1f\x8b"]):
         for mode in (0, 1, 2, 3, 4, 12, 16, 17):
             seeds["fuzz_reader"].append(bytes([mode, i, 3 + i, 128]) + s)
+    # fuzz_report_html: --stats JSON documents (the report fixtures), whole and cut short.
+    for p in sorted(glob.glob(os.path.join(here, "..", "report", "fixtures", "*.json"))):
+        with open(p, "rb") as f:
+            doc = f.read()
+        seeds["fuzz_report_html"].append(doc)
+        for k in (2, 3, 5):
+            seeds["fuzz_report_html"].append(doc[: len(doc) * (k - 1) // k])
     empty = [t for t in targets if not seeds.get(t)]
     for t in targets:
         d = os.path.join(out, t)
