@@ -206,10 +206,12 @@ SAN_CONFORMANCE_LIMIT ?= 1000
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize: ## ASan+UBSan build in build-san/, then unit + CLI + conformance + fuzz replays
-	$(SAN_ENV) $(MAKE) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= \
+	@rm -f build-san/test-results.txt
+	@rc=0; $(SAN_ENV) $(MAKE) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= \
 	    UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" CONFORMANCE_LIMIT=$(SAN_CONFORMANCE_LIMIT) \
 	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=$(SANITIZERS)" \
-	    build-san/robotscan test-unit test-cli test-conformance test-fuzz-replay
+	    build-san/robotscan test-unit test-cli test-conformance test-fuzz-replay || rc=$$?; \
+	tests/summary.sh build-san/test-results.txt || rc=1; exit $$rc
 
 asan: ## like sanitize, AddressSanitizer only (build-asan/)
 	$(SAN_ENV) $(MAKE) UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" BUILD=build-asan BIN=build-asan/robotscan SANITIZERS=address CC=$(SAN_CC) MOREFLAGS= \
