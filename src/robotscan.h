@@ -686,6 +686,159 @@ typedef struct {
 /** Fills @out with counters (consistent when no lookup runs concurrently). */
 RS_API void rs_sites_get_stats(const rs_sites *s, rs_sites_stats *out);
 
+/*
+ * WARC sources and compressed robots files (SPEC 3). A regular file whose
+ * content (plain, gzip or zstd) starts with a WARC record is a WARC source:
+ * each `WARC-Type: response` record whose target path is /robots.txt is a
+ * fetch of its origin; 3xx captures are followed to the capture of their
+ * Location in the same file (at most 5 hops, any origin), else unavailable;
+ * the latest WARC-Date wins (ties: the later record). Bodies are not kept:
+ * a capture is remembered by its file offset (a record starting a gzip
+ * member or zstd frame, or any record of a plain file) and read again when
+ * used; captures of a file that cannot be sought that way (one zstd frame
+ * for many records) keep their body zstd-compressed in memory. A file named
+ * *.warc, *.warc.gz or *.warc.zst that is not a WARC is an error. Robots
+ * files of file, directory and manifest sources may be gzip- or
+ * zstd-compressed (detected from the content).
+ */
+typedef struct {
+    int keep_going;   /* count and skip corrupt WARC records instead of failing */
+    int defer_errors; /* a damaged WARC is indexed up to the damage; rs_sites_each reports
+                         the error after the documents before it */
+    int stream;       /* for rs_sites_each only (no rs_site_lookup): a WARC source is indexed
+                         when rs_sites_each reaches it and released after it, so memory is
+                         that of the largest WARC file, not of all of them (plus 16 bytes per
+                         origin to skip origins an earlier source served); implies defer_errors */
+} rs_sites_options;
+
+/** rs_sites_create with options (@opts may be NULL: the defaults, all 0). */
+RS_API rs_status rs_sites_create_opts(const char *const *paths, size_t n, const rs_sites_options *opts,
+                                      rs_sites **out);
+
+typedef struct {
+    uint64_t warc_files;        /* sources that are WARC files */
+    uint64_t records;           /* WARC records read while indexing */
+    uint64_t responses;         /* response records with an http(s) target */
+    uint64_t robots_captures;   /* ... whose path is /robots.txt */
+    uint64_t superseded;        /* captures replaced by a later one of the same URI */
+    uint64_t redirects_followed;/* origins whose 3xx led to a capture in the source */
+    uint64_t redirects_unresolved; /* 3xx origins left unavailable (no capture, > 5 hops, loop) */
+    uint64_t html_bodies;       /* bodies rs_sites_each handed out that look like an HTML page */
+    uint64_t corrupt_skipped;   /* corrupt records skipped (keep_going) */
+    uint64_t bodies_in_memory;  /* captures kept compressed in memory (not seekable) */
+    uint64_t compressed_files;  /* gzip/zstd robots files decoded (file/dir/manifest) */
+} rs_sites_warc_stats;
+
+RS_API void rs_sites_get_warc_stats(const rs_sites *s, rs_sites_warc_stats *out);
+
+/** One robots document of the sources, as rs_sites_each hands it out. */
+typedef struct {
+    rs_str      origin;     /* manifest/WARC: canonical origin; directory: the entry's host
+                               ("a.com", "a.com:8080", it serves http and https); file: "*" */
+    rs_reason   outcome;    /* RS_REASON_NO_MATCH (rules apply), UNAVAILABLE or UNREACHABLE */
+    uint32_t    http_status;/* 0 for `error` */
+    const char *body;       /* outcome NO_MATCH: at most RS_ROBOTS_MAX_BODY bytes, decoded */
+    size_t      body_len;
+    int         html;       /* the body looks like an HTML page (lint html-content) */
+    const char *where;      /* the file the body came from ("X.warc.gz@OFFSET" for a WARC) */
+    uint32_t    source;     /* index of the source */
+} rs_site_doc;
+
+/** @return 0 to go on, non-zero to stop rs_sites_each (which then returns RS_OK). */
+typedef int (*rs_site_doc_cb)(void *ctx, const rs_site_doc *doc);
+
+/**
+ * Hands every document of the sources to @cb, one at a time, in source order
+ * (a directory's entries sorted by name; a manifest's and a WARC's in the
+ * order of first appearance). An origin an earlier source knows is skipped.
+ * Each body is read, handed out and freed: memory does not grow with the
+ * number of documents beyond the sources' indexes. Not concurrently with
+ * rs_site_lookup.
+ * @return RS_OK; RS_ERR_IO / RS_ERR_CORRUPT (a body cannot be read, or a
+ *         deferred WARC error once the documents before it were handed out;
+ *         see rs_sites_errmsg); RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_sites_each(rs_sites *s, rs_site_doc_cb cb, void *ctx);
+
+/** @return the number of `Sitemap:` lines of @rs. */
+RS_API size_t rs_ruleset_sitemap_count(const rs_ruleset *rs);
+
+/* ===== Survey (src/survey, SPEC 10) ===== */
+
+typedef enum {
+    RS_CLASS_BLOCKED = 0,   /* a disallow matching every path beats every allow that can match */
+    RS_CLASS_PARTIAL,       /* the rest */
+    RS_CLASS_OPEN,          /* no disallow rule can match any path */
+    RS_CLASS_UNAVAILABLE,   /* 3xx unresolved, 4xx */
+    RS_CLASS_UNREACHABLE    /* 5xx, error */
+} rs_survey_class;
+#define RS_SURVEY_CLASS_COUNT 5
+
+typedef enum { RS_GROUP_NAMED = 0, RS_GROUP_STAR, RS_GROUP_NONE } rs_survey_group;
+#define RS_SURVEY_GROUP_COUNT 3
+
+/** @return "blocked", "partial", "open", "unavailable", "unreachable". */
+RS_API const char *rs_survey_class_str(rs_survey_class c);
+/** @return "named", "star", "none". */
+RS_API const char *rs_survey_group_str(rs_survey_group g);
+
+typedef struct {
+    rs_survey_class cls;
+    rs_survey_group group;
+    rs_str crawl_delay;     /* the applying groups' first numeric Crawl-delay as written; empty if none */
+} rs_survey_result;
+
+/**
+ * Classifies one parsed robots.txt (2xx) for @n agents (product tokens,
+ * compared as rs_matcher_create does): `blocked` when some disallow rule of
+ * the agent's rules matches every path and no allow rule that can match some
+ * path (index.htm-derived allows included) has a pattern at least as long
+ * as that disallow's; `open` when no disallow rule can match any path;
+ * `partial` otherwise. Slices in @out live as long as @rs.
+ */
+RS_API rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, size_t n,
+                                    rs_survey_result *out);
+
+/** The default agents of survey (data/ai-agents.txt, built in). @param n OUT: how many. */
+RS_API const char *const *rs_survey_default_agents(size_t *n);
+
+/**
+ * Reads a robots.txt body that may be gzip- or zstd-compressed (detected from
+ * the content) into a new buffer of at most @max bytes.
+ * @param out OUT: malloc'd, free() it; @out_len its length.
+ * @return RS_OK, RS_ERR_CORRUPT (damaged compressed data), RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_robots_decode(const void *in, size_t len, size_t max, char **out, size_t *out_len);
+
+/** One response capture of a WARC file (rs_warc_each_capture). */
+typedef struct {
+    rs_str      uri;        /* WARC-Target-URI */
+    rs_str      date;       /* WARC-Date */
+    uint64_t    offset;     /* the record's offset */
+    int         status;     /* HTTP status */
+    const char *body;       /* 2xx: the body, decoded, at most RS_ROBOTS_MAX_BODY + 1 bytes */
+    size_t      body_len;
+} rs_warc_capture;
+
+typedef int (*rs_warc_capture_cb)(void *ctx, const rs_warc_capture *c);
+
+/**
+ * Hands every response record of a WARC file to @cb in file order (every
+ * capture, not only the latest per origin). With @keep_going, corrupt
+ * records are counted in *@skipped and skipped.
+ * @param errmsg OUT: a message naming the file and offset on failure.
+ * @return RS_OK; RS_ERR_CORRUPT (not a WARC, damaged record) after the
+ *         records before the damage were handed out; RS_ERR_IO; RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_warc_each_capture(const char *path, int keep_going, rs_warc_capture_cb cb, void *ctx,
+                                      uint64_t *skipped, char *errmsg, size_t errmsg_cap);
+
+/** @return 1 if the file at @path is a WARC file (plain, gzip or zstd), 0 if not or unreadable. */
+RS_API int rs_is_warc_file(const char *path);
+
+/** @return 1 if a Sitemap value is an absolute http(s) URL with a valid host. */
+RS_API int rs_sitemap_is_valid(const char *url, size_t len);
+
 
 /* ===== Access logs (src/log) ===== */
 
@@ -739,7 +892,10 @@ typedef enum {
     RS_LOGLINE_BAD_LAYOUT,   /* literal text or a field missing (truncated line, wrong format) */
     RS_LOGLINE_BAD_TIME,     /* the timestamp does not parse */
     RS_LOGLINE_BAD_STATUS,   /* status is not `-` or 1..3 digits; bytes not `-` or digits */
-    RS_LOGLINE_NOT_FIELD_END /* a quoted field is not followed by what the format says */
+    RS_LOGLINE_NOT_FIELD_END,/* a quoted field is not followed by what the format says */
+    RS_LOGLINE_DIRECTIVE,    /* a W3C `#...` header line (rs_logparser): not a record */
+    RS_LOGLINE_NO_FIELDS,    /* a W3C data line before any `#Fields:` line */
+    RS_LOGLINE_BAD_JSON      /* not one well-formed JSON object */
 } rs_logline_status;
 
 /** @return a static name for a rs_logline_status ("ok", "bad-layout", ...). */
@@ -774,6 +930,7 @@ typedef struct {
     int      status;      /* HTTP status; 0 when `-` or absent */
     uint32_t flags;       /* RS_LOGREC_* */
     size_t   error_offset;/* on failure: byte offset in the line where parsing stopped */
+    rs_str   scheme;      /* http/https when the line says (rs_logparser formats), else empty */
 } rs_logrec;
 
 /**
@@ -795,6 +952,67 @@ RS_API rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *l
  * @return 1 on success, 0 if @s is not such a timestamp.
  */
 RS_API int rs_log_parse_time(const char *s, size_t len, int64_t *epoch);
+
+/*
+ * rs_logparser: every log format behind one call (src/log/logparse.c). It
+ * wraps rs_logformat for line templates (named formats, nginx log_format and
+ * Apache LogFormat strings, `alb`) and reads `w3c` (`#Fields:` header, which
+ * may change mid-file), `cloudfront`, `json` (keys chosen by NAME=KEY
+ * mappings, dotted paths into nested objects) and `cloudflare` (Logpush
+ * JSON); `auto` settles on one of them from the first block of lines
+ * (rs_logparser_detect). A parser has state (the W3C columns, a scratch
+ * buffer for unescaped values): one per thread; for a stateful format
+ * (rs_logparser_stateful) feed the lines of a file in order to one parser.
+ * Slices of a record point into the line or into the parser's scratch,
+ * valid until the next call.
+ */
+typedef struct rs_logparser rs_logparser;
+
+/**
+ * @param spec    format name, nginx log_format or Apache LogFormat string.
+ * @param fields  `NAME=KEY` mappings for json (NAME: time, client, host, port,
+ *                scheme, method, url, request, status, bytes, referer,
+ *                user_agent; KEY a dotted path); may be NULL with n_fields 0.
+ * @return RS_OK, RS_ERR_USAGE (message in @err), RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_logparser_create(const char *spec, size_t spec_len, const char *const *fields,
+                                     size_t n_fields, char *err, size_t err_cap, rs_logparser **out);
+RS_API void rs_logparser_free(rs_logparser *p);
+/** @return the RS_LOGF_* fields the format provides (all possible ones for w3c/json/auto). */
+RS_API unsigned rs_logparser_fields(const rs_logparser *p);
+/** @return the format's name ("combined", "w3c", "json", "nginx", "apache"; "auto" until detected). */
+RS_API const char *rs_logparser_name(const rs_logparser *p);
+/** @return 1 when lines must reach one parser in file order (w3c, cloudfront, auto). */
+RS_API int rs_logparser_stateful(const rs_logparser *p);
+/** For `auto`: settles the format from these lines (no-op once settled). @return 1 if settled. */
+RS_API int rs_logparser_detect(rs_logparser *p, const char *text, size_t len);
+RS_API rs_logline_status rs_logparser_parse(rs_logparser *p, const char *line, size_t len, rs_logrec *out);
+/**
+ * The format that reads most of the lines in @text (`w3c`, `cloudfront`,
+ * `cloudflare`, `json`, `alb`, `vhost_combined`, `combined`, `common`), or
+ * NULL when none does.
+ */
+RS_API const char *rs_log_detect(const char *text, size_t len);
+
+/*
+ * rs_ipranges: published crawler IP ranges (src/log/ipranges.c), each set
+ * owned by a comma-separated list of crawler tokens. IPv4 and IPv6.
+ */
+typedef struct rs_ipranges rs_ipranges;
+RS_API rs_status rs_ipranges_create(rs_ipranges **out);
+RS_API void rs_ipranges_free(rs_ipranges *r);
+/**
+ * Adds the prefixes of @text: Google's JSON (`"ipv4Prefix"`/`"ipv6Prefix"`
+ * values) or a plain list (one CIDR or address a line, `#` comments).
+ * @return RS_OK, RS_ERR_CORRUPT (message in @err; nothing added), RS_ERR_NOMEM.
+ */
+RS_API rs_status rs_ipranges_add(rs_ipranges *r, const char *tokens, const char *text, size_t len,
+                                 char *err, size_t err_cap, size_t *n_prefixes);
+/** @return 1 @ip is in a set of @token, 0 it is not (or is no IP), -1 no set names @token. */
+RS_API int rs_ipranges_check(const rs_ipranges *r, const char *token, size_t token_len, const char *ip,
+                             size_t ip_len);
+/** @return 1 and the first token of the first set holding @ip, else 0. */
+RS_API int rs_ipranges_owner(const rs_ipranges *r, const char *ip, size_t ip_len, rs_str *token);
 
 /* ----- Bot identification ----- */
 

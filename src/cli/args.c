@@ -54,7 +54,8 @@ static int takes_value(const char *name)
 {
     static const char *const VALUED[] = {
         "--robots", "--agent", "--format", "--semantics", "--missing", "--only", "--stats",
-        "-j", "--jobs", "--host", "--scheme", "--log-format", "--html", NULL,
+        "-j", "--jobs", "--host", "--scheme", "--log-format", "--agents", "--html", "--field", "--verify",
+        "--memory-limit", NULL,
     };
     return accepts(VALUED, name);
 }
@@ -95,6 +96,9 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
     if (!strcmp(name, "--host")) { o->host = v; return 0; }
     if (!strcmp(name, "--scheme")) { o->scheme = v; return 0; }
     if (!strcmp(name, "--log-format")) { o->log_format = v; return 0; }
+    if (!strcmp(name, "--field")) return add_to_list(c, o->fields, &o->n_fields, v, name);
+    if (!strcmp(name, "--verify")) return add_to_list(c, o->verify, &o->n_verify, v, name);
+    if (!strcmp(name, "--memory-limit")) { o->memory_limit = v; return 0; }
     if (!strcmp(name, "-j") || !strcmp(name, "--jobs")) {
         char *end;
         errno = 0;
@@ -105,6 +109,8 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         return 0;
     }
     if (!strcmp(name, "--help")) { o->help = 1; return 0; }
+    if (!strcmp(name, "--agents")) { o->agents_file = v; return 0; }
+    if (!strcmp(name, "--keep-going")) { o->keep_going = 1; return 0; }
     if (!strcmp(name, "--encode-urls")) { o->encode_urls = 1; return 0; }
     if (!strcmp(name, "--quiet")) { o->quiet = 1; return 0; }
     if (!strcmp(name, "--verbose")) { o->verbose = 1; return 0; }

@@ -36,7 +36,14 @@ struct cli_opts {
     const char *host;                   /* --host */
     const char *scheme;                 /* --scheme */
     const char *log_format;             /* --log-format */
+    const char *fields[CLI_MAX_LIST];   /* --field NAME=KEY (logs, json formats) */
+    int         n_fields;
+    const char *verify[CLI_MAX_LIST];   /* --verify [TOKEN=]FILE (logs) */
+    int         n_verify;
+    const char *memory_limit;           /* --memory-limit SIZE (logs) */
     int         help;                   /* --help */
+    const char *agents_file;            /* --agents FILE (survey) */
+    int         keep_going;             /* --keep-going: skip corrupt WARC records */
     char      **args;                   /* positional arguments: argv compacted in place (not allocated) */
     int         n_args;
 };
@@ -56,6 +63,10 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * On failure prints a message naming the file and returns -1. */
 int cli_read_file(const char *path, size_t max, char **data, size_t *size, int *truncated);
 
+/* Like cli_read_file for a robots.txt: gzip/zstd content is decoded (at most @max bytes
+ * kept); damaged compressed data is an error naming the file. */
+int cli_read_robots(const char *path, size_t max, char **data, size_t *size);
+
 /* Warns when --agent is not a pure product token (SPEC 2.2.12). */
 void cli_check_agent(const char *agent);
 
@@ -73,6 +84,8 @@ int cmd_check(int argc, char **argv);
 int cmd_urls(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_survey(int argc, char **argv);
+int cmd_sitemaps(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
 /* --html (cmd_report.c), accepted by the commands cli_html_supported lists (those

@@ -125,7 +125,11 @@ int cmd_check(int argc, char **argv)
 
     char *body;
     size_t size;
-    if (cli_read_file(o.robots[0], RS_ROBOTS_MAX_BODY, &body, &size, NULL) != 0) return 2;
+    if (rs_is_warc_file(o.robots[0])) {
+        cli_error("'%s' is a WARC file, not one robots.txt: use 'robotscan urls --robots %s'", o.robots[0], o.robots[0]);
+        return 2;
+    }
+    if (cli_read_robots(o.robots[0], RS_ROBOTS_MAX_BODY, &body, &size) != 0) return 2;
     rs_ruleset *rs = NULL;
     rs_matcher *m = NULL;
     rs_status st = rs_ruleset_parse(body, size, &rs);

@@ -17,12 +17,14 @@ static const char HELP[] =
     "\n"
     "Reports, for each robots.txt FILE, lines that probably do not do what their\n"
     "author thinks, and what the parser (Google's semantics) will actually do.\n"
-    "FILE '-' reads stdin.\n"
+    "FILE '-' reads stdin. A gzip or zstd FILE is decoded. A WARC FILE (plain, gzip,\n"
+    "zstd) has every 2xx robots.txt capture linted, named FILE@OFFSET:URI.\n"
     "\n"
     "Options:\n"
     "  --format FMT   text (default) or jsonl\n"
     "  --agent TOKEN  also show which groups apply to the crawler TOKEN and its\n"
     "                 effective rules, in precedence order\n"
+    "  --keep-going   skip corrupt WARC records (counted) instead of stopping\n"
     "  --help         this text\n"
     "\n"
     "Text:  FILE:LINE: SEVERITY: MESSAGE [CODE]   (no LINE for whole-file findings)\n"
@@ -37,7 +39,7 @@ static const char HELP[] =
     "Exit status: 0 no warning or error, 1 some warning or error, 2 usage error or a\n"
     "file that cannot be read (the other files are still linted).\n";
 
-static const char *const ACCEPTED[] = { "--format", "--agent", "--help", NULL };
+static const char *const ACCEPTED[] = { "--format", "--agent", "--keep-going", "--help", NULL };
 
 static const char *const FINDING_COLS[] = { "file", "line", "severity", "code", "message" };
 static const char *const RULE_COLS[] = {
@@ -181,6 +183,50 @@ static int print_agent(const char *file, const char *agent, const rs_lint_agent_
     return cli_out_flush(1 << 16);
 }
 
+/* Lints one body under the name @file. @return 0, or -1 on an output/memory failure. */
+static int lint_one(const char *file, const char *body, size_t size, const char *agent, rs_format format,
+                    int *findings)
+{
+    lint_ctx c;
+    memset(&c, 0, sizeof c);
+    c.file = file;
+    c.format = format;
+    rs_status st = rs_lint(body, size, NULL, on_finding, &c);
+    *findings += c.findings;
+    int failed = c.failed;
+    if (st == RS_OK && agent && !failed) {
+        rs_lint_agent_view *v = NULL;
+        st = rs_lint_agent(body, size, agent, strlen(agent), &v);
+        if (st == RS_OK && print_agent(file, agent, v, format) != 0) failed = 1;
+        rs_lint_agent_free(v);
+    }
+    if (st != RS_OK) {
+        cli_error("cannot lint '%s': %s", file, rs_status_str(st));
+        failed = 1;
+    }
+    return failed ? -1 : 0;
+}
+
+typedef struct {
+    const char *file, *agent;
+    rs_format format;
+    int findings, failed;
+    uint64_t captures;
+} warc_lint;
+
+/* Every 2xx capture of a WARC, named FILE@OFFSET:URI. */
+static int on_capture(void *vctx, const rs_warc_capture *cap)
+{
+    warc_lint *w = vctx;
+    if (cap->status < 200 || cap->status >= 300) return 0;
+    w->captures++;
+    char name[4096];
+    snprintf(name, sizeof name, "%s@%llu:%.*s", w->file, (unsigned long long)cap->offset,
+             (int)(cap->uri.len < 2048 ? cap->uri.len : 2048), cap->uri.ptr);
+    if (lint_one(name, cap->body, cap->body_len, w->agent, w->format, &w->findings) != 0) w->failed = 1;
+    return w->failed;
+}
+
 int cmd_lint(int argc, char **argv)
 {
     struct cli_opts o;
@@ -202,31 +248,27 @@ int cmd_lint(int argc, char **argv)
     int unreadable = 0, findings = 0, failed = 0;
     for (int i = 0; i < o.n_args && !failed; i++) {
         const char *file = o.args[i];
+        const char *path = strcmp(file, "-") ? file : "/dev/stdin";
+        if (strcmp(file, "-") && rs_is_warc_file(path)) {
+            warc_lint w = { file, agent, o.format, 0, 0, 0 };
+            char err[768];
+            uint64_t skipped = 0;
+            const rs_status st = rs_warc_each_capture(path, o.keep_going, on_capture, &w, &skipped, err, sizeof err);
+            findings += w.findings;
+            if (w.failed) failed = 1;
+            else if (st != RS_OK) { cli_error("%s", err); unreadable = 1; }
+            if (skipped) cli_warn("skipped %llu corrupt WARC record%s (--keep-going); the last: %s",
+                                  (unsigned long long)skipped, skipped > 1 ? "s" : "", err);
+            continue;
+        }
         char *body;
         size_t size;
-        const char *path = strcmp(file, "-") ? file : "/dev/stdin";
-        if (cli_read_file(path, RS_ROBOTS_MAX_BODY + 1, &body, &size, NULL) != 0) {
+        if (cli_read_robots(path, RS_ROBOTS_MAX_BODY + 1, &body, &size) != 0) {
             unreadable = 1;
             continue;
         }
-        lint_ctx c;
-        memset(&c, 0, sizeof c);
-        c.file = file;
-        c.format = o.format;
-        rs_status st = rs_lint(body, size, NULL, on_finding, &c);
-        findings += c.findings;
-        failed = c.failed;
-        if (st == RS_OK && agent && !failed) {
-            rs_lint_agent_view *v = NULL;
-            st = rs_lint_agent(body, size, agent, strlen(agent), &v);
-            if (st == RS_OK && print_agent(file, agent, v, o.format) != 0) failed = 1;
-            rs_lint_agent_free(v);
-        }
+        if (lint_one(file, body, size, agent, o.format, &findings) != 0) failed = 1;
         free(body);
-        if (st != RS_OK) {
-            cli_error("cannot lint '%s': %s", file, rs_status_str(st));
-            failed = 1;
-        }
     }
     if (cli_out_finish() != 0) failed = 1;
     if (failed || unreadable) return 2;

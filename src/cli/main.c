@@ -16,6 +16,8 @@ static const command COMMANDS[] = {
     { "urls",  cmd_urls,  "a URL list + many sites' robots.txt -> verdict stream and statistics" },
     { "logs",  cmd_logs,  "access logs + robots.txt -> which bot hits broke robots.txt or crawl-delay" },
     { "lint",  cmd_lint,  "robots.txt files -> per-line diagnostics (typos, unsupported lines, size)" },
+    { "survey", cmd_survey, "many sites' robots.txt x agents -> who is blocked where" },
+    { "sitemaps", cmd_sitemaps, "many sites' robots.txt -> their Sitemap: URLs" },
     { "report", cmd_report, "--stats JSON files -> one self-contained HTML page with charts" },
 };
 

@@ -27,6 +27,7 @@
  *    whitespace (extra trailing fields) and flagged.
  */
 #include "common/common.h"
+#include "log/log_internal.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -76,6 +77,11 @@ static const struct {
                "$body_bytes_sent"},
     {"vhost_combined", "$host:$server_port $remote_addr $remote_ident $remote_user [$time_local] "
                        "\"$request\" $status $body_bytes_sent \"$http_referer\" \"$http_user_agent\""},
+    /* AWS ALB access logs: type time elb client:port target:port three
+     * processing times, elb and target status, received and sent bytes,
+     * "request" "user_agent", then fields read as extra. */
+    {"alb", "$alb_type $time_iso8601 $alb_elb $remote_addr:$remote_port $alb_target $alb_t1 $alb_t2 $alb_t3 "
+            "$status $alb_target_status $alb_received $body_bytes_sent \"$request\" \"$http_user_agent\""},
 };
 
 typedef struct {
@@ -147,6 +153,83 @@ static ptrdiff_t unquote_nginx(const char *src, size_t len, char *dst)
     return segments > 0 ? (ptrdiff_t)n : -1;
 }
 
+/*
+ * An Apache LogFormat string (`%h %l %u %t "%r" %>s %b "%{Referer}i"
+ * "%{User-Agent}i"`, as written in httpd.conf, outer quotes and \" allowed)
+ * rewritten as the nginx log_format it means. %t brings its brackets.
+ * @return the length written to @dst (capacity >= 8 * len + 16), or -1.
+ */
+static ptrdiff_t apache_to_nginx(const char *src, size_t len, char *dst, char *err, size_t err_cap)
+{
+    if (len >= 2 && src[0] == '"' && src[len - 1] == '"') {
+        src++;
+        len -= 2;
+    }
+    size_t n = 0;
+#define PUT(s) do { const char *s_ = (s); size_t l_ = strlen(s_); memcpy(dst + n, s_, l_); n += l_; } while (0)
+    for (size_t i = 0; i < len; i++) {
+        const char c = src[i];
+        if (c == '\\' && i + 1 < len) {
+            const char e = src[++i];
+            dst[n++] = e == 't' ? '\t' : e == 'n' ? '\n' : e;
+            continue;
+        }
+        if (c != '%') { dst[n++] = c; continue; }
+        if (++i >= len) goto bad;
+        const char *arg = NULL;
+        size_t arg_len = 0;
+        while (i < len && (src[i] == '>' || src[i] == '<' || src[i] == '!' || src[i] == ',' ||
+                           (src[i] >= '0' && src[i] <= '9')))
+            i++;   /* modifiers: %>s, %<s, %!200,304u */
+        if (i < len && src[i] == '{') {
+            const char *close = memchr(src + i, '}', len - i);
+            if (close == NULL) goto bad;
+            arg = src + i + 1;
+            arg_len = (size_t)(close - arg);
+            i = (size_t)(close - src) + 1;
+        }
+        if (i >= len) goto bad;
+        const char d = src[i];
+        if (d == 'U' && i + 2 < len && src[i + 1] == '%' && src[i + 2] == 'q') { PUT("$request_uri"); i += 2; continue; }
+        switch (d) {
+        case '%': dst[n++] = '%'; break;
+        case 'h': case 'a': PUT("$remote_addr"); break;
+        case 'l': PUT("$remote_ident"); break;
+        case 'u': PUT("$remote_user"); break;
+        case 't':
+            if (arg != NULL) {
+                set_err(err, err_cap, "Apache %{FORMAT}t timestamps are not read; use %t", NULL, 0);
+                return -1;
+            }
+            PUT("[$time_local]");
+            break;
+        case 'r': PUT("$request"); break;
+        case 's': PUT("$status"); break;
+        case 'b': case 'B': PUT("$body_bytes_sent"); break;
+        case 'O': PUT("$bytes_sent"); break;
+        case 'v': case 'V': PUT("$host"); break;
+        case 'p': PUT("$server_port"); break;
+        case 'm': PUT("$request_method"); break;
+        case 'U': PUT("$uri"); break;
+        case 'H': PUT("$server_protocol"); break;
+        case 'i':
+            if (arg != NULL && rs_ieq(arg, arg_len, "Referer", 7)) PUT("$http_referer");
+            else if (arg != NULL && rs_ieq(arg, arg_len, "User-Agent", 10)) PUT("$http_user_agent");
+            else if (arg != NULL && rs_ieq(arg, arg_len, "Host", 4)) PUT("$http_host");
+            else PUT("$apache_header");
+            break;
+        default:
+            if ((d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z')) { PUT("$apache_"); dst[n++] = d; break; }
+            goto bad;
+        }
+    }
+#undef PUT
+    return (ptrdiff_t)n;
+bad:
+    set_err(err, err_cap, "bad Apache LogFormat directive (a `%` not followed by a letter)", NULL, 0);
+    return -1;
+}
+
 rs_status rs_logformat_create(const char *spec, size_t spec_len, char *err, size_t err_cap,
                               rs_logformat **out)
 {
@@ -159,9 +242,20 @@ rs_status rs_logformat_create(const char *spec, size_t spec_len, char *err, size
             break;
         }
     }
-    RS_RETURN_IF(spec_len > UINT32_MAX / 2, RS_ERR_LIMIT);
+    RS_RETURN_IF(spec_len > UINT32_MAX / 8, RS_ERR_LIMIT);
 
     char *unquoted = NULL;
+    if (memchr(spec, '%', spec_len) != NULL && memchr(spec, '$', spec_len) == NULL) {
+        unquoted = rs_malloc(spec_len * 8 + 16);
+        RS_RETURN_IF(unquoted == NULL, RS_ERR_NOMEM);
+        const ptrdiff_t n = apache_to_nginx(spec, spec_len, unquoted, err, err_cap);
+        if (n < 0) {
+            rs_free(unquoted);
+            return RS_ERR_USAGE;
+        }
+        spec = unquoted;
+        spec_len = (size_t)n;
+    } else
     {
         size_t k = 0;
         while (k < spec_len && (spec[k] == ' ' || spec[k] == '\t')) k++;
@@ -276,6 +370,9 @@ const char *rs_logline_status_str(rs_logline_status st)
     case RS_LOGLINE_BAD_TIME:      return "bad-time";
     case RS_LOGLINE_BAD_STATUS:    return "bad-status";
     case RS_LOGLINE_NOT_FIELD_END: return "unterminated-field";
+    case RS_LOGLINE_DIRECTIVE:     return "directive";
+    case RS_LOGLINE_NO_FIELDS:     return "no-fields-header";
+    case RS_LOGLINE_BAD_JSON:      return "bad-json";
     }
     return "unknown";
 }
@@ -424,6 +521,11 @@ int rs_log_parse_time(const char *s, size_t len, int64_t *epoch)
 
 /* ===== Line parsing ===== */
 
+/* { '"', '\\' }: what ends or escapes inside a quoted field. */
+static const rs_byteset quote_or_backslash = {
+    {(1ull << '"'), (1ull << ('\\' - 64)), 0, 0}, {'"', '\\'}, 2
+};
+
 static int is_ws(char c) { return c == ' ' || c == '\t'; }
 
 /* Matches literal @lit at line[*pos]; a space in the literal takes a run of
@@ -469,7 +571,7 @@ static int is_method_char(unsigned char c)
 }
 
 /* METHOD SP TARGET [SP PROTOCOL]; a target may itself contain spaces. */
-static void split_request(rs_logrec *r)
+void rs_logline_split_request(rs_logrec *r)
 {
     const char *s = r->request.ptr, *end = s + r->request.len;
     const char *sp = s;
@@ -547,7 +649,7 @@ static void clear(rs_logrec *r, const char *line)
     memset(r, 0, sizeof *r);
     const rs_str none = {line, 0};
     r->client = r->user = r->host = r->port = r->time = r->request = none;
-    r->method = r->target = r->protocol = r->referer = r->user_agent = none;
+    r->method = r->target = r->protocol = r->referer = r->user_agent = r->scheme = none;
     r->bytes = -1;
 }
 
@@ -586,6 +688,9 @@ rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, si
             const char *p = start;
             fend = NULL;
             while (p < end) {
+                /* Jump to the next `"` or `\` (vector kernel: user agents are long). */
+                p += rs_simd_find_any(p, (size_t)(end - p), &quote_or_backslash);
+                if (p >= end) break;
                 if (*p == '\\') {            /* skip the escaped byte */
                     if (end - p < 2) break;
                     p += 2;
@@ -635,7 +740,7 @@ rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, si
         if (!is_ws(line[pos])) { st = RS_LOGLINE_BAD_LAYOUT; goto fail; }
         out->flags |= RS_LOGREC_EXTRA_FIELDS;
     }
-    if (out->request.len > 0) split_request(out);
+    if (out->request.len > 0) rs_logline_split_request(out);
     else if (fmt->fields & RS_LOGF_REQUEST && out->method.len == 0 && out->target.len == 0)
         out->flags |= RS_LOGREC_BAD_REQUEST;
     return RS_LOGLINE_OK;

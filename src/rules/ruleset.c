@@ -11,6 +11,7 @@ typedef struct {
     rs_buf agents, rules, extras, text;
     uint32_t group;        /* current group, UINT32_MAX before the first user-agent */
     uint32_t n_groups;
+    uint32_t n_sitemaps;
     int saw_rule;          /* an allow/disallow since the last user-agent line */
     rs_status status;
 } builder;
@@ -69,6 +70,8 @@ static void on_line(void *ctx, const rs_robots_line *ev)
         break;
     }
     case RS_DIRECTIVE_SITEMAP:
+        b->n_sitemaps++;
+        break;
     case RS_DIRECTIVE_NONE:
         break;
     }
@@ -104,6 +107,7 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
     rs->extras = (rs_extra_record *)(void *)b.extras.ptr;
     rs->n_extras = (uint32_t)(b.extras.len / sizeof(rs_extra_record));
     rs->n_groups = b.n_groups;
+    rs->n_sitemaps = b.n_sitemaps;
     rs->text = b.text.ptr;
     rs->text_len = b.text.len;
     *out = rs;
@@ -192,3 +196,5 @@ size_t rs_ruleset_tokens(const rs_ruleset *rs, rs_str *out, size_t cap)
     }
     return n;
 }
+
+size_t rs_ruleset_sitemap_count(const rs_ruleset *rs) { return rs ? rs->n_sitemaps : 0; }

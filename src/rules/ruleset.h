@@ -44,6 +44,7 @@ struct rs_ruleset {
     rs_extra_record *extras;
     uint32_t         n_extras;
     uint32_t         n_groups;
+    uint32_t         n_sitemaps; /* Sitemap: lines */
     char            *text;     /* arena of tokens, patterns, keys, values */
     size_t           text_len;
 };

@@ -66,11 +66,20 @@ typedef struct {
     rs_ruleset *ruleset;     /* set under the lock, before any matcher is pushed */
     int         loaded;      /* ruleset parsed (only read under the lock) */
     _Atomic(rs_agent_matcher *) agents;
+    const char *key;         /* the source's index key ("*" for a single file); not owned */
+    size_t      key_len;
+    void       *capture;     /* WARC sources: the capture whose body applies (warc_source.c) */
+    uint32_t    flags;       /* RS_DOC_* */
 } rs_doc;
+
+#define RS_DOC_HTML 0x1u     /* the body looks like an HTML page (lint html-content) */
 
 /* ===== Sources (sources.c) ===== */
 
-typedef enum { RS_SOURCE_FILE, RS_SOURCE_DIR, RS_SOURCE_MANIFEST } rs_source_kind;
+typedef enum { RS_SOURCE_FILE, RS_SOURCE_DIR, RS_SOURCE_MANIFEST, RS_SOURCE_WARC } rs_source_kind;
+
+struct rs_warc_index;        /* warc_source.c */
+struct rs_warc;              /* src/warc */
 
 typedef struct {
     rs_source_kind kind;
@@ -78,6 +87,7 @@ typedef struct {
     rs_map   index;          /* DIR: "host" / "host:port" -> doc; MANIFEST: origin -> doc */
     rs_doc **docs;           /* owned */
     size_t   ndocs, capdocs;
+    struct rs_warc_index *warc; /* WARC: captures, the open file (warc_source.c) */
 } rs_source;
 
 struct rs_sites {
@@ -90,6 +100,8 @@ struct rs_sites {
     rs_matcher  *deny_all;
     rs_sites_stats stats;    /* updated under the lock */
     char errmsg[1024];
+    rs_sites_options opts;   /* rs_sites_create_opts */
+    rs_sites_warc_stats wstats;
 };
 
 /* Opens and indexes one source (no body is read). Sets s->errmsg on failure. */
@@ -101,6 +113,24 @@ rs_doc   *rs_sources_resolve(rs_sites *s, const rs_origin *o);
 
 /* Reads at most RS_ROBOTS_MAX_BODY bytes of @path into a new buffer. Sets s->errmsg. */
 rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size);
+
+/* Adds a document to @src (sources.c). @path is owned by the document afterwards. */
+rs_doc   *rs_source_add_doc(rs_source *src, uint32_t source, rs_reason outcome, uint32_t status, char *path);
+
+/* The body of a document with rules (any kind of source): at most RS_ROBOTS_MAX_BODY
+ * bytes, decompressed when the file is gzip or zstd. Sets s->errmsg. */
+rs_status rs_doc_body(rs_sites *s, const rs_doc *d, char **body, size_t *size);
+
+/* ===== WARC sources (warc_source.c) ===== */
+
+/* Indexes an open WARC file (@w is owned by the source from now on). */
+rs_status rs_warc_source_index(rs_sites *s, rs_source *src, uint32_t index, struct rs_warc *w);
+rs_status rs_warc_source_body(rs_sites *s, const rs_source *src, const rs_doc *d, char **body, size_t *size);
+void      rs_warc_source_free(struct rs_warc_index *x);
+/* Releases a WARC source's index, documents and file (streaming mode, each.c). */
+void      rs_source_release(rs_source *src);
+/* The damage a defer_errors index stopped at (RS_OK when none). */
+rs_status rs_warc_source_deferred(const rs_source *src);
 
 /* Formats s->errmsg. */
 void rs_sites_seterr(rs_sites *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -17,6 +17,7 @@
  * sorts first (strcmp) wins, so the result does not depend on readdir order.
  */
 #include "sites/sites.h"
+#include "warc/warc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -72,6 +73,19 @@ static rs_doc *doc_new(rs_source *src, uint32_t source, rs_reason outcome, uint3
     return doc;
 }
 
+rs_doc *rs_source_add_doc(rs_source *src, uint32_t source, rs_reason outcome, uint32_t status, char *path)
+{
+    return doc_new(src, source, outcome, status, path);
+}
+
+/* Points the document at its key in @src's index (map entries never move). */
+static void doc_key(rs_source *src, rs_doc *doc, uint64_t h, const char *key, size_t len)
+{
+    const rs_map_entry *e = rs_map_find(&src->index, h, key, len);
+    doc->key = e ? e->key : "";
+    doc->key_len = e ? e->len : 0;
+}
+
 static void doc_free(rs_doc *d)
 {
     if (d == NULL) return;
@@ -93,8 +107,20 @@ void rs_source_close(rs_source *src)
     for (size_t i = 0; i < src->ndocs; i++) doc_free(src->docs[i]);
     rs_free(src->docs);
     rs_map_free(&src->index);
+    rs_warc_source_free(src->warc);
     rs_free(src->path);
     memset(src, 0, sizeof *src);
+}
+
+void rs_source_release(rs_source *src)
+{
+    for (size_t i = 0; i < src->ndocs; i++) doc_free(src->docs[i]);
+    rs_free(src->docs);
+    src->docs = NULL;
+    src->ndocs = src->capdocs = 0;
+    rs_map_free(&src->index);
+    rs_warc_source_free(src->warc);
+    src->warc = NULL;
 }
 
 /* ===== Directories ===== */
@@ -186,8 +212,11 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
             usable = is_regular(path);
         } else if (usable && !S_ISREG(sb.st_mode)) {
             usable = 0;
-        } else if (ends_with(name, len, ".txt", 1)) {
-            len -= 4;
+        } else {
+            /* HOST.txt.gz, HOST.txt.zst (and HOST.gz, HOST.zst): compressed files. */
+            if (ends_with(name, len, ".gz", 1)) len -= 3;
+            else if (ends_with(name, len, ".zst", 1)) len -= 4;
+            if (ends_with(name, len, ".txt", 1)) len -= 4;
         }
         char key[RS_ORIGIN_MAX + 8];
         size_t key_len = 0;
@@ -215,6 +244,7 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
         doc->name_off = dir_len + 1;
         st = rs_map_insert(&src->index, h, key, key_len, doc);
         if (st != RS_OK) goto out;
+        doc_key(src, doc, h, key, key_len);
         s->stats.dir_entries++;
     }
     if (errno != 0) {
@@ -363,6 +393,7 @@ static rs_status index_manifest(rs_sites *s, rs_source *src, uint32_t index)
         if (doc == NULL) { rs_free(path); st = RS_ERR_NOMEM; goto out; }
         st = rs_map_insert(&src->index, h, o.origin.ptr, o.origin.len, doc);
         if (st != RS_OK) goto out;
+        doc_key(src, doc, h, o.origin.ptr, o.origin.len);
         s->stats.manifest_lines++;
     }
 out:
@@ -395,14 +426,38 @@ rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char
         src->kind = RS_SOURCE_MANIFEST;
         return index_manifest(s, src, index);
     }
+    /* A WARC file, detected from the content; a *.warc[.gz|.zst] name must be one. */
+    if (S_ISREG(st.st_mode)) {
+        rs_warc *w = NULL;
+        const rs_status ws = rs_warc_open(path, &w);
+        if (ws == RS_OK) {
+            src->kind = RS_SOURCE_WARC;
+            if (s->opts.stream) {          /* indexed by rs_sites_each (each.c) */
+                rs_warc_free(w);
+                return RS_OK;
+            }
+            return rs_warc_source_index(s, src, index, w);
+        }
+        const int named = ends_with(path, len, ".warc", 1) || ends_with(path, len, ".warc.gz", 1) ||
+                          ends_with(path, len, ".warc.zst", 1);
+        if (ws != RS_ERR_CORRUPT || named) {
+            rs_sites_seterr(s, "robots source %s", rs_warc_errmsg(w));
+            rs_warc_free(w);
+            return ws == RS_OK ? RS_ERR_CORRUPT : ws;
+        }
+        rs_warc_free(w);
+    }
     src->kind = RS_SOURCE_FILE;
     char *copy = rs_malloc(len + 1);
     RS_RETURN_IF(copy == NULL, RS_ERR_NOMEM);
     memcpy(copy, path, len + 1);
-    if (doc_new(src, index, RS_REASON_NO_MATCH, 200, copy) == NULL) {
+    rs_doc *doc = doc_new(src, index, RS_REASON_NO_MATCH, 200, copy);
+    if (doc == NULL) {
         rs_free(copy);
         return RS_ERR_NOMEM;
     }
+    doc->key = "*";
+    doc->key_len = 1;
     return RS_OK;
 }
 
@@ -424,6 +479,7 @@ rs_doc *rs_sources_resolve(rs_sites *s, const rs_origin *o)
             d = src->docs[0];
             break;
         case RS_SOURCE_MANIFEST:
+        case RS_SOURCE_WARC:
             d = find_doc(src, o->origin.ptr, o->origin.len);
             break;
         case RS_SOURCE_DIR:
@@ -444,6 +500,9 @@ rs_doc *rs_sources_resolve(rs_sites *s, const rs_origin *o)
     return NULL;
 }
 
+/* Compressed robots files are read whole up to this size, then decoded. */
+#define MAX_COMPRESSED_BODY ((size_t)64 << 20)
+
 rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -451,19 +510,26 @@ rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size)
         rs_sites_seterr(s, "cannot open robots file %s: %s", path, strerror(errno));
         return RS_ERR_IO;
     }
-    size_t cap = 4096, len = 0;
+    size_t cap = 4096, len = 0, limit = RS_ROBOTS_MAX_BODY;
     char *buf = rs_malloc(cap);
     rs_status st = RS_OK;
+    int sniffed = 0;
+    rs_compression comp = RS_COMPRESSION_NONE;
     if (buf == NULL) { st = RS_ERR_NOMEM; goto out; }
-    while (len < RS_ROBOTS_MAX_BODY) {
+    while (len < limit) {
         if (len == cap) {
-            cap = RS_MIN(cap * 4, (size_t)RS_ROBOTS_MAX_BODY);
+            cap = RS_MIN(cap * 4, limit);
             char *nb = rs_realloc(buf, cap);
             if (nb == NULL) { st = RS_ERR_NOMEM; goto out; }
             buf = nb;
         }
         const size_t n = fread(buf + len, 1, cap - len, f);
         len += n;
+        if (!sniffed && (len >= 4 || n == 0)) {
+            sniffed = 1;
+            comp = rs_sniff_compression(buf, len);
+            if (comp != RS_COMPRESSION_NONE) limit = MAX_COMPRESSED_BODY;
+        }
         if (n == 0) {
             if (ferror(f)) {
                 rs_sites_seterr(s, "cannot read robots file %s: %s", path, strerror(errno));
@@ -472,10 +538,31 @@ rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size)
             break;
         }
     }
+    if (st == RS_OK && comp != RS_COMPRESSION_NONE) {
+        rs_buf out = {0};
+        st = rs_decompress(comp, buf, len, RS_ROBOTS_MAX_BODY, &out);
+        rs_free(buf);
+        buf = out.ptr;
+        len = out.len;
+        if (st == RS_ERR_CORRUPT)
+            rs_sites_seterr(s, "robots file %s: damaged or truncated %s data", path, rs_compression_name(comp));
+        if (st == RS_OK) {
+            s->wstats.compressed_files++;
+            if (buf == NULL) buf = rs_malloc(1);
+            if (buf == NULL) st = RS_ERR_NOMEM;
+        }
+    }
 out:
     fclose(f);
     if (st != RS_OK) { rs_free(buf); return st; }
     *body = buf;
     *size = len;
     return RS_OK;
+}
+
+rs_status rs_doc_body(rs_sites *s, const rs_doc *d, char **body, size_t *size)
+{
+    const rs_source *src = &s->sources[d->source];
+    if (src->kind == RS_SOURCE_WARC) return rs_warc_source_body(s, src, d, body, size);
+    return rs_read_body(s, d->path, body, size);
 }

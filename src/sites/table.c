@@ -132,6 +132,12 @@ rs_reason rs_site_reason(const rs_site_result *r, const rs_verdict *v)
 
 rs_status rs_sites_create(const char *const *paths, size_t n, rs_sites **out)
 {
+    return rs_sites_create_opts(paths, n, NULL, out);
+}
+
+rs_status rs_sites_create_opts(const char *const *paths, size_t n, const rs_sites_options *opts,
+                               rs_sites **out)
+{
     RS_RETURN_IF(out == NULL, RS_ERR_USAGE);
     *out = NULL;
     rs_sites *s = rs_calloc(1, sizeof *s);
@@ -141,6 +147,7 @@ rs_status rs_sites_create(const char *const *paths, size_t n, rs_sites **out)
         return RS_ERR_NOMEM;
     }
     *out = s;
+    if (opts != NULL) s->opts = *opts;
     s->semantics = RS_SEMANTICS_GOOGLE;
     RS_FORWARD(rs_map_init(&s->origins, 1024));
     if (n == 0 || paths == NULL) {
@@ -170,6 +177,8 @@ void rs_sites_free(rs_sites *s)
     pthread_mutex_destroy(&s->lock);
     rs_free(s);
 }
+
+void rs_sites_get_warc_stats(const rs_sites *s, rs_sites_warc_stats *out) { *out = s->wstats; }
 
 const char *rs_sites_errmsg(const rs_sites *s) { return s ? s->errmsg : "out of memory"; }
 
@@ -238,7 +247,7 @@ static rs_status lookup_locked(rs_sites *s, const rs_origin *o, uint64_t h, cons
         if (!d->loaded) {
             char *body = NULL;
             size_t size = 0;
-            RS_FORWARD(rs_read_body(s, d->path, &body, &size));
+            RS_FORWARD(rs_doc_body(s, d, &body, &size));
             const rs_status st = rs_ruleset_parse(body, size, &d->ruleset);
             rs_free(body);
             if (st != RS_OK) {

@@ -65,6 +65,24 @@ def main():
             seeds["fuzz_logline"].append(bytes([i % 3]) + l)
             if i % 10 == 0:
                 seeds["fuzz_logline"].append(b"\x03" + nginx + b"\n" + l)
+        # fuzz_logjson / fuzz_logw3c: byte 0 picks the format; lines of the same log as
+        # nginx escape=json objects and as W3C records under a #Fields header.
+        import json as _json
+        js, w3 = [], [b"#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)"]
+        for l in lines[: (40 if small else 400)]:
+            f = l.split(b'"')
+            if len(f) < 6:
+                continue
+            head = f[0].split(b" ")
+            req = f[1].split(b" ")
+            js.append(_json.dumps({"remote_addr": head[0].decode("latin-1"), "time_local": l[l.find(b"[") + 1:l.find(b"]")].decode("latin-1"),
+                                   "request": f[1].decode("latin-1"), "http_user_agent": f[5].decode("latin-1"),
+                                   "nested": {"a": [1, {"b": "\u00e9"}]}}).encode())
+            w3.append(b"2015-05-17 10:05:03 " + head[0] + b" " + req[0] + b" " + (req[1] if len(req) > 1 else b"-") +
+                      b" 200 " + f[5].replace(b" ", b"+"))
+        for k in range(0, len(js), 8):
+            seeds["fuzz_logjson"].append(bytes([k % 4]) + b"\n".join(js[k:k + 8]))
+            seeds["fuzz_logw3c"].append(bytes([k % 4]) + b"\n".join(w3[:1] + w3[1 + k:9 + k]))
         # fuzz_reader: mode, block size, max_line, damage point, payload.
         chunk = b"\n".join(lines[:40])
         for mode in range(5):
@@ -80,6 +98,18 @@ def main():
         seeds["fuzz_report_html"].append(doc)
         for k in (2, 3, 5):
             seeds["fuzz_report_html"].append(doc[: len(doc) * (k - 1) // k])
+    # fuzz_warc: mode byte (fuzz_warc.c), then WARC records of a few real robots.txt files.
+    robots = sorted(glob.glob(os.path.join(shared, "data", "robots", "*.txt")))[: (8 if small else 200)]
+    for i in range(0, len(robots), 2):
+        warc = b""
+        for p in robots[i:i + 2]:
+            with open(p, "rb") as f:
+                body = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n" + f.read(4096)
+            host = os.path.basename(p)[:-4].encode()
+            warc += (b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://" + host +
+                     b"/robots.txt\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nContent-Length: %d\r\n\r\n" % len(body)
+                     + body + b"\r\n\r\n")
+        seeds["fuzz_warc"].append(bytes([i % 8]) + warc)
     empty = [t for t in targets if not seeds.get(t)]
     for t in targets:
         d = os.path.join(out, t)

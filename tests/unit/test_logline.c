@@ -1,5 +1,6 @@
 /*
- * test_logline.c - access-log formats, line parsing and timestamps (src/log/logline.c).
+ * test_logline.c - access-log formats, line parsing and timestamps (src/log/logline.c),
+ * every format through rs_logparser (logparse.c) and crawler IP ranges (ipranges.c).
  *
  * Real lines are copied from the logs in ../shared/data/logs; whole-file passes read
  * those files through RS_SHARED_DIR.
@@ -544,4 +545,251 @@ Test(logline, whole_file_logparser)
     c = parse_file("logparser-hackers-access.log", "vhost_combined");
     cr_assert_eq(c.ok + c.malformed, 3456);
     cr_assert_eq(c.ok, 0);
+}
+
+/* ===== rs_logparser: formats from their documentation ===== */
+
+static rs_logparser *parser_of(const char *spec, const char *const *fields, size_t n)
+{
+    rs_logparser *p = NULL;
+    char err[256] = "";
+    rs_status st = rs_logparser_create(spec, strlen(spec), fields, n, err, sizeof err, &p);
+    cr_assert_eq(st, RS_OK, "parser %s: %s", spec, err);
+    return p;
+}
+
+static rs_logline_status pparse(rs_logparser *p, const char *line, rs_logrec *r)
+{
+    return rs_logparser_parse(p, line, strlen(line), r);
+}
+
+Test(logparser, apache_logformat_strings)
+{
+    const char *line = "127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET /apache_pb.gif HTTP/1.0\" 200 2326 "
+                       "\"http://www.example.com/start.html\" \"Mozilla/4.08 [en] (Win98; I ;Nav)\"";
+    rs_logparser *p = parser_of("%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-agent}i\"", NULL, 0);
+    cr_assert_str_eq(rs_logparser_name(p), "apache");
+    rs_logrec r;
+    cr_assert_eq(pparse(p, line, &r), RS_LOGLINE_OK);
+    assert_str(r.client, "127.0.0.1");
+    assert_str(r.user, "frank");
+    assert_str(r.target, "/apache_pb.gif");
+    assert_str(r.user_agent, "Mozilla/4.08 [en] (Win98; I ;Nav)");
+    cr_assert_eq(r.epoch, 971211336);   /* 2000-10-10T20:55:36Z */
+    rs_logparser_free(p);
+    /* as written in httpd.conf, with its quotes and \" */
+    p = parser_of("\"%v:%p %h %l %u %t \\\"%r\\\" %>s %O\"", NULL, 0);
+    cr_assert_eq(pparse(p, "www.example.com:443 127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5", &r),
+                 RS_LOGLINE_OK);
+    assert_str(r.host, "www.example.com");
+    assert_str(r.port, "443");
+    rs_logparser_free(p);
+    rs_logparser *bad = NULL;
+    cr_assert_eq(rs_logparser_create("%h %{%d/%m}t", 12, NULL, 0, NULL, 0, &bad), RS_ERR_USAGE);
+    cr_assert_eq(rs_logparser_create("%h %", 4, NULL, 0, NULL, 0, &bad), RS_ERR_USAGE);
+}
+
+Test(logparser, cloudfront_reference_line)
+{
+    rs_logparser *p = parser_of("cloudfront", NULL, 0);
+    cr_assert(rs_logparser_stateful(p));
+    rs_logrec r;
+    /* The documentation's field order, tab-separated, user agent %-encoded. */
+    const char *line = "2019-12-04\t21:02:31\tLAX1\t392\t192.0.2.100\tGET\td111111abcdef8.cloudfront.net\t/index.html\t200\t-\t"
+                       "Mozilla/5.0%20(Windows%20NT%2010.0;%20Win64;%20x64)\t-\t-\tHit\tSOX4xwn4XV6Q==\td111111abcdef8.cloudfront.net\t"
+                       "https\t23\t0.001\t-\tTLSv1.2\tECDHE-RSA-AES128-GCM-SHA256\tHit\tHTTP/2.0\t-\t-\t11040\t0.001\tHit\t"
+                       "text/html\t78\t-\t-";
+    cr_assert_eq(pparse(p, line, &r), RS_LOGLINE_OK);
+    assert_str(r.client, "192.0.2.100");
+    assert_str(r.user_agent, "Mozilla/5.0 (Windows NT 10.0; Win64; x64)");
+    assert_str(r.host, "d111111abcdef8.cloudfront.net");
+    assert_str(r.scheme, "https");
+    assert_str(r.target, "/index.html");
+    cr_assert_eq(r.status, 200);
+    cr_assert_eq(r.epoch, 1575493351);
+    /* truncated: fewer values than fields */
+    cr_assert_eq(pparse(p, "2019-12-04\t21:02:31\tLAX1", &r), RS_LOGLINE_BAD_LAYOUT);
+    rs_logparser_free(p);
+}
+
+Test(logparser, w3c_fields_change_mid_file)
+{
+    rs_logparser *p = parser_of("w3c", NULL, 0);
+    rs_logrec r;
+    cr_assert_eq(pparse(p, "2019-12-04 21:02:31 GET /a", &r), RS_LOGLINE_NO_FIELDS);
+    cr_assert_eq(pparse(p, "#Software: Microsoft Internet Information Services 10.0", &r), RS_LOGLINE_DIRECTIVE);
+    cr_assert_eq(pparse(p, "#Fields: date time cs-method cs-uri-stem cs-uri-query c-ip cs(User-Agent) sc-status", &r),
+                 RS_LOGLINE_DIRECTIVE);
+    cr_assert_eq(pparse(p, "2019-12-04 21:02:31 GET /a x=1 ::1 Mozilla/5.0+(compatible;+bingbot/2.0) 200", &r), RS_LOGLINE_OK);
+    assert_str(r.target, "/a?x=1");
+    assert_str(r.client, "::1");
+    assert_str(r.user_agent, "Mozilla/5.0 (compatible; bingbot/2.0)");
+    cr_assert_eq(pparse(p, "#Fields: c-ip time date sc-status", &r), RS_LOGLINE_DIRECTIVE);
+    cr_assert_eq(pparse(p, "10.0.0.1 00:00:01 2020-01-01 404", &r), RS_LOGLINE_OK);
+    cr_assert_eq(r.epoch, 1577836801);
+    cr_assert_eq(r.status, 404);
+    cr_assert_eq(pparse(p, "10.0.0.1 00:00:01 2020-13-01 404", &r), RS_LOGLINE_BAD_TIME);
+    cr_assert_eq(pparse(p, "10.0.0.1 00:00:01", &r), RS_LOGLINE_BAD_LAYOUT);
+    rs_logparser_free(p);
+}
+
+Test(logparser, alb_entry)
+{
+    rs_logparser *p = parser_of("alb", NULL, 0);
+    cr_assert(rs_logparser_fields(p) & RS_LOGF_HOST);
+    rs_logrec r;
+    const char *line = "http 2018-07-02T22:23:00.186641Z app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 "
+                       "10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 \"GET http://www.example.com:80/a?b HTTP/1.1\" "
+                       "\"curl/7.46.0\" - - arn:aws:elasticloadbalancing:us-east-2:123456789012:targetgroup/my-targets/73e2d6bc24d8a067 "
+                       "\"Root=1-58337262-36d228ad5d99923122bbe354\" \"-\" \"-\" 0 2018-07-02T22:22:48.364000Z \"forward\" \"-\" \"-\" "
+                       "\"10.0.0.1:80\" \"200\" \"-\" \"-\"";
+    cr_assert_eq(pparse(p, line, &r), RS_LOGLINE_OK);
+    assert_str(r.client, "192.168.131.39");
+    assert_str(r.scheme, "http");
+    assert_str(r.host, "www.example.com");
+    assert_str(r.port, "80");
+    assert_str(r.target, "/a?b");
+    assert_str(r.user_agent, "curl/7.46.0");
+    cr_assert_eq(r.epoch, 1530570180);
+    cr_assert_neq(pparse(p, "http 2018-07-02T22:23:00.186641Z app/my-loadbalancer/50dc6c495c0c9188 192.168.131.39:2817 "
+                            "10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 \"GET http://www.exa", &r), RS_LOGLINE_OK);
+    rs_logparser_free(p);
+}
+
+Test(logparser, json_caddy_nginx_escapes)
+{
+    rs_logparser *p = parser_of("json", NULL, 0);
+    rs_logrec r;
+    cr_assert_eq(pparse(p, "{\"level\":\"info\",\"ts\":1646861401.5241024,\"request\":{\"remote_ip\":\"127.0.0.1\","
+                           "\"client_ip\":\"10.1.1.1\",\"method\":\"GET\",\"host\":\"localhost:8080\",\"uri\":\"/x?y=1\","
+                           "\"headers\":{\"User-Agent\":[\"curl/7.82.0\",\"second\"],\"X\":[{\"a\":[1,2]}]}},"
+                           "\"size\":10900,\"status\":200}", &r), RS_LOGLINE_OK);
+    assert_str(r.client, "10.1.1.1");   /* client_ip before remote_ip */
+    assert_str(r.host, "localhost");
+    assert_str(r.port, "8080");
+    assert_str(r.target, "/x?y=1");
+    assert_str(r.user_agent, "curl/7.82.0");
+    cr_assert_eq(r.status, 200);
+    cr_assert_eq(r.bytes, 10900);
+    cr_assert_eq(r.epoch, 1646861401);
+    /* nginx escape=json: \" \\ \/ \uXXXX (a surrogate pair too) decoded */
+    cr_assert_eq(pparse(p, "{\"time_iso8601\":\"2022-03-09T22:30:11+01:00\",\"remote_addr\":\"::1\",\"request\":"
+                           "\"GET /\\u00e9\\ud83d\\ude00?q=\\\"\\\\\\/ HTTP/1.1\",\"status\":\"304\","
+                           "\"http_user_agent\":\"Mozilla\\/5.0\"}", &r), RS_LOGLINE_OK);
+    assert_str(r.target, "/\xc3\xa9\xf0\x9f\x98\x80?q=\"\\/");
+    assert_str(r.method, "GET");
+    assert_str(r.protocol, "HTTP/1.1");
+    assert_str(r.user_agent, "Mozilla/5.0");
+    cr_assert_eq(r.epoch, 1646861411);   /* 21:30:11Z */
+    cr_assert_eq(r.status, 304);
+    /* malformed */
+    static const char *const bad[] = {
+        "{", "{\"a\":}", "{\"a\":1,}", "[1]", "{\"a\":\"\\x\"}", "{\"a\":\"\\u12\"}", "{\"a\":1} x", "{\"a\" 1}",
+        "{\"a\":tru}",
+        "{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_assert_eq(pparse(p, bad[i], &r), RS_LOGLINE_BAD_JSON, "%s", bad[i]);
+    cr_assert_eq(pparse(p, "  ", &r), RS_LOGLINE_EMPTY);
+    /* a time without a zone is not guessed */
+    cr_assert_eq(pparse(p, "{\"time\":\"2022-03-09T22:30:11\",\"uri\":\"/\"}", &r), RS_LOGLINE_BAD_TIME);
+    rs_logparser_free(p);
+}
+
+Test(logparser, json_fields_and_cloudflare)
+{
+    const char *const f[] = {"time=meta.when", "url=req.path", "user_agent=req.ua", "host=site"};
+    rs_logparser *p = parser_of("json", f, 4);
+    rs_logrec r;
+    cr_assert_eq(pparse(p, "{\"site\":\"a.example\",\"meta\":{\"when\":1700000000123},\"req\":{\"path\":\"/p\",\"ua\":\"Googlebot\"}}", &r),
+                 RS_LOGLINE_OK);
+    cr_assert_eq(r.epoch, 1700000000);   /* milliseconds */
+    assert_str(r.host, "a.example");
+    assert_str(r.target, "/p");
+    assert_str(r.user_agent, "Googlebot");
+    rs_logparser_free(p);
+    rs_logparser *bad = NULL;
+    const char *const wrong[] = {"colour=x"};
+    cr_assert_eq(rs_logparser_create("json", 4, wrong, 1, NULL, 0, &bad), RS_ERR_USAGE);
+    cr_assert_eq(rs_logparser_create("combined", 8, f, 1, NULL, 0, &bad), RS_ERR_USAGE);
+    p = parser_of("cloudflare", NULL, 0);
+    cr_assert_eq(pparse(p, "{\"ClientIP\":\"89.160.20.156\",\"ClientRequestHost\":\"example.com\",\"ClientRequestMethod\":\"GET\","
+                           "\"ClientRequestURI\":\"/s?x\",\"ClientRequestScheme\":\"https\",\"EdgeResponseStatus\":403,"
+                           "\"EdgeStartTimestamp\":1625754264684000000,\"ClientRequestUserAgent\":\"Mozilla/5.0\"}", &r),
+                 RS_LOGLINE_OK);
+    cr_assert_eq(r.epoch, 1625754264);   /* nanoseconds */
+    assert_str(r.scheme, "https");
+    assert_str(r.target, "/s?x");
+    cr_assert_eq(r.status, 403);
+    rs_logparser_free(p);
+}
+
+Test(logparser, detect)
+{
+    cr_assert_str_eq(rs_log_detect("#Version: 1.0\n#Fields: date time x-edge-location sc-bytes\n", 56), "cloudfront");
+    const char *w = "#Fields: date time c-ip\n2019-01-01 00:00:00 ::1\n";
+    cr_assert_str_eq(rs_log_detect(w, strlen(w)), "w3c");
+    const char *j = "{\"a\":1}\n{\"b\":2}\n";
+    cr_assert_str_eq(rs_log_detect(j, strlen(j)), "json");
+    const char *cf = "{\"ClientRequestHost\":\"a\"}\n";
+    cr_assert_str_eq(rs_log_detect(cf, strlen(cf)), "cloudflare");
+    const char *c = "1.2.3.4 - - [17/May/2015:10:05:03 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"x\"\n";
+    cr_assert_str_eq(rs_log_detect(c, strlen(c)), "combined");
+    const char *v = "a.com:80 1.2.3.4 - - [17/May/2015:10:05:03 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"x\"\n";
+    cr_assert_str_eq(rs_log_detect(v, strlen(v)), "vhost_combined");
+    const char *cm = "1.2.3.4 - - [17/May/2015:10:05:03 +0000] \"GET / HTTP/1.1\" 200 5\n";
+    cr_assert_str_eq(rs_log_detect(cm, strlen(cm)), "common");
+    cr_assert_null(rs_log_detect("hello\nworld\n", 12));
+    cr_assert_null(rs_log_detect("", 0));
+    /* auto settles on the first block */
+    rs_logparser *p = parser_of("auto", NULL, 0);
+    rs_logrec r;
+    cr_assert_eq(pparse(p, j, &r), RS_LOGLINE_BAD_LAYOUT);
+    cr_assert(rs_logparser_detect(p, c, strlen(c)));
+    cr_assert_str_eq(rs_logparser_name(p), "combined");
+    cr_assert_eq(rs_logparser_parse(p, c, strlen(c) - 1, &r), RS_LOGLINE_OK);
+    rs_logparser_free(p);
+}
+
+/* ===== rs_ipranges ===== */
+
+Test(ipranges, google_json_and_cidr_lists)
+{
+    rs_ipranges *r = NULL;
+    cr_assert_eq(rs_ipranges_create(&r), RS_OK);
+    const char *g = "{\"creationTime\":\"x\",\"prefixes\":[{\"ipv6Prefix\":\"2001:4860:4801:10::/64\"},"
+                    "{\"ipv4Prefix\":\"66.249.64.0/27\"},{\"ipv4Prefix\":\"66.249.64.32/27\"}]}";
+    size_t n = 0;
+    cr_assert_eq(rs_ipranges_add(r, "Googlebot,Googlebot-Image", g, strlen(g), NULL, 0, &n), RS_OK);
+    cr_assert_eq(n, 3);
+    const char *l = "# list\n192.0.2.0/24\n\n198.51.100.7\n2001:db8::/32 # doc\n";
+    cr_assert_eq(rs_ipranges_add(r, "bingbot", l, strlen(l), NULL, 0, &n), RS_OK);
+    cr_assert_eq(n, 3);
+#define CHECK(tok, ip, want) cr_assert_eq(rs_ipranges_check(r, tok, strlen(tok), ip, strlen(ip)), want, "%s %s", tok, ip)
+    CHECK("Googlebot", "66.249.64.0", 1);
+    CHECK("googlebot-image", "66.249.64.63", 1);   /* merged adjacent /27s */
+    CHECK("Googlebot", "66.249.64.64", 0);
+    CHECK("Googlebot", "66.249.63.255", 0);
+    CHECK("Googlebot", "2001:4860:4801:10::1", 1);
+    CHECK("Googlebot", "[2001:4860:4801:10:ffff:ffff:ffff:ffff]", 1);
+    CHECK("Googlebot", "2001:4860:4801:11::", 0);
+    CHECK("Googlebot", "not-an-ip", 0);
+    CHECK("Googlebot", "::ffff:66.249.64.1", 1);  /* IPv4-mapped is the same address */
+    CHECK("bingbot", "198.51.100.7", 1);
+    CHECK("bingbot", "198.51.100.8", 0);
+    CHECK("bingbot", "2001:db8:ffff::1", 1);
+    CHECK("YandexBot", "66.249.64.1", -1);
+#undef CHECK
+    rs_str owner;
+    cr_assert(rs_ipranges_owner(r, "66.249.64.5", 11, &owner));
+    assert_str(owner, "Googlebot");
+    cr_assert_not(rs_ipranges_owner(r, "10.0.0.1", 8, &owner));
+    char err[128] = "";
+    cr_assert_eq(rs_ipranges_add(r, "x", "10.0.0.0/33\n", 12, err, sizeof err, NULL), RS_ERR_CORRUPT);
+    cr_assert(strstr(err, "line 1") != NULL, "%s", err);
+    cr_assert_eq(rs_ipranges_add(r, "x", "{\"prefixes\":[]}", 15, NULL, 0, NULL), RS_ERR_CORRUPT);
+    cr_assert_eq(rs_ipranges_add(r, "x", "0.0.0.0/0\n::/0\n", 15, NULL, 0, NULL), RS_OK);
+    cr_assert_eq(rs_ipranges_check(r, "x", 1, "255.255.255.255", 15), 1);
+    cr_assert_eq(rs_ipranges_check(r, "x", 1, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 39), 1);
+    rs_ipranges_free(r);
 }

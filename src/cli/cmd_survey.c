@@ -1,0 +1,323 @@
+/*
+ * cmd_survey.c - `robotscan survey`: for every origin of the robots sources
+ * and every agent, the class of what the agent may fetch (SPEC 10), with a
+ * per-agent summary (text) and mergeable counts (--stats).
+ *
+ * Streams: rs_sites_each hands out one document at a time; its ruleset is
+ * parsed, classified for every agent (rs_survey_classify) and freed, so
+ * memory is the sources' indexes plus one body, whatever the number of sites.
+ */
+#include "cli/cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char HELP[] =
+    "Usage: robotscan survey --robots SOURCE [--robots SOURCE...] [OPTIONS]\n"
+    "\n"
+    "For every origin of the robots sources (files, directories, *.tsv manifests,\n"
+    "WARC files) and every agent: may the agent crawl the site?\n"
+    "\n"
+    "Options:\n"
+    "  --agent TOKEN      an agent (repeatable); default: the built-in list of AI\n"
+    "                     crawlers (data/ai-agents.txt) plus Googlebot, bingbot,\n"
+    "                     Applebot, DuckDuckBot, YandexBot, Baiduspider\n"
+    "  --agents FILE      agents, one per line ('#' comments)\n"
+    "  --format FMT       tsv, csv, jsonl (records) or text (the summary per agent);\n"
+    "                     default text on a terminal, else tsv\n"
+    "  --stats FILE.json  counts per agent and class (mergeable: sums only)\n"
+    "  --html FILE        the counts as a self-contained HTML page (robotscan report)\n"
+    "  --keep-going       count and skip corrupt WARC records instead of failing\n"
+    "  --help             this text\n"
+    "\n"
+    "Columns: origin, agent, class, group, crawl_delay, sitemaps\n"
+    "  class  blocked      a disallow rule matches every path and no allow rule that can\n"
+    "                      match some path has a pattern at least as long\n"
+    "         open         no disallow rule can match any path\n"
+    "         partial      the rest\n"
+    "         unavailable  robots.txt fetch gave 3xx (unresolved) or 4xx\n"
+    "         unreachable  5xx or a failed fetch\n"
+    "  group  named (a group names the agent), star (the '*' groups), none\n"
+    "  crawl_delay  the group's first numeric Crawl-delay, or empty\n"
+    "  sitemaps     the number of Sitemap: lines of the file\n"
+    "Directory entries serve http and https: their origin column is the host.\n"
+    "Exit status: 0 ok, 2 usage or I/O error, or a damaged source (after the\n"
+    "records before the damage were written).\n";
+
+static const char *const ACCEPTED[] = {
+    "--robots", "--agent", "--agents", "--format", "--stats", "--keep-going", "--help", NULL,
+};
+
+static const char *const COLS[] = { "origin", "agent", "class", "group", "crawl_delay", "sitemaps" };
+
+/* Per agent: classes, groups, crawl-delay present. */
+enum { C_CLASSES = RS_SURVEY_CLASS_COUNT, C_GROUPS = C_CLASSES + RS_SURVEY_GROUP_COUNT, C_DELAY = C_GROUPS,
+       C_COUNT = C_DELAY + 1 };
+
+typedef struct {
+    rs_str *agents;
+    size_t n;
+    uint64_t (*counts)[C_COUNT];
+    rs_survey_result *res;
+    rs_format format;
+    int failed;
+    uint64_t origins, rules, unavailable, unreachable, html, sitemaps_total;
+} survey_ctx;
+
+static rs_str cstr(const char *s)
+{
+    rs_str r = { s, strlen(s) };
+    return r;
+}
+
+static int emit(survey_ctx *c, rs_str origin, size_t a, const rs_survey_result *r, uint64_t sitemaps)
+{
+    c->counts[a][r->cls]++;
+    if (r->cls != RS_CLASS_UNAVAILABLE && r->cls != RS_CLASS_UNREACHABLE) {
+        c->counts[a][C_CLASSES + r->group]++;
+        if (r->crawl_delay.len) c->counts[a][C_DELAY]++;
+    }
+    if (c->format == RS_FORMAT_TEXT) return 0;
+
+    const rs_field f[6] = {
+        { origin, 0, 0 },
+        { c->agents[a], 0, 0 },
+        { cstr(rs_survey_class_str(r->cls)), 0, 0 },
+        { cstr(rs_survey_group_str(r->group)), 0, 0 },
+        { r->crawl_delay, 0, 0 },
+        { { NULL, 0 }, sitemaps, 1 },
+    };
+    if (rs_format_record(cli_out(), c->format, COLS, f, 6) != RS_OK) {
+        cli_error("out of memory");
+        return -1;
+    }
+    return cli_out_flush(1 << 16);
+}
+
+static int on_doc(void *vctx, const rs_site_doc *d)
+{
+    survey_ctx *c = vctx;
+    c->origins++;
+    if (d->outcome != RS_REASON_NO_MATCH) {
+        rs_survey_result r;
+        memset(&r, 0, sizeof r);
+        r.cls = d->outcome == RS_REASON_UNAVAILABLE ? RS_CLASS_UNAVAILABLE : RS_CLASS_UNREACHABLE;
+        r.group = RS_GROUP_NONE;
+        r.crawl_delay = cstr("");
+        if (d->outcome == RS_REASON_UNAVAILABLE) c->unavailable++;
+        else c->unreachable++;
+        for (size_t a = 0; a < c->n; a++)
+            if (emit(c, d->origin, a, &r, 0) != 0) { c->failed = 1; return 1; }
+        return 0;
+    }
+    c->rules++;
+    if (d->html) c->html++;
+    rs_ruleset *rs = NULL;
+    rs_status st = rs_ruleset_parse(d->body, d->body_len, &rs);
+    if (st == RS_OK) st = rs_survey_classify(rs, c->agents, c->n, c->res);
+    if (st != RS_OK) {
+        cli_error("cannot parse robots file %s: %s", d->where, rs_status_str(st));
+        rs_ruleset_free(rs);
+        c->failed = 1;
+        return 1;
+    }
+    const uint64_t sm = rs_ruleset_sitemap_count(rs);
+    c->sitemaps_total += sm;
+    for (size_t a = 0; a < c->n && !c->failed; a++)
+        if (emit(c, d->origin, a, &c->res[a], sm) != 0) c->failed = 1;
+    rs_ruleset_free(rs);
+    return c->failed;
+}
+
+/* Agents from --agents FILE: one per line, '#' comments, blanks skipped. */
+static int read_agents(const char *path, char **text, rs_str **list, size_t *n)
+{
+    size_t size;
+    if (cli_read_file(path, (size_t)64 << 20, text, &size, NULL) != 0) return -1;
+    size_t cap = 64;
+    *list = malloc(cap * sizeof **list);
+    *n = 0;
+    char *p = *text, *end = *text + size;
+    while (p < end && *list) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        char *e = nl ? nl : end;
+        char *s = p;
+        p = nl ? nl + 1 : end;
+        while (s < e && (*s == ' ' || *s == '\t')) s++;
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
+        if (s == e || *s == '#') continue;
+        if (*n == cap) {
+            cap *= 2;
+            rs_str *nlst = realloc(*list, cap * sizeof **list);
+            if (nlst == NULL) { free(*list); *list = NULL; break; }
+            *list = nlst;
+        }
+        (*list)[*n].ptr = s;
+        (*list)[*n].len = (size_t)(e - s);
+        (*n)++;
+    }
+    if (*list == NULL) { cli_error("out of memory reading '%s'", path); return -1; }
+    if (*n == 0) { cli_error("no agent in '%s'", path); return -1; }
+    return 0;
+}
+
+static void json_u64(rs_outbuf *b, const char *name, uint64_t v, int comma)
+{
+    char tmp[96];
+    snprintf(tmp, sizeof tmp, "%s\"%s\":%llu", comma ? "," : "", name, (unsigned long long)v);
+    rs_outbuf_append(b, tmp, strlen(tmp));
+}
+
+static int write_stats(const char *path, const survey_ctx *c, const rs_sites_warc_stats *ws)
+{
+    rs_outbuf b = {0};
+    rs_outbuf_append(&b, "{\"schema_version\":1,\"command\":\"survey\"", 38);
+    json_u64(&b, "origins", c->origins, 1);
+    json_u64(&b, "rules", c->rules, 1);
+    json_u64(&b, "unavailable", c->unavailable, 1);
+    json_u64(&b, "unreachable", c->unreachable, 1);
+    json_u64(&b, "html_bodies", c->html, 1);
+    json_u64(&b, "sitemap_lines", c->sitemaps_total, 1);
+    rs_outbuf_append(&b, ",\"warc\":{", 9);
+    json_u64(&b, "files", ws->warc_files, 0);
+    json_u64(&b, "records", ws->records, 1);
+    json_u64(&b, "robots_captures", ws->robots_captures, 1);
+    json_u64(&b, "superseded", ws->superseded, 1);
+    json_u64(&b, "redirects_followed", ws->redirects_followed, 1);
+    json_u64(&b, "redirects_unresolved", ws->redirects_unresolved, 1);
+    json_u64(&b, "corrupt_skipped", ws->corrupt_skipped, 1);
+    rs_outbuf_append(&b, "},\"agents\":{", 12);
+    for (size_t a = 0; a < c->n; a++) {
+        if (a) rs_outbuf_append(&b, ",", 1);
+        rs_outbuf_json_string(&b, c->agents[a].ptr, c->agents[a].len);
+        rs_outbuf_append(&b, ":{", 2);
+        for (int k = 0; k < RS_SURVEY_CLASS_COUNT; k++)
+            json_u64(&b, rs_survey_class_str((rs_survey_class)k), c->counts[a][k], k > 0);
+        for (int g = 0; g < RS_SURVEY_GROUP_COUNT; g++)
+            json_u64(&b, rs_survey_group_str((rs_survey_group)g), c->counts[a][C_CLASSES + g], 1);
+        json_u64(&b, "crawl_delay", c->counts[a][C_DELAY], 1);
+        rs_outbuf_append(&b, "}", 1);
+    }
+    const rs_status st = rs_outbuf_append(&b, "}}\n", 3);
+    int rc = st == RS_OK ? cli_write_file(path, b.ptr, b.len, "statistics") : -1;
+    if (st != RS_OK) cli_error("out of memory");
+    rs_outbuf_free(&b);
+    return rc;
+}
+
+static int print_summary(const survey_ctx *c)
+{
+    rs_outbuf *out = cli_out();
+    char line[512];
+    snprintf(line, sizeof line, "%llu origins: %llu with rules (%llu HTML pages), %llu unavailable, %llu unreachable\n",
+             (unsigned long long)c->origins, (unsigned long long)c->rules, (unsigned long long)c->html,
+             (unsigned long long)c->unavailable, (unsigned long long)c->unreachable);
+    rs_outbuf_append(out, line, strlen(line));
+    snprintf(line, sizeof line, "%-32s %15s %15s %15s %9s %9s %7s %7s\n", "agent", "blocked", "partial", "open",
+             "unavail.", "unreach.", "named", "star");
+    rs_outbuf_append(out, line, strlen(line));
+    const double total = c->origins ? (double)c->origins : 1.0;
+    for (size_t a = 0; a < c->n; a++) {
+        const uint64_t *k = c->counts[a];
+        char cell[3][40];
+        for (int i = 0; i < 3; i++)
+            snprintf(cell[i], sizeof cell[i], "%llu (%5.1f%%)", (unsigned long long)k[i], 100.0 * (double)k[i] / total);
+        snprintf(line, sizeof line, "%-32.*s %15s %15s %15s %9llu %9llu %7llu %7llu\n",
+                 (int)(c->agents[a].len < 32 ? c->agents[a].len : 32), c->agents[a].ptr, cell[0], cell[1], cell[2],
+                 (unsigned long long)k[RS_CLASS_UNAVAILABLE], (unsigned long long)k[RS_CLASS_UNREACHABLE],
+                 (unsigned long long)k[C_CLASSES + RS_GROUP_NAMED], (unsigned long long)k[C_CLASSES + RS_GROUP_STAR]);
+        if (rs_outbuf_append(out, line, strlen(line)) != RS_OK) return -1;
+        if (cli_out_flush(1 << 16) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Opens the sources for a streaming command (survey, sitemaps): damage is reported after use. */
+int cli_stream_sites_open(const struct cli_opts *o, rs_sites **out);
+int cli_stream_sites_open(const struct cli_opts *o, rs_sites **out)
+{
+    rs_sites_options so = { o->keep_going, 1, 1 };
+    rs_sites *sites = NULL;
+    const rs_status st = rs_sites_create_opts(o->robots, (size_t)o->n_robots, &so, &sites);
+    if (st != RS_OK) {
+        cli_error("%s", sites ? rs_sites_errmsg(sites) : rs_status_str(st));
+        rs_sites_free(sites);
+        *out = NULL;
+        return 2;
+    }
+    *out = sites;
+    return 0;
+}
+
+/* After rs_sites_each: the corrupt records --keep-going skipped, if any. */
+void cli_stream_sites_warn(rs_sites *sites);
+void cli_stream_sites_warn(rs_sites *sites)
+{
+    rs_sites_warc_stats ws;
+    rs_sites_get_warc_stats(sites, &ws);
+    if (ws.corrupt_skipped)
+        cli_warn("skipped %llu corrupt WARC record%s (--keep-going); the last: %s",
+                 (unsigned long long)ws.corrupt_skipped, ws.corrupt_skipped > 1 ? "s" : "", rs_sites_errmsg(sites));
+}
+
+int cmd_survey(int argc, char **argv)
+{
+    struct cli_opts o;
+    int rc = cli_parse("survey", ACCEPTED, argc, argv, &o);
+    if (rc) return rc;
+    if (o.help) {
+        fputs(HELP, stdout);
+        return 0;
+    }
+    if (o.n_robots == 0) return cli_usage_error("survey", "needs --robots SOURCE");
+    if (o.n_args) return cli_usage_error("survey", "takes no positional argument ('%s')", o.args[0]);
+    if (o.n_agents && o.agents_file) return cli_usage_error("survey", "give --agent or --agents, not both");
+
+    survey_ctx c;
+    memset(&c, 0, sizeof c);
+    c.format = o.format;
+    char *agents_text = NULL;
+    if (o.agents_file) {
+        if (read_agents(o.agents_file, &agents_text, &c.agents, &c.n) != 0) {
+            free(agents_text);
+            free(c.agents);
+            return 2;
+        }
+    } else {
+        size_t nd = 0;
+        const char *const *def = o.n_agents ? NULL : rs_survey_default_agents(&nd);
+        c.n = o.n_agents ? (size_t)o.n_agents : nd;
+        c.agents = malloc(c.n * sizeof *c.agents);
+        if (c.agents == NULL) { cli_error("out of memory"); return 2; }
+        for (size_t a = 0; a < c.n; a++) c.agents[a] = cstr(o.n_agents ? o.agents[a] : def[a]);
+        for (int a = 0; a < o.n_agents; a++) cli_check_agent(o.agents[a]);
+    }
+    c.counts = calloc(c.n, sizeof *c.counts);
+    c.res = calloc(c.n, sizeof *c.res);
+    rs_sites *sites = NULL;
+    rc = (c.counts && c.res) ? cli_stream_sites_open(&o, &sites) : 2;
+    if (rc == 0) {
+        if (c.format != RS_FORMAT_TEXT && rs_format_header(cli_out(), c.format, COLS, 6) != RS_OK) rc = 2;
+        const rs_status st = rc ? RS_OK : rs_sites_each(sites, on_doc, &c);
+        if (st == RS_OK) cli_stream_sites_warn(sites);
+        if (c.failed) rc = 2;
+        else if (st != RS_OK) {
+            cli_error("%s", rs_sites_errmsg(sites));
+            rc = 2;
+        }
+        if (!c.failed && c.format == RS_FORMAT_TEXT && print_summary(&c) != 0) rc = 2;
+        if (o.stats_path) {
+            rs_sites_warc_stats ws;
+            rs_sites_get_warc_stats(sites, &ws);
+            if (write_stats(o.stats_path, &c, &ws) != 0) rc = 2;
+            else if (cli_write_html(&o) != 0) rc = 2;
+        }
+    }
+    if (cli_out_finish() != 0) rc = 2;
+    rs_sites_free(sites);
+    free(c.counts);
+    free(c.res);
+    free(c.agents);
+    free(agents_text);
+    return rc;
+}

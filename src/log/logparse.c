@@ -1,0 +1,936 @@
+/*
+ * logparse.c - every access-log format behind one parser (rs_logparser):
+ * line templates (rs_logformat: combined, common, vhost_combined, alb, nginx
+ * log_format and Apache LogFormat strings), W3C extended / IIS and CloudFront
+ * (columns named by `#Fields:` lines), JSON lines (Caddy, nginx
+ * `escape=json`, Cloudflare Logpush, or keys given as NAME=KEY) and `auto`.
+ *
+ * Does: split a line into a rs_logrec whose slices point into the line or,
+ * for values that needed decoding (JSON escapes, %XX, W3C `+`, stem+query),
+ * into the parser's scratch buffer; detect the format of a block of lines.
+ * Does not: read files, allocate per line (the scratch grows to the longest
+ * line once), identify bots.
+ *
+ * Sources: W3C "Extended Log File Format" (WD-logfile-960323: `#Version`,
+ * `#Fields`, date/time in UTC, `c-ip`, `cs-method`, `cs-uri-stem`,
+ * `cs(User-Agent)`...; IIS writes `+` for spaces); the CloudFront standard
+ * log reference (33 tab-separated fields: date time x-edge-location sc-bytes
+ * c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent)
+ * cs-uri-query ... x-host-header cs-protocol ...; values URL-encoded); the
+ * ALB access-log entry syntax; Cloudflare's http_requests Logpush fields
+ * (EdgeStartTimestamp as RFC 3339, unix seconds or unix nanoseconds); Caddy's
+ * JSON access log (`ts` float seconds, `request.{client_ip,remote_ip,host,
+ * method,uri,proto,headers.User-Agent[0]}`, `status`, `size`).
+ */
+#include "common/common.h"
+#include "log/log_internal.h"
+
+#include <stdio.h>
+
+#define RS_TRY(expr) do { const rs_status t_ = (expr); if (t_ != RS_OK) return t_; } while (0)
+
+enum kind { K_TEMPLATE, K_W3C, K_CLOUDFRONT, K_JSON, K_AUTO };
+
+/* Fields the W3C and JSON readers fill. */
+enum jfield {
+    J_TIME, J_DATE, J_CLIENT, J_HOST, J_PORT, J_SCHEME, J_METHOD, J_URL, J_QUERY, J_REQUEST,
+    J_PROTOCOL, J_STATUS, J_BYTES, J_REFERER, J_UA, J_USER, J_COUNT, J_NONE = 255
+};
+
+static const char *const JFIELD_NAMES[J_COUNT] = {
+    "time", "date", "client", "host", "port", "scheme", "method", "url", "query", "request",
+    "protocol", "status", "bytes", "referer", "user_agent", "user",
+};
+
+/* A JSON key path wanted for a field; lower prio wins. */
+typedef struct {
+    char    *path;
+    size_t   len;
+    uint8_t  field;
+    uint8_t  prio;
+    char     last;       /* path[len - 1]: most mismatches end here without a memcmp */
+} jpath;
+
+#define MAX_W3C_COLS 256
+#define JSON_MAX_DEPTH 32
+
+struct rs_logparser {
+    enum kind kind;
+    int settled;             /* auto: format chosen */
+    int cloudflare;
+    char name[24];
+    rs_logformat *tmpl;
+    int alb;
+    /* W3C */
+    uint8_t cols[MAX_W3C_COLS];
+    size_t n_cols;
+    int have_fields;
+    /* JSON */
+    jpath *paths;
+    size_t n_paths;
+    char *user_fields;       /* the NAME=KEY overrides, kept for auto */
+    const char **user_list;
+    size_t n_user;
+    /* scratch for decoded values */
+    char *scratch;
+    size_t scratch_cap, scratch_len;
+    char pathbuf[1024];
+};
+
+/* ===== Helpers ===== */
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Appends to the scratch (capacity ensured per line). */
+static char *scratch_put(rs_logparser *p, const char *s, size_t n)
+{
+    char *d = p->scratch + p->scratch_len;
+    memcpy(d, s, n);
+    p->scratch_len += n;
+    return d;
+}
+
+/* %XX (and `+` as a space when @plus) decoded into the scratch. */
+static rs_str url_decode(rs_logparser *p, rs_str v, int plus)
+{
+    if (memchr(v.ptr, '%', v.len) == NULL && (!plus || memchr(v.ptr, '+', v.len) == NULL)) return v;
+    char *d = p->scratch + p->scratch_len;
+    size_t n = 0;
+    for (size_t i = 0; i < v.len; i++) {
+        const unsigned char c = (unsigned char)v.ptr[i];
+        int h, l;
+        if (c == '%' && i + 2 < v.len + 0 && (h = hexval((unsigned char)v.ptr[i + 1])) >= 0 &&
+            (l = hexval((unsigned char)v.ptr[i + 2])) >= 0) {
+            d[n++] = (char)(h * 16 + l);
+            i += 2;
+        } else if (c == '+' && plus) {
+            d[n++] = ' ';
+        } else {
+            d[n++] = (char)c;
+        }
+    }
+    p->scratch_len += n;
+    return (rs_str){d, n};
+}
+
+/* `host:port` (not an IPv6 literal) split in two. */
+static void split_host_port(rs_logrec *r)
+{
+    const char *h = r->host.ptr;
+    size_t n = r->host.len;
+    if (n == 0) return;
+    const char *colon = NULL;
+    if (h[0] == '[') {
+        const char *close = memchr(h, ']', n);
+        if (close && close + 1 < h + n && close[1] == ':') colon = close + 1;
+    } else {
+        colon = memchr(h, ':', n);
+        if (colon && memchr(colon + 1, ':', (size_t)(h + n - colon - 1))) colon = NULL; /* bare IPv6 */
+    }
+    if (colon == NULL || r->port.len) return;
+    for (const char *q = colon + 1; q < h + n; q++)
+        if (*q < '0' || *q > '9') return;
+    r->port = (rs_str){colon + 1, (size_t)(h + n - colon - 1)};
+    r->host.len = (size_t)(colon - h);
+}
+
+/* An absolute target (`https://host:443/path`) gives scheme, host, port. */
+static void split_absolute(rs_logrec *r)
+{
+    const rs_str t = r->target;
+    size_t sl;
+    if (rs_istarts(t.ptr, t.len, "http://")) sl = 4;
+    else if (rs_istarts(t.ptr, t.len, "https://")) sl = 5;
+    else return;
+    const char *h = t.ptr + sl + 3, *end = t.ptr + t.len;
+    const char *slash = h;
+    while (slash < end && *slash != '/' && *slash != '?' && *slash != '#') slash++;
+    if (slash == h) return;
+    r->scheme = (rs_str){t.ptr, sl};
+    r->host = (rs_str){h, (size_t)(slash - h)};
+    r->port = (rs_str){h, 0};
+    split_host_port(r);
+    r->target = slash < end ? (rs_str){slash, (size_t)(end - slash)} : (rs_str){"/", 1};
+}
+
+static void clear_rec(rs_logrec *r, const char *line)
+{
+    memset(r, 0, sizeof *r);
+    const rs_str none = {line, 0};
+    r->client = r->user = r->host = r->port = r->time = r->request = none;
+    r->method = r->target = r->protocol = r->referer = r->user_agent = r->scheme = none;
+    r->bytes = -1;
+}
+
+static int parse_digits(rs_str s, unsigned max, int64_t *v)
+{
+    if (s.len == 0 || s.len > max) return 0;
+    int64_t x = 0;
+    for (size_t i = 0; i < s.len; i++) {
+        if (s.ptr[i] < '0' || s.ptr[i] > '9') return 0;
+        x = x * 10 + (s.ptr[i] - '0');
+    }
+    *v = x;
+    return 1;
+}
+
+/* A JSON number of seconds, or an integer of ms/us/ns since the epoch. */
+static int epoch_number(rs_str s, int64_t *epoch)
+{
+    size_t i = 0;
+    int64_t v = 0;
+    if (s.len == 0 || s.len > 40) return 0;
+    while (i < s.len && s.ptr[i] >= '0' && s.ptr[i] <= '9') {
+        if (i >= 19) return 0;
+        v = v * 10 + (s.ptr[i] - '0');
+        i++;
+    }
+    if (i == 0) return 0;
+    const int integer = i == s.len;
+    if (!integer) {
+        if (s.ptr[i] != '.') return 0;
+        for (i++; i < s.len; i++)
+            if ((s.ptr[i] < '0' || s.ptr[i] > '9') && s.ptr[i] != 'e' && s.ptr[i] != 'E' && s.ptr[i] != '+'
+                && s.ptr[i] != '-')
+                return 0;
+    }
+    if (integer) {
+        if (v >= 100000000000000000LL) v /= 1000000000;      /* ns */
+        else if (v >= 100000000000000LL) v /= 1000000;       /* us */
+        else if (v >= 100000000000LL) v /= 1000;             /* ms */
+    }
+    *epoch = v;
+    return 1;
+}
+
+/* A time value from W3C/JSON: a timestamp rs_log_parse_time reads (a zone is
+ * required), or a number. */
+static int set_time(rs_logrec *r, rs_str v, int number)
+{
+    r->time = v;
+    int64_t e;
+    int ok = number ? epoch_number(v, &e) : rs_log_parse_time(v.ptr, v.len, &e);
+    if (!ok && !number) ok = epoch_number(v, &e);  /* "1431857103.123" as a string */
+    if (!ok) return 0;
+    r->epoch = e;
+    r->flags |= RS_LOGREC_HAS_TIME;
+    return 1;
+}
+
+/* ===== W3C / CloudFront ===== */
+
+static uint8_t w3c_field(const char *s, size_t n)
+{
+    static const struct { const char *name; uint8_t f; } map[] = {
+        {"date", J_DATE}, {"time", J_TIME}, {"c-ip", J_CLIENT}, {"cs-method", J_METHOD},
+        {"cs-uri-stem", J_URL}, {"cs-uri-query", J_QUERY}, {"cs-uri", J_URL}, {"sc-status", J_STATUS},
+        {"cs(user-agent)", J_UA}, {"cs(referer)", J_REFERER}, {"cs-host", J_HOST}, {"cs(host)", J_HOST},
+        {"x-host-header", J_HOST}, {"s-port", J_PORT}, {"cs-protocol", J_SCHEME},
+        {"cs-version", J_PROTOCOL}, {"cs-protocol-version", J_PROTOCOL}, {"sc-bytes", J_BYTES},
+        {"cs-username", J_USER},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (rs_ieq(s, n, map[i].name, strlen(map[i].name))) return map[i].f;
+    return J_NONE;
+}
+
+static void w3c_set_fields(rs_logparser *p, const char *s, size_t n)
+{
+    /* CloudFront logs both cs(Host) (the distribution's domain) and
+     * x-host-header (what the viewer asked for): the latter wins. */
+    size_t xhost = MAX_W3C_COLS;
+    p->n_cols = 0;
+    size_t i = 0;
+    while (i < n && p->n_cols < MAX_W3C_COLS) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+        const size_t st = i;
+        while (i < n && s[i] != ' ' && s[i] != '\t') i++;
+        if (i == st) continue;
+        if (rs_ieq(s + st, i - st, "x-host-header", 13)) xhost = p->n_cols;
+        p->cols[p->n_cols++] = w3c_field(s + st, i - st);
+    }
+    if (xhost < MAX_W3C_COLS)
+        for (size_t k = 0; k < p->n_cols; k++)
+            if (p->cols[k] == J_HOST && k != xhost) p->cols[k] = J_NONE;
+    p->have_fields = 1;
+}
+
+static const char CLOUDFRONT_FIELDS[] =
+    "date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) "
+    "cs(User-Agent) cs-uri-query cs(Cookie) x-edge-result-type x-edge-request-id x-host-header "
+    "cs-protocol cs-bytes time-taken x-forwarded-for ssl-protocol ssl-cipher x-edge-response-result-type "
+    "cs-protocol-version fle-status fle-encrypted-fields c-port time-to-first-byte "
+    "x-edge-detailed-result-type sc-content-type sc-content-len sc-range-start sc-range-end";
+
+static rs_logline_status w3c_parse(rs_logparser *p, const char *line, size_t len, rs_logrec *r)
+{
+    if (line[0] == '#') {
+        if (len >= 8 && rs_istarts(line, len, "#Fields:")) w3c_set_fields(p, line + 8, len - 8);
+        return RS_LOGLINE_DIRECTIVE;
+    }
+    if (!p->have_fields) return RS_LOGLINE_NO_FIELDS;
+    const int tabs = p->kind == K_CLOUDFRONT || memchr(line, '\t', len) != NULL;
+    rs_str v[J_COUNT];
+    uint32_t seen = 0;
+    size_t i = 0, col = 0;
+    while (i <= len && col < p->n_cols) {
+        if (!tabs) while (i < len && line[i] == ' ') i++;
+        if (i >= len && !(tabs && i == len && col > 0)) break;
+        size_t st = i, en;
+        if (!tabs && line[i] == '"') {          /* a quoted W3C string */
+            const char *q = memchr(line + i + 1, '"', len - i - 1);
+            if (q == NULL) return RS_LOGLINE_NOT_FIELD_END;
+            st = i + 1;
+            en = (size_t)(q - line);
+            i = en + 1;
+        } else {
+            const char sep = tabs ? '\t' : ' ';
+            const char *q = memchr(line + i, sep, len - i);
+            en = q ? (size_t)(q - line) : len;
+            i = en;
+        }
+        const uint8_t f = p->cols[col];
+        if (f != J_NONE && !(seen >> f & 1)) {
+            v[f] = (rs_str){line + st, en - st};
+            seen |= 1u << f;
+        }
+        col++;
+        if (i < len) i++;               /* the separator */
+        else { i = len + 1; }
+    }
+    if (col < p->n_cols) {
+        r->error_offset = len;
+        return RS_LOGLINE_BAD_LAYOUT;   /* truncated: fewer values than #Fields */
+    }
+    if (i < len) r->flags |= RS_LOGREC_EXTRA_FIELDS;
+#define DASH(x) ((x).len == 1 && (x).ptr[0] == '-')
+#define GET(f) ((seen >> (f) & 1) && !DASH(v[f]) ? v[f] : (rs_str){line, 0})
+    const int plus = p->kind == K_W3C;
+    r->client = GET(J_CLIENT);
+    r->user = GET(J_USER);
+    r->host = GET(J_HOST);
+    r->port = GET(J_PORT);
+    r->method = GET(J_METHOD);
+    r->protocol = GET(J_PROTOCOL);
+    r->referer = url_decode(p, GET(J_REFERER), plus);
+    r->user_agent = url_decode(p, GET(J_UA), plus);
+    r->scheme = GET(J_SCHEME);
+    if (!(rs_ieq(r->scheme.ptr, r->scheme.len, "http", 4) || rs_ieq(r->scheme.ptr, r->scheme.len, "https", 5)))
+        r->scheme.len = 0;                  /* ws, wss */
+    const rs_str stem = GET(J_URL), query = GET(J_QUERY);
+    if (query.len) {
+        char *d = scratch_put(p, stem.ptr, stem.len);
+        scratch_put(p, "?", 1);
+        scratch_put(p, query.ptr, query.len);
+        r->target = (rs_str){d, stem.len + 1 + query.len};
+    } else {
+        r->target = stem;
+    }
+    int64_t x;
+    const rs_str st = GET(J_STATUS);
+    if (st.len) {
+        if (!parse_digits(st, 3, &x)) return RS_LOGLINE_BAD_STATUS;
+        r->status = (int)x;
+    }
+    const rs_str by = GET(J_BYTES);
+    if (by.len && parse_digits(by, 18, &x)) r->bytes = x;
+    /* date + time, UTC by the W3C definition */
+    const rs_str d = GET(J_DATE), t = GET(J_TIME);
+    if (d.len || t.len) {
+        if (d.len == 0 || t.len == 0 || d.len + t.len + 2 > 64) return RS_LOGLINE_BAD_TIME;
+        char *buf = scratch_put(p, d.ptr, d.len);
+        scratch_put(p, "T", 1);
+        scratch_put(p, t.ptr, t.len);
+        const int has_zone = t.ptr[t.len - 1] == 'Z' || memchr(t.ptr, '+', t.len) != NULL;
+        if (!has_zone) scratch_put(p, "Z", 1);
+        const rs_str whole = {buf, d.len + 1 + t.len + (has_zone ? 0 : 1)};
+        if (!set_time(r, whole, 0)) return RS_LOGLINE_BAD_TIME;
+    }
+    if (r->method.len == 0 || r->target.len == 0) r->flags |= RS_LOGREC_BAD_REQUEST;
+#undef GET
+#undef DASH
+    return RS_LOGLINE_OK;
+}
+
+/* ===== JSON ===== */
+
+/* Defaults: nginx escape=json variable names, Caddy's nested keys, common names. */
+static const struct { const char *path; uint8_t field; } JSON_DEFAULTS[] = {
+    {"time_iso8601", J_TIME}, {"time_local", J_TIME}, {"ts", J_TIME}, {"time", J_TIME},
+    {"timestamp", J_TIME}, {"@timestamp", J_TIME}, {"msec", J_TIME},
+    {"remote_addr", J_CLIENT}, {"request.client_ip", J_CLIENT}, {"request.remote_ip", J_CLIENT},
+    {"client_ip", J_CLIENT}, {"client", J_CLIENT},
+    {"host", J_HOST}, {"http_host", J_HOST}, {"request.host", J_HOST}, {"server_name", J_HOST},
+    {"server_port", J_PORT}, {"scheme", J_SCHEME},
+    {"request_method", J_METHOD}, {"request.method", J_METHOD}, {"method", J_METHOD},
+    {"request_uri", J_URL}, {"request.uri", J_URL}, {"uri", J_URL}, {"url", J_URL},
+    {"request", J_REQUEST},
+    {"server_protocol", J_PROTOCOL}, {"request.proto", J_PROTOCOL}, {"protocol", J_PROTOCOL},
+    {"status", J_STATUS},
+    {"body_bytes_sent", J_BYTES}, {"size", J_BYTES}, {"bytes_sent", J_BYTES},
+    {"http_referer", J_REFERER}, {"request.headers.Referer", J_REFERER}, {"referer", J_REFERER},
+    {"http_user_agent", J_UA}, {"request.headers.User-Agent", J_UA}, {"user_agent", J_UA},
+    {"remote_user", J_USER},
+};
+
+static const struct { const char *path; uint8_t field; } CLOUDFLARE_DEFAULTS[] = {
+    {"EdgeStartTimestamp", J_TIME}, {"ClientIP", J_CLIENT}, {"ClientRequestHost", J_HOST},
+    {"ClientRequestMethod", J_METHOD}, {"ClientRequestURI", J_URL}, {"ClientRequestScheme", J_SCHEME},
+    {"ClientRequestProtocol", J_PROTOCOL}, {"EdgeResponseStatus", J_STATUS},
+    {"EdgeResponseBytes", J_BYTES}, {"ClientRequestReferer", J_REFERER},
+    {"ClientRequestUserAgent", J_UA},
+};
+
+static rs_status add_path(rs_logparser *p, const char *path, size_t len, uint8_t field, uint8_t prio)
+{
+    jpath *np = rs_realloc(p->paths, (p->n_paths + 1) * sizeof *np);
+    RS_RETURN_IF(np == NULL, RS_ERR_NOMEM);
+    p->paths = np;
+    char *s = rs_malloc(len + 1);
+    RS_RETURN_IF(s == NULL, RS_ERR_NOMEM);
+    memcpy(s, path, len);
+    s[len] = '\0';
+    np[p->n_paths++] = (jpath){s, len, field, prio, len ? path[len - 1] : 0};
+    return RS_OK;
+}
+
+static rs_status json_setup(rs_logparser *p, int cloudflare, char *err, size_t err_cap)
+{
+    for (size_t i = 0; i < p->n_paths; i++) rs_free(p->paths[i].path);
+    p->n_paths = 0;
+    /* User mappings first, in the order given: they replace the defaults of their field. */
+    uint32_t overridden = 0;
+    for (size_t i = 0; i < p->n_user; i++) {
+        const char *m = p->user_list[i];
+        const char *eq = strchr(m, '=');
+        uint8_t f = J_NONE;
+        if (eq != NULL)
+            for (uint8_t k = 0; k < J_COUNT; k++)
+                if ((size_t)(eq - m) == strlen(JFIELD_NAMES[k]) && memcmp(m, JFIELD_NAMES[k], (size_t)(eq - m)) == 0)
+                    f = k;
+        if (f == J_NONE || eq[1] == '\0' || strlen(eq + 1) >= 512) {
+            if (err && err_cap)
+                snprintf(err, err_cap, "--field takes NAME=KEY with NAME one of time, client, host, port, "
+                         "scheme, method, url, request, protocol, status, bytes, referer, user_agent, user; not '%.60s'", m);
+            return RS_ERR_USAGE;
+        }
+        RS_TRY(add_path(p, eq + 1, strlen(eq + 1), f, (uint8_t)(i < 200 ? i : 200)));   /* first given wins */
+        overridden |= 1u << f;
+    }
+    if (cloudflare) {
+        for (size_t i = 0; i < sizeof CLOUDFLARE_DEFAULTS / sizeof CLOUDFLARE_DEFAULTS[0]; i++)
+            if (!(overridden >> CLOUDFLARE_DEFAULTS[i].field & 1))
+                RS_TRY(add_path(p, CLOUDFLARE_DEFAULTS[i].path, strlen(CLOUDFLARE_DEFAULTS[i].path),
+                                CLOUDFLARE_DEFAULTS[i].field, 1));
+    } else {
+        for (size_t i = 0; i < sizeof JSON_DEFAULTS / sizeof JSON_DEFAULTS[0]; i++)
+            if (!(overridden >> JSON_DEFAULTS[i].field & 1))
+                RS_TRY(add_path(p, JSON_DEFAULTS[i].path, strlen(JSON_DEFAULTS[i].path), JSON_DEFAULTS[i].field,
+                                (uint8_t)(1 + i)));
+    }
+    return RS_OK;
+}
+
+typedef struct {
+    rs_logparser *p;
+    const char *s;
+    size_t len, pos;
+    size_t path_len;
+    rs_str val[J_COUNT];
+    uint8_t prio[J_COUNT];
+    uint8_t num[J_COUNT];      /* the value was a JSON number */
+} jscan;
+
+static void jws(jscan *j)
+{
+    while (j->pos < j->len && (j->s[j->pos] == ' ' || j->s[j->pos] == '\t' || j->s[j->pos] == '\r' ||
+                               j->s[j->pos] == '\n'))
+        j->pos++;
+}
+
+static size_t utf8_put(char *d, uint32_t cp)
+{
+    if (cp < 0x80) { d[0] = (char)cp; return 1; }
+    if (cp < 0x800) { d[0] = (char)(0xC0 | cp >> 6); d[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xE0 | cp >> 12); d[1] = (char)(0x80 | (cp >> 6 & 0x3F)); d[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    d[0] = (char)(0xF0 | cp >> 18); d[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    d[2] = (char)(0x80 | (cp >> 6 & 0x3F)); d[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+static int hex4(const char *s, uint32_t *v)
+{
+    uint32_t x = 0;
+    for (int i = 0; i < 4; i++) {
+        const int h = hexval((unsigned char)s[i]);
+        if (h < 0) return 0;
+        x = x * 16 + (uint32_t)h;
+    }
+    *v = x;
+    return 1;
+}
+
+/* { '"', '\\' }: what ends or escapes a JSON string. */
+static const rs_byteset JSON_STOP = {{(1ull << '"'), (1ull << ('\\' - 64)), 0, 0}, {'"', '\\'}, 2};
+
+/* A string at j->pos (on the opening quote): *raw is the text between the
+ * quotes, *escaped whether it has escapes (checked valid here). Raw control
+ * bytes are accepted (a log line cannot hold a newline anyway). */
+static int jstring(jscan *j, rs_str *raw, int *escaped)
+{
+    const char *s = j->s;
+    size_t i = j->pos + 1;
+    const size_t start = i;
+    *escaped = 0;
+    for (;;) {
+        i += rs_simd_find_any(s + i, j->len - i, &JSON_STOP);
+        if (i >= j->len) return 0;
+        if (s[i] == '"') break;
+        if (i + 1 >= j->len) return 0;          /* a backslash */
+        *escaped = 1;
+        const char e = s[i + 1];
+        if (e == 'u') {
+            uint32_t v;
+            if (i + 6 > j->len || !hex4(s + i + 2, &v)) return 0;
+            i += 6;
+            continue;
+        }
+        if (e == '\0' || !strchr("\"\\/bfnrt", e)) return 0;
+        i += 2;
+    }
+    j->pos = i + 1;
+    *raw = (rs_str){s + start, i - start};
+    return 1;
+}
+
+/* Unescapes a string jstring() accepted, into the scratch. */
+static rs_str junescape(jscan *j, rs_str raw)
+{
+    const char *s = raw.ptr;
+    const size_t n_raw = raw.len;
+    char *d = j->p->scratch + j->p->scratch_len;
+    size_t n = 0;
+    for (size_t k = 0; k < n_raw; k++) {
+        if (s[k] != '\\') { d[n++] = s[k]; continue; }
+        const char e = s[++k];
+        switch (e) {
+        case 'b': d[n++] = '\b'; break;
+        case 'f': d[n++] = '\f'; break;
+        case 'n': d[n++] = '\n'; break;
+        case 'r': d[n++] = '\r'; break;
+        case 't': d[n++] = '\t'; break;
+        case 'u': {
+            uint32_t v, lo;
+            hex4(s + k + 1, &v);
+            k += 4;
+            if (v >= 0xD800 && v < 0xDC00 && k + 6 < n_raw && s[k + 1] == '\\' && s[k + 2] == 'u' &&
+                hex4(s + k + 3, &lo) && lo >= 0xDC00 && lo < 0xE000) {
+                v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
+                k += 6;
+            } else if (v >= 0xD800 && v < 0xE000) {
+                v = 0xFFFD;                         /* lone surrogate */
+            }
+            n += utf8_put(d + n, v);
+            break;
+        }
+        default: d[n++] = e; break;                 /* " \ / */
+        }
+    }
+    j->p->scratch_len += n;
+    return (rs_str){d, n};
+}
+
+static int jvalue(jscan *j, int depth, int first_in_array);
+
+/* Offers a scalar at the current path to the wanted fields; a string is
+ * unescaped once, and only when some field wants it. */
+static void joffer(jscan *j, rs_str v, int number, int escaped)
+{
+    const rs_logparser *p = j->p;
+    const size_t pl = j->path_len;
+    if (pl == 0 || pl >= sizeof p->pathbuf) return;
+    const char last = p->pathbuf[pl - 1];
+    int decoded = !escaped;
+    for (size_t k = 0; k < p->n_paths; k++) {
+        const jpath *w = &p->paths[k];
+        if (w->len != pl || w->last != last || memcmp(w->path, p->pathbuf, pl) != 0) continue;
+        if (j->prio[w->field] <= w->prio) continue;
+        if (!decoded) {
+            v = junescape(j, v);
+            decoded = 1;
+        }
+        j->val[w->field] = v;
+        j->prio[w->field] = w->prio;
+        j->num[w->field] = (uint8_t)number;
+    }
+}
+
+static int jobject(jscan *j, int depth)
+{
+    j->pos++;   /* { */
+    jws(j);
+    if (j->pos < j->len && j->s[j->pos] == '}') { j->pos++; return 1; }
+    const size_t base = j->path_len;
+    for (;;) {
+        jws(j);
+        if (j->pos >= j->len || j->s[j->pos] != '"') return 0;
+        rs_str key;
+        int kesc;
+        if (!jstring(j, &key, &kesc)) return 0;
+        jws(j);
+        if (j->pos >= j->len || j->s[j->pos] != ':') return 0;
+        j->pos++;
+        /* path = base [+ "."] + key (too long: matches nothing) */
+        size_t pl = base;
+        if (base + 1 + key.len < sizeof j->p->pathbuf) {
+            if (base) j->p->pathbuf[pl++] = '.';
+            memcpy(j->p->pathbuf + pl, key.ptr, key.len);
+            pl += key.len;
+        } else {
+            pl = sizeof j->p->pathbuf;   /* never equal to a wanted path (< 512) */
+        }
+        j->path_len = pl;
+        if (!jvalue(j, depth + 1, 0)) return 0;
+        j->path_len = base;
+        jws(j);
+        if (j->pos >= j->len) return 0;
+        if (j->s[j->pos] == ',') { j->pos++; continue; }
+        if (j->s[j->pos] == '}') { j->pos++; return 1; }
+        return 0;
+    }
+}
+
+static int jarray(jscan *j, int depth)
+{
+    j->pos++;   /* [ */
+    jws(j);
+    if (j->pos < j->len && j->s[j->pos] == ']') { j->pos++; return 1; }
+    for (int first = 1;; first = 0) {
+        if (!jvalue(j, depth + 1, first ? 1 : 2)) return 0;
+        jws(j);
+        if (j->pos >= j->len) return 0;
+        if (j->s[j->pos] == ',') { j->pos++; continue; }
+        if (j->s[j->pos] == ']') { j->pos++; return 1; }
+        return 0;
+    }
+}
+
+/* @in_array: 0 no, 1 first element (offered at the array's path), 2 later ones. */
+static int jvalue(jscan *j, int depth, int in_array)
+{
+    if (depth > JSON_MAX_DEPTH) return 0;
+    jws(j);
+    if (j->pos >= j->len) return 0;
+    const char c = j->s[j->pos];
+    const size_t saved = j->path_len;
+    if (in_array == 2) j->path_len = sizeof j->p->pathbuf;   /* matches nothing */
+    int ok;
+    if (c == '{') {
+        if (in_array) j->path_len = sizeof j->p->pathbuf;
+        ok = jobject(j, depth);
+    } else if (c == '[') {
+        ok = jarray(j, depth);
+    } else if (c == '"') {
+        rs_str v;
+        int esc;
+        ok = jstring(j, &v, &esc);
+        if (ok) joffer(j, v, 0, esc);
+    } else {
+        const size_t st = j->pos;
+        while (j->pos < j->len) {
+            const char d = j->s[j->pos];
+            if (!((d >= '0' && d <= '9') || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E')) break;
+            j->pos++;
+        }
+        if (j->pos == st) {
+            static const char *const words[] = {"true", "false", "null"};
+            ok = 0;
+            for (int k = 0; k < 3; k++) {
+                const size_t wl = strlen(words[k]);
+                if (j->len - j->pos >= wl && memcmp(j->s + j->pos, words[k], wl) == 0) {
+                    j->pos += wl;
+                    ok = 1;
+                    if (k == 2) break;                     /* null: no value */
+                    break;
+                }
+            }
+        } else {
+            ok = 1;
+            joffer(j, (rs_str){j->s + st, j->pos - st}, 1, 0);
+        }
+    }
+    j->path_len = saved;
+    return ok;
+}
+
+static rs_logline_status json_parse(rs_logparser *p, const char *line, size_t len, rs_logrec *r)
+{
+    jscan j;
+    memset(&j, 0, sizeof j);
+    memset(j.prio, 0xFF, sizeof j.prio);
+    j.p = p;
+    j.s = line;
+    j.len = len;
+    jws(&j);
+    if (j.pos >= len || line[j.pos] != '{' || !jobject(&j, 0)) {
+        r->error_offset = j.pos;
+        return RS_LOGLINE_BAD_JSON;
+    }
+    jws(&j);
+    if (j.pos != len) {
+        r->error_offset = j.pos;
+        return RS_LOGLINE_BAD_JSON;
+    }
+#define HAVE(f) (j.prio[f] != 0xFF)
+#define VAL(f) (HAVE(f) && !(j.val[f].len == 1 && j.val[f].ptr[0] == '-') ? j.val[f] : (rs_str){line, 0})
+    r->client = VAL(J_CLIENT);
+    r->user = VAL(J_USER);
+    r->host = VAL(J_HOST);
+    r->port = VAL(J_PORT);
+    r->scheme = VAL(J_SCHEME);
+    r->protocol = VAL(J_PROTOCOL);
+    r->referer = VAL(J_REFERER);
+    r->user_agent = VAL(J_UA);
+    if (HAVE(J_REQUEST) && !HAVE(J_URL)) {
+        r->request = VAL(J_REQUEST);
+        if (r->request.len) rs_logline_split_request(r);
+        else r->flags |= RS_LOGREC_BAD_REQUEST;
+    } else {
+        r->method = VAL(J_METHOD);
+        r->target = VAL(J_URL);
+        if (r->target.len == 0) r->flags |= RS_LOGREC_BAD_REQUEST;
+    }
+    if (!(rs_ieq(r->scheme.ptr, r->scheme.len, "http", 4) || rs_ieq(r->scheme.ptr, r->scheme.len, "https", 5)))
+        r->scheme.len = 0;
+    split_host_port(r);
+    split_absolute(r);
+    int64_t x;
+    const rs_str st = VAL(J_STATUS);
+    if (st.len) {
+        if (!parse_digits(st, 3, &x)) return RS_LOGLINE_BAD_STATUS;
+        r->status = (int)x;
+    }
+    if (VAL(J_BYTES).len && parse_digits(VAL(J_BYTES), 18, &x)) r->bytes = x;
+    if (HAVE(J_TIME) && !set_time(r, j.val[J_TIME], j.num[J_TIME])) return RS_LOGLINE_BAD_TIME;
+#undef VAL
+#undef HAVE
+    return RS_LOGLINE_OK;
+}
+
+/* ===== The parser ===== */
+
+static rs_status settle(rs_logparser *p, const char *spec, size_t spec_len, char *err, size_t err_cap)
+{
+    p->kind = K_TEMPLATE;
+    p->alb = 0;
+    p->cloudflare = 0;
+    p->have_fields = 0;
+    rs_logformat_free(p->tmpl);
+    p->tmpl = NULL;
+    if (rs_ieq(spec, spec_len, "w3c", 3)) {
+        p->kind = K_W3C;
+    } else if (rs_ieq(spec, spec_len, "cloudfront", 10)) {
+        p->kind = K_CLOUDFRONT;
+        w3c_set_fields(p, CLOUDFRONT_FIELDS, strlen(CLOUDFRONT_FIELDS));
+    } else if (rs_ieq(spec, spec_len, "json", 4) || rs_ieq(spec, spec_len, "cloudflare", 10)) {
+        p->kind = K_JSON;
+        p->cloudflare = spec_len == 10;
+        RS_TRY(json_setup(p, p->cloudflare, err, err_cap));
+    } else {
+        RS_TRY(rs_logformat_create(spec, spec_len, err, err_cap, &p->tmpl));
+        p->alb = rs_ieq(spec, spec_len, "alb", 3);
+    }
+    size_t n = spec_len;
+    const char *name = spec;
+    if (p->kind == K_TEMPLATE && !p->alb && !rs_ieq(spec, spec_len, "combined", 8) &&
+        !rs_ieq(spec, spec_len, "common", 6) && !rs_ieq(spec, spec_len, "vhost_combined", 14)) {
+        name = memchr(spec, '$', spec_len) ? "nginx" : "apache";
+        n = strlen(name);
+    }
+    if (n >= sizeof p->name) n = sizeof p->name - 1;
+    for (size_t i = 0; i < n; i++) p->name[i] = (char)(name[i] | (name == spec ? 0x20 : 0));
+    p->name[n] = '\0';
+    p->settled = 1;
+    return RS_OK;
+}
+
+rs_status rs_logparser_create(const char *spec, size_t spec_len, const char *const *fields, size_t n_fields,
+                              char *err, size_t err_cap, rs_logparser **out)
+{
+    RS_RETURN_IF(out == NULL || (spec == NULL && spec_len > 0) || (fields == NULL && n_fields > 0), RS_ERR_USAGE);
+    *out = NULL;
+    rs_logparser *p = rs_calloc(1, sizeof *p);
+    RS_RETURN_IF(p == NULL, RS_ERR_NOMEM);
+    if (n_fields) {
+        p->user_list = rs_calloc(n_fields, sizeof *p->user_list);
+        size_t total = 0;
+        for (size_t i = 0; i < n_fields; i++) total += strlen(fields[i]) + 1;
+        p->user_fields = rs_malloc(total);
+        if (p->user_list == NULL || p->user_fields == NULL) {
+            rs_logparser_free(p);
+            return RS_ERR_NOMEM;
+        }
+        char *d = p->user_fields;
+        for (size_t i = 0; i < n_fields; i++) {
+            const size_t l = strlen(fields[i]) + 1;
+            memcpy(d, fields[i], l);
+            p->user_list[i] = d;
+            d += l;
+        }
+        p->n_user = n_fields;
+    }
+    rs_status st;
+    if (rs_ieq(spec, spec_len, "auto", 4)) {
+        p->kind = K_AUTO;
+        strcpy(p->name, "auto");
+        /* Validate the mappings now. */
+        st = json_setup(p, 0, err, err_cap);
+    } else {
+        st = settle(p, spec, spec_len, err, err_cap);
+        if (st == RS_OK && n_fields && p->kind != K_JSON) {
+            if (err && err_cap) snprintf(err, err_cap, "--field applies to the json and cloudflare formats only");
+            st = RS_ERR_USAGE;
+        }
+    }
+    if (st != RS_OK) {
+        rs_logparser_free(p);
+        return st;
+    }
+    *out = p;
+    return RS_OK;
+}
+
+void rs_logparser_free(rs_logparser *p)
+{
+    if (p == NULL) return;
+    rs_logformat_free(p->tmpl);
+    for (size_t i = 0; i < p->n_paths; i++) rs_free(p->paths[i].path);
+    rs_free(p->paths);
+    rs_free(p->user_fields);
+    rs_free(p->user_list);
+    rs_free(p->scratch);
+    rs_free(p);
+}
+
+unsigned rs_logparser_fields(const rs_logparser *p)
+{
+    if (p->kind == K_TEMPLATE) return rs_logformat_fields(p->tmpl) | (p->alb ? RS_LOGF_HOST | RS_LOGF_PORT : 0);
+    return RS_LOGF_CLIENT | RS_LOGF_HOST | RS_LOGF_PORT | RS_LOGF_TIME | RS_LOGF_REQUEST | RS_LOGF_STATUS
+           | RS_LOGF_BYTES | RS_LOGF_REFERER | RS_LOGF_USER_AGENT | RS_LOGF_USER;
+}
+
+const char *rs_logparser_name(const rs_logparser *p) { return p->name; }
+
+int rs_logparser_stateful(const rs_logparser *p)
+{
+    return p->kind == K_AUTO || p->kind == K_W3C || p->kind == K_CLOUDFRONT;
+}
+
+int rs_logparser_detect(rs_logparser *p, const char *text, size_t len)
+{
+    if (p->kind != K_AUTO) return 1;
+    const char *name = rs_log_detect(text, len);
+    if (name == NULL) return 0;
+    return settle(p, name, strlen(name), NULL, 0) == RS_OK;
+}
+
+rs_logline_status rs_logparser_parse(rs_logparser *p, const char *line, size_t len, rs_logrec *out)
+{
+    if (p->kind == K_TEMPLATE) {
+        const rs_logline_status st = rs_logline_parse(p->tmpl, line, len, out);
+        out->scheme = (rs_str){line, 0};
+        if (st == RS_LOGLINE_OK && p->alb) split_absolute(out);
+        return st;
+    }
+    clear_rec(out, line);
+    if (len > 0 && line[len - 1] == '\r') len--;
+    size_t k = 0;
+    while (k < len && (line[k] == ' ' || line[k] == '\t')) k++;
+    if (k == len) return RS_LOGLINE_EMPTY;
+    if (p->kind == K_AUTO) {          /* not settled: read nothing */
+        out->error_offset = 0;
+        return RS_LOGLINE_BAD_LAYOUT;
+    }
+    /* Decoded values never outgrow the line (+ a few bytes of glue). */
+    if (p->scratch_cap < len + 80) {
+        char *s = rs_realloc(p->scratch, len * 2 + 80);
+        if (s == NULL) return RS_LOGLINE_BAD_LAYOUT;
+        p->scratch = s;
+        p->scratch_cap = len * 2 + 80;
+    }
+    p->scratch_len = 0;
+    rs_logline_status st = p->kind == K_JSON ? json_parse(p, line + k, len - k, out)
+                                             : w3c_parse(p, line + k, len - k, out);
+    if (st != RS_LOGLINE_OK) {
+        const size_t off = out->error_offset;
+        clear_rec(out, line);
+        out->error_offset = off;
+    }
+    return st;
+}
+
+/* ===== Detection ===== */
+
+const char *rs_log_detect(const char *text, size_t len)
+{
+    static const char *const templates[] = {"alb", "vhost_combined", "combined", "common"};
+    size_t ok[4] = {0}, n_lines = 0;
+    rs_logformat *f[4] = {0};
+    const char *found = NULL;
+    int w3c = 0, cloudfront = 0;
+    size_t json = 0, cloudflare = 0;
+    for (int i = 0; i < 4; i++) rs_logformat_create(templates[i], strlen(templates[i]), NULL, 0, &f[i]);
+    size_t pos = 0;
+    while (pos < len && n_lines < 50) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        const size_t e = nl ? (size_t)(nl - text) : len;
+        const char *l = text + pos;
+        size_t ll = e - pos;
+        pos = e + 1;
+        while (ll && (l[0] == ' ' || l[0] == '\t')) { l++; ll--; }
+        if (ll && l[ll - 1] == '\r') ll--;
+        if (ll == 0) continue;
+        if (l[0] == '#') {
+            if (rs_istarts(l, ll, "#Fields:")) {
+                w3c = 1;
+                for (size_t k = 0; k + 15 <= ll; k++)
+                    if (memcmp(l + k, "x-edge-location", 15) == 0) cloudfront = 1;
+            } else if (rs_istarts(l, ll, "#Version:") || rs_istarts(l, ll, "#Software:")) {
+                w3c = 1;
+            }
+            continue;
+        }
+        n_lines++;
+        if (l[0] == '{') {
+            json++;
+            for (size_t k = 0; k + 20 <= ll; k++)
+                if (memcmp(l + k, "\"ClientRequestHost\"", 19) == 0 || memcmp(l + k, "\"EdgeStartTimestamp\"", 20) == 0) {
+                    cloudflare++;
+                    break;
+                }
+            continue;
+        }
+        for (int i = 0; i < 4; i++) {
+            rs_logrec r;
+            if (f[i] && rs_logline_parse(f[i], l, ll, &r) == RS_LOGLINE_OK) ok[i]++;
+        }
+    }
+    if (cloudfront) found = "cloudfront";
+    else if (w3c) found = "w3c";
+    else if (n_lines && cloudflare * 2 > n_lines) found = "cloudflare";
+    else if (n_lines && json * 2 > n_lines) found = "json";
+    else
+        for (int i = 0; i < 4 && !found; i++)
+            if (n_lines && ok[i] * 2 > n_lines) found = templates[i];
+    for (int i = 0; i < 4; i++) rs_logformat_free(f[i]);
+    return found;
+}
