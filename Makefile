@@ -109,6 +109,9 @@ test-unit: $(TEST_BIN) $(SHARED_DEP) ## run the Criterion unit tests
 	@bad=0; for t in $(TEST_BIN); do echo "== $$t"; \
 	    $(UNIT_ENV) $(STEP) unit/$${t##*/} $$t --jobs 2 --short-filename || bad=1; done; exit $$bad
 
+test-scale: $(BIN) $(SHARED_DEP) ## shard + Dask runs equal single runs (tests/scale, Debian python3-distributed)
+	@$(STEP) scale/test_dask.py /usr/bin/python3 tests/scale/test_dask.py ./$(BIN) $(SHARED)
+
 test-cli: $(BIN) $(SHARED_DEP) ## run the CLI tests (tests/cli/*.sh) on ./robotscan and SHARED
 	@bad=0; for t in tests/cli/*.sh; do echo "== $$t"; \
 	    $(STEP) cli/$${t##*/} bash $$t ./$(BIN) $(SHARED) || bad=1; done; exit $$bad
@@ -235,7 +238,7 @@ bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/ben
 
 # `make test`: every step runs (a failing one does not stop the others), then a summary
 # whose last line is `N passed, N failed, N skipped` (suites; SKIP lines counted).
-TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-report test-mutants test-optional
+TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-report test-scale test-mutants test-optional
 test: MOREFLAGS += -Werror
 test: all $(SHARED_DEP) ## build everything and run every test (summary at the end)
 	@rm -f $(RESULTS); bad=0; for s in $(TEST_STEPS); do \

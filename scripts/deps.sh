@@ -24,6 +24,7 @@ done
 [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ] || \
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 || missing="$missing libclang-rt-14-dev"
 /usr/bin/python3 -c 'import protego' >/dev/null 2>&1 || missing="$missing python3-protego"
+/usr/bin/python3 -c 'import distributed' >/dev/null 2>&1 || missing="$missing python3-distributed"
 
 missing=$(echo $missing | tr ' ' '\n' | sort -u | tr '\n' ' ')
 if [ -z "${missing// /}" ]; then

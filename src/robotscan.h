@@ -686,6 +686,171 @@ typedef struct {
 /** Fills @out with counters (consistent when no lookup runs concurrently). */
 RS_API void rs_sites_get_stats(const rs_sites *s, rs_sites_stats *out);
 
+/* ===== Bulk scanning (src/scan) =====
+ *
+ * A scanner decides blocks of URL lines against an rs_sites for one or more
+ * agents, with its cost independent of the number of sites in the input:
+ * inside a block every URL is split once, its origin resolved to a site
+ * through a table private to the scanner (hashing the raw
+ * "scheme://authority" bytes, so a known origin is never parsed again),
+ * the URL positions are grouped by site, each site's URLs are matched back
+ * to back with its matcher hot (the next site's matcher prefetched), and
+ * the verdicts land in input order. A scanner is used by one thread at a
+ * time; many scanners (one per worker thread) may share one rs_sites.
+ */
+
+typedef struct rs_scanner rs_scanner;
+
+/** What to do with URLs of an origin no robots source knows. */
+typedef enum {
+    RS_SCAN_MISSING_ALLOW = 0,    /* verdict allow, reason no-robots */
+    RS_SCAN_MISSING_DISALLOW = 1, /* verdict disallow, reason no-robots */
+    RS_SCAN_MISSING_SKIP = 2      /* record kind RS_SCAN_SKIPPED */
+} rs_scan_missing;
+
+/** Everything a scanner decides with, fixed at rs_scanner_create (copied). */
+typedef struct {
+    rs_sites *sites;              /* shared; must outlive the scanner */
+    const char *const *agents;    /* product tokens, @n_agents of them (>= 1); copied */
+    const size_t *agent_lens;     /* their lengths, or NULL for NUL-terminated agents */
+    size_t n_agents;
+    rs_semantics semantics;
+    rs_scan_missing missing;
+    int encode_urls;              /* percent-encode non-ASCII path bytes (rs_url_encode_path) */
+} rs_scan_config;
+
+/** What one record of a block is (rs_scan_record.kind). */
+typedef enum {
+    RS_SCAN_URL = 0,      /* a decided URL: one record per agent, agents in order */
+    RS_SCAN_BLANK,        /* an empty line, whitespace only, or a '#' comment */
+    RS_SCAN_MALFORMED,    /* no origin: see .error */
+    RS_SCAN_OVERSIZED,    /* a line longer than the reader's max_line: see .oversized */
+    RS_SCAN_SKIPPED       /* no-robots under RS_SCAN_MISSING_SKIP (one per agent) */
+} rs_scan_kind;
+
+/**
+ * One verdict (or one non-URL line) of a block, filled by rs_scan_get.
+ * Slices point into the block (url) or into the scanner (origin) and are
+ * valid until the next rs_scan_block call on the scanner, or rs_scanner_free.
+ */
+typedef struct {
+    rs_str   url;          /* the line without its line end (empty when oversized) */
+    rs_str   origin;       /* canonical origin (URL and SKIPPED records), else empty */
+    uint64_t line_no;      /* 1-based line number in the input */
+    const rs_matcher *matcher; /* the matcher that decided (rs_matcher_rule); NULL for no-robots */
+    uint64_t oversized;    /* OVERSIZED: the line's length */
+    uint32_t site;         /* scanner-local site number, dense from 0, stable for the
+                              scanner's life (per-origin tallies); UINT32_MAX for a line
+                              decided alone (leading whitespace, very long origin) */
+    uint32_t agent;        /* index into rs_scan_config.agents */
+    uint32_t line;         /* robots.txt line of the deciding rule, 0 when none */
+    int32_t  rule;         /* rule index for rs_matcher_rule, -1 when none */
+    uint8_t  kind;         /* rs_scan_kind */
+    uint8_t  disallowed;   /* 1 = disallow */
+    uint8_t  reason;       /* rs_reason */
+    uint8_t  error;        /* MALFORMED: rs_origin_error */
+} rs_scan_record;
+
+/**
+ * Creates a scanner. Its lookups pass @cfg->semantics to @cfg->sites
+ * explicitly (rs_sites_set_semantics is neither needed nor changed), so
+ * scanners with different semantics may share one rs_sites.
+ * @param out OUT: free with rs_scanner_free.
+ * @return RS_OK, RS_ERR_NOMEM, RS_ERR_USAGE (no sites, no agent, bad enum).
+ */
+RS_API rs_status rs_scanner_create(const rs_scan_config *cfg, rs_scanner **out);
+RS_API void rs_scanner_free(rs_scanner *sc);
+
+/**
+ * Decides every line of @block (from rs_reader_next_block*, or built by the
+ * caller: whole lines, each ending in '\n' except possibly the last; at most
+ * 4 GiB). Read the outcome with rs_scan_get.
+ * @param n_lines OUT: the number of lines of the block (records per agent).
+ * @return RS_OK; RS_ERR_IO / RS_ERR_NOMEM from the sites (a robots file that
+ *         cannot be read; rs_scanner_errmsg says which), RS_ERR_LIMIT for a
+ *         block over 4 GiB. After a failure no record of the block is valid.
+ */
+RS_API rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines);
+
+/**
+ * The record of line @i (0-based, input order) of the last block for agent
+ * number @agent. Lines that are not URLs (kind BLANK, MALFORMED, OVERSIZED)
+ * have one record, the same for every agent: read them with agent 0.
+ */
+RS_API void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *out);
+
+/** @return the detail of the last failure ("" if none). */
+RS_API const char *rs_scanner_errmsg(const rs_scanner *sc);
+
+/** Counters of a scanner (rs_scanner_stats). */
+typedef struct {
+    uint64_t blocks, urls;    /* decided so far */
+    uint64_t sites;           /* distinct raw origins known to the scanner */
+    uint64_t site_misses;     /* origins parsed and looked up in the sites (first sight) */
+    uint64_t groups;          /* (block, site) groups matched */
+} rs_scan_stats;
+
+RS_API void rs_scanner_stats(const rs_scanner *sc, rs_scan_stats *out);
+
+/** The verdict of one URL (rs_site_check). */
+typedef struct {
+    int        malformed;     /* 1: the URL has no origin (error says why); nothing else set */
+    rs_origin_error error;
+    rs_reason  reason;        /* as rs_site_reason gives it */
+    rs_verdict verdict;       /* disallowed, line, rule */
+    rs_rule_info rule;        /* the deciding rule when verdict.rule >= 0 (pattern valid as
+                                 long as @sites) */
+    char       origin[RS_ORIGIN_MAX]; /* canonical origin, NUL-terminated */
+} rs_site_verdict;
+
+/**
+ * One URL, one agent, for bindings and single checks: origin, site, path and
+ * match, exactly as rs_scan_block decides a URL line (a no-robots origin is
+ * allowed, reason RS_REASON_NO_ROBOTS). Thread-safe like rs_site_lookup.
+ * @return RS_OK (also for a malformed URL: see out->malformed); RS_ERR_IO,
+ *         RS_ERR_NOMEM from the sites; RS_ERR_USAGE for NULL arguments.
+ */
+RS_API rs_status rs_site_check(rs_sites *s, const char *url, size_t url_len, const char *agent,
+                               size_t agent_len, rs_semantics semantics, int encode_url,
+                               rs_site_verdict *out);
+
+/**
+ * Frees every ruleset and matcher @s has loaded and forgets the origins it
+ * resolved; the sources' indexes (directory listings, manifests) stay, and
+ * later lookups load again. For bulk runs in partitions (urls
+ * --memory-limit): only the current partition's sites stay in memory.
+ * Every pointer from earlier lookups (and every scanner over @s) becomes
+ * invalid. Not concurrently with any other call on @s.
+ * @return RS_OK, RS_ERR_NOMEM, RS_ERR_USAGE.
+ */
+RS_API rs_status rs_sites_release(rs_sites *s);
+
+/** @return the bytes a compiled matcher occupies (its one allocation). */
+RS_API size_t rs_matcher_memory(const rs_matcher *m);
+
+/**
+ * Lists the entries of robots directory @dir as a directory source uses them
+ * (src/sites/source_list.c): @fn gets each entry's key, the canonical "host"
+ * or "host:port" it serves over http and https, and its file, after
+ * duplicates are resolved. A non-zero return from @fn stops (RS_ERR_IO).
+ * @return RS_OK, RS_ERR_USAGE (not a directory), or the error of opening it
+ *         (message in @err).
+ */
+RS_API rs_status rs_robots_dir_list(const char *dir,
+                                    int (*fn)(const char *key, size_t key_len, const char *path, void *ctx),
+                                    void *ctx, char *err, size_t err_cap);
+
+/*
+ * Shards (src/scan/shard.c, robotscan shard): the shard of a site is
+ * XXH3_64bits(canonical origin, seed 0) mod n. This is stable across
+ * machines and versions (XXH3's output is fixed by its specification, the
+ * canonical origin is rs_origin_parse's), so shards written anywhere agree.
+ */
+/** @return the shard in [0, n) of canonical origin @origin (0 when n <= 1). */
+RS_API uint32_t rs_shard_of_origin(const char *origin, size_t len, uint32_t n);
+/** @return the shard of @url's canonical origin; 0 for a URL without one (malformed). */
+RS_API uint32_t rs_shard_of_url(const char *url, size_t len, uint32_t n);
+
 /*
  * WARC sources and compressed robots files (SPEC 3). A regular file whose
  * content (plain, gzip or zstd) starts with a WARC record is a WARC source:
@@ -1171,6 +1336,18 @@ RS_API rs_str rs_tally_key(const rs_tally *t, uint32_t index);
 /** Adds every counter of @src into @dst (same counter count). */
 RS_API rs_status rs_tally_merge(rs_tally *dst, const rs_tally *src);
 
+/**
+ * Appends @t as a JSON list of objects (src/report/stats_json.c), the form
+ * every bulk command's --stats uses for keyed tallies (docs/scale-out.md):
+ * one object per key, the key split at tabs into fields @key_names (a name
+ * starting with '#' is written as a number, without the '#'), then the
+ * counters named @counter_names (the first @n_counters counters). Order:
+ * sum of those counters descending, then key bytes. Keys with fewer fields
+ * than @n_keys are skipped.
+ */
+RS_API rs_status rs_tally_json_list(rs_outbuf *out, const rs_tally *t, const char *const *key_names,
+                                    size_t n_keys, const char *const *counter_names, size_t n_counters);
+
 /*
  * HTML report (src/report/html.c): --stats JSON documents of the bulk
  * commands -> one self-contained HTML page (no scripts, no external fetches;
@@ -1299,6 +1476,92 @@ typedef struct {
 RS_API rs_status rs_lint_agent(const void *body, size_t size, const char *agent, size_t agent_len,
                                rs_lint_agent_view **out);
 RS_API void rs_lint_agent_free(rs_lint_agent_view *view);
+
+
+/* ===== Diff (src/diff) =====
+ *
+ * What changes between two sides: two robots.txt versions (two rs_sites), or
+ * two semantics of one. Per (URL, agent), a flip is a verdict that differs;
+ * per (origin, agent), the rule-level diff compares the two matchers' rules.
+ * Callers decide both sides with two scanners over the same block
+ * (rs_scan_block) and classify the pairs of records here.
+ */
+
+/** How a verdict changed from the old side to the new one. */
+typedef enum {
+    RS_FLIP_UNCHANGED = 0,
+    RS_FLIP_NEWLY_DISALLOWED = 1,   /* allowed before, disallowed now */
+    RS_FLIP_NEWLY_ALLOWED = 2       /* disallowed before, allowed now */
+} rs_flip;
+#define RS_FLIP_COUNT 3
+
+/** @return the flip of a pair of verdicts (disallowed flags). */
+RS_API rs_flip rs_diff_flip(int old_disallowed, int new_disallowed);
+/** @return "unchanged", "newly-disallowed" or "newly-allowed". */
+RS_API const char *rs_flip_str(rs_flip f);
+
+/*
+ * Diff counters, as rs_tally counters (RS_DIFF_COUNTERS per key) so per-thread
+ * and per-shard tallies merge by addition: every one is a sum.
+ */
+enum {
+    RS_DIFF_COMPARED = 0,           /* (URL, agent) pairs decided on both sides */
+    RS_DIFF_NEWLY_DISALLOWED,
+    RS_DIFF_NEWLY_ALLOWED,
+    RS_DIFF_UNCHANGED,
+    RS_DIFF_HITS,                   /* sums of the pairs' weights (log hits; 1 per URL line) */
+    RS_DIFF_HITS_NEWLY_DISALLOWED,
+    RS_DIFF_HITS_NEWLY_ALLOWED,
+    RS_DIFF_HITS_UNCHANGED,
+    RS_DIFF_COUNTERS
+};
+
+/** Adds one compared pair of weight @hits to @c (RS_DIFF_COUNTERS counters). @return its flip. */
+RS_API rs_flip rs_diff_count(uint64_t *c, int old_disallowed, int new_disallowed, uint64_t hits);
+
+/** What happened to one rule (rs_rule_change.change). */
+typedef enum {
+    RS_RULE_ADDED = 0,     /* on the new side only */
+    RS_RULE_REMOVED,       /* on the old side only */
+    RS_RULE_CHANGED_EFFECT /* on both sides, but its probe path gets another verdict */
+} rs_rule_change_kind;
+
+/** @return "added", "removed" or "changed-effect". */
+RS_API const char *rs_rule_change_str(rs_rule_change_kind k);
+
+/**
+ * One change of the rule-level diff. A rule is identified by its type and
+ * canonical pattern (its line may move). Its probe path is the shortest path
+ * its pattern names: the pattern with every `*` removed and a final `$`
+ * dropped, with `/` put in front when it does not start with one.
+ */
+typedef struct {
+    rs_rule_change_kind change;
+    rs_rule_type type;
+    rs_str   pattern;      /* canonical; valid during the callback */
+    uint32_t old_line;     /* first line of the rule on the old side; 0 when added */
+    uint32_t new_line;     /* first line on the new side; 0 when removed */
+    rs_str   probe;        /* the probe path; valid during the callback */
+    rs_verdict old_verdict;/* the probe decided by each side (line, disallowed) */
+    rs_verdict new_verdict;
+} rs_rule_change;
+
+typedef void (*rs_rule_change_callback)(void *ctx, const rs_rule_change *change);
+
+/**
+ * The rule-level diff of two matchers for one agent (each from
+ * rs_matcher_create or a lookup, or NULL for "no rules": no-robots, or an
+ * allow-all/disallow-all fetch outcome, which have no rules). Rules are
+ * compared as sets of (type, canonical pattern); a rule written twice counts
+ * once, at its first line. Changes are delivered removed (old file order),
+ * then added (new file order), then changed in effect (new file order).
+ * Changed in effect: a rule on both sides whose probe path gets a different
+ * verdict from the old and the new matcher (another rule now overrides it, or
+ * it now overrides another, or the semantics read it differently).
+ * @return RS_OK or RS_ERR_NOMEM (no change delivered then).
+ */
+RS_API rs_status rs_diff_rules(const rs_matcher *old_m, const rs_matcher *new_m,
+                               rs_rule_change_callback cb, void *ctx);
 
 
 

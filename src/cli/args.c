@@ -114,6 +114,7 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
     if (!strcmp(name, "--encode-urls")) { o->encode_urls = 1; return 0; }
     if (!strcmp(name, "--quiet")) { o->quiet = 1; return 0; }
     if (!strcmp(name, "--verbose")) { o->verbose = 1; return 0; }
+    if (!strcmp(name, "--input-line")) { o->input_line = 1; return 0; }
     if (!strcmp(name, "--progress")) { o->progress = 1; return 0; }
     if (!strcmp(name, "--no-progress")) { o->progress = 0; return 0; }
     if (!strcmp(name, "--fail-on-disallowed") || !strcmp(name, "--fail-on-violation")) {

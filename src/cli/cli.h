@@ -40,8 +40,9 @@ struct cli_opts {
     int         n_fields;
     const char *verify[CLI_MAX_LIST];   /* --verify [TOKEN=]FILE (logs) */
     int         n_verify;
-    const char *memory_limit;           /* --memory-limit SIZE (logs) */
+    const char *memory_limit;           /* --memory-limit SIZE (logs, urls) */
     int         help;                   /* --help */
+    int         input_line;             /* --input-line: input line number as a first column */
     const char *agents_file;            /* --agents FILE (survey) */
     int         keep_going;             /* --keep-going: skip corrupt WARC records */
     char      **args;                   /* positional arguments: argv compacted in place (not allocated) */
@@ -84,6 +85,7 @@ int cmd_check(int argc, char **argv);
 int cmd_urls(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_survey(int argc, char **argv);
 int cmd_sitemaps(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -96,5 +98,13 @@ int cmd_report(int argc, char **argv);
 int cli_html_supported(const char *command);
 int cli_html_prepare(struct cli_opts *o);
 int cli_write_html(const struct cli_opts *o);
+
+int cmd_shard(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+/* --input-line (input_line.c): the header names with "input_line" first, and
+ * the column put in front of the record that starts at @start of @out. */
+const char *const *cli_input_line_columns(const char *const *columns, size_t n);
+rs_status cli_input_line_put(rs_outbuf *out, size_t start, rs_format fmt, uint64_t line);
 
 #endif /* RS_CLI_H */

@@ -69,6 +69,7 @@ static const char HELP[] =
     "  --html FILE          also write the statistics as an HTML page (see robotscan report)\n"
     "  --progress, --no-progress\n"
     "  --fail-on-violation  exit 1 when any hit is a violation\n"
+    "  --input-line         an input_line column first (for robotscan merge --records)\n"
     "\n"
     "Columns: time (ISO 8601 UTC), client, origin, agent, user_agent, method, url, status,\n"
     "         verdict, line, rule, reason, delay_violation, verified (with --verify)\n"
@@ -81,7 +82,7 @@ static const char HELP[] =
 static const char *const ACCEPTED[] = {
     "--robots", "--host", "--scheme", "--log-format", "--field", "--verify", "--agent", "--format", "--only", "--quiet",
     "--stats", "--semantics", "-j", "--jobs", "--verbose", "--progress", "--no-progress", "--memory-limit",
-    "--fail-on-violation", "--help", NULL,
+    "--fail-on-violation", "--input-line", "--help", NULL,
 };
 
 static const char *const COLUMNS[] = {
@@ -585,6 +586,8 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
         k->len = 0;
         CLI_TRY(rs_outbuf_append(k, bot.token.ptr, bot.token.len));
         CLI_TRY(rs_outbuf_append(k, "\t", 1));
+        /* per origin, so that shards by site sum exactly (docs/scale-out.md) */
+        CLI_TRY(rs_outbuf_append(k, origin->origin.ptr, origin->origin.len));
         CLI_TRY(rs_outbuf_append(k, path.ptr, path.len));
         CLI_TRY(rs_tally_find(acc->paths, k->ptr, k->len, &ix));
         rs_tally_counters(acc->paths, ix)[0]++;
@@ -631,7 +634,9 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
                 { rule, 0, 0 },
                 { { reason, strlen(reason) }, 0, 0 },
             };
+            const size_t start = res->out.len;
             CLI_TRY(rs_format_record(&res->out, job->opts->format, COLUMNS, f, N_RENDERED));
+            if (job->opts->input_line) CLI_TRY(cli_input_line_put(&res->out, start, job->opts->format, line_no));
             res->out.len--;                                        /* the newline */
             if (job->opts->format == RS_FORMAT_JSONL) res->out.len--; /* the '}' */
         }
@@ -1436,8 +1441,9 @@ int cmd_logs(int argc, char **argv)
     cfg.user_new = acc_new;
     cfg.user_free = acc_free;
     cfg.in_order = keep_block;
-    cfg.columns = COLUMNS;
-    cfg.n_columns = ranges ? N_RENDERED + 2 : N_RENDERED + 1;
+    const size_t n_columns = ranges ? N_RENDERED + 2 : N_RENDERED + 1;
+    cfg.columns = o.input_line ? cli_input_line_columns(COLUMNS, n_columns) : COLUMNS;
+    cfg.n_columns = n_columns + (o.input_line ? 1 : 0);
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

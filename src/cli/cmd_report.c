@@ -142,7 +142,7 @@ int cmd_report(int argc, char **argv)
  * and its name here (until then, --html is an unknown option for it). */
 int cli_html_supported(const char *command)
 {
-    static const char *const WITH_HTML[] = { "logs", "urls", "survey" };
+    static const char *const WITH_HTML[] = { "logs", "urls", "survey", "diff" };
     for (size_t i = 0; i < sizeof WITH_HTML / sizeof WITH_HTML[0]; i++)
         if (!strcmp(command, WITH_HTML[i])) return 1;
     return 0;

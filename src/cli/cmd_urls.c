@@ -3,12 +3,15 @@
  * against many sites' robots.txt -> a verdict stream and statistics.
  *
  * Pipeline: the main thread reads blocks of whole lines (src/input) into a
- * ring of slots; workers turn each block into formatted records, counters
- * and diagnostics of its own; the main thread writes finished slots strictly
- * in input order. With -j 1 the main thread does all of it in turn.
+ * ring of slots; workers decide each block with a scanner of their own
+ * (src/scan: the decision lives in the library) and turn its records into
+ * output, counters and diagnostics; the main thread writes finished slots
+ * strictly in input order. With -j 1 the main thread does all of it in turn.
  */
 #include "cli/cli.h"
 #include "cli/pipeline.h"
+#include "cli/spill.h"
+#include "cli/urls_spill.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +40,15 @@ static const char HELP[] =
     "  --encode-urls          percent-encode non-ASCII path bytes before matching\n"
     "  --semantics S          google (default) or first-match\n"
     "  -j, --jobs N           worker threads (default 1); output order is kept\n"
+    "  --memory-limit SIZE    keep the loaded robots.txt under about SIZE (e.g. 512M, 2G):\n"
+    "                         the input is partitioned by origin into temporary zstd files\n"
+    "                         in $TMPDIR (else /tmp) and run a partition group at a time;\n"
+    "                         the output is the same, in input order (single-threaded)\n"
     "  --verbose              report malformed lines with their line numbers\n"
     "  --html FILE            also write the statistics as an HTML page (see robotscan report)\n"
     "  --progress, --no-progress   progress on stderr (default: when stderr is a terminal)\n"
     "  --fail-on-disallowed   exit 1 when any URL is disallowed\n"
+    "  --input-line           an input_line column first (for robotscan merge --records)\n"
     "\n"
     "Columns: url, origin, agent, verdict, line, rule, reason\n"
     "  reason: matched, no-match, unavailable (3xx/4xx: allow all),\n"
@@ -50,7 +58,7 @@ static const char HELP[] =
 static const char *const ACCEPTED[] = {
     "--robots", "--agent", "--format", "--only", "--quiet", "--stats", "--missing", "--encode-urls",
     "--semantics", "-j", "--jobs", "--verbose", "--progress", "--no-progress",
-    "--fail-on-disallowed", "--help", NULL,
+    "--fail-on-disallowed", "--memory-limit", "--input-line", "--help", NULL,
 };
 
 static const char *const COLUMNS[] = { "url", "origin", "agent", "verdict", "line", "rule", "reason" };
@@ -73,58 +81,22 @@ typedef struct {
     rs_str reasons[RS_REASON_COUNT]; /* rs_reason_str() of each reason, with its length */
 } urls_job;
 
-/*
- * Origins by raw key ("scheme://authority/" as written), direct-mapped: URL
- * lists interleave sites, and a key seen before skips origin parsing and the
- * site lookup. Keys or origins longer than the slots are not cached.
- */
-#define OCACHE_SIZE 1024           /* entries, a power of two */
-#define OCACHE_KEY  64             /* longest raw key cached */
-#define OCACHE_ORIGIN 80           /* longest canonical origin cached */
-
+/* What a worker keeps between blocks: its scanner and scratch, never shared. */
 typedef struct {
-    uint32_t key_len;              /* 0 = empty slot */
-    uint32_t origin_len;
-    uint32_t origin_tally;
-    rs_site_result site;
-    char key[OCACHE_KEY];
-    char origin[OCACHE_ORIGIN];
-} origin_entry;
-
-/* What a worker keeps between blocks: caches and scratch, never shared. */
-typedef struct {
-    origin_entry cache[OCACHE_SIZE];
-    char origin_buf[RS_ORIGIN_MAX];
-    char last_key[RS_ORIGIN_MAX];  /* raw "scheme://authority/" bytes of the last URL */
-    size_t last_key_len;           /* 0 = none */
-    char last_origin[RS_ORIGIN_MAX];
-    size_t last_origin_len;   /* 0 = no cached origin */
-    rs_site_result last_site;
-    uint32_t last_origin_tally;
-    char *scratch;            /* path copies */
-    size_t scratch_cap;
+    rs_scanner *sc;           /* created on the worker's first block */
+    uint32_t *tally_ix;       /* per scanner site: origin tally index + 1 (0 = not yet) */
+    size_t tally_cap;
     rs_outbuf rule_text;
     const rs_matcher *rule_matcher; /* rule_text holds rule rule_index of this matcher */
     int32_t rule_index;
 } worker_state;
 
-static int scratch_grow(worker_state *w, size_t need)
-{
-    if (w->scratch_cap >= need) return 0;
-    size_t cap = w->scratch_cap ? w->scratch_cap : 4096;
-    while (cap < need) cap *= 2;
-    char *p = realloc(w->scratch, cap);
-    if (p == NULL) return -1;
-    w->scratch = p;
-    w->scratch_cap = cap;
-    return 0;
-}
-
 static void worker_state_free(void *p)
 {
     worker_state *w = p;
     if (w == NULL) return;
-    free(w->scratch);
+    rs_scanner_free(w->sc);
+    free(w->tally_ix);
     rs_outbuf_free(&w->rule_text);
     free(w);
 }
@@ -133,17 +105,6 @@ static void *worker_state_new(void)
 {
     return calloc(1, sizeof(worker_state));
 }
-
-static inline int is_skippable(const char *p, size_t n)
-{
-    if (__builtin_expect(n > 0 && p[0] != ' ' && p[0] != '\t' && p[0] != '\r' && p[0] != '#', 1)) return 0;
-    size_t i = 0;
-    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) i++;
-    return i == n || p[i] == '#';
-}
-
-static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *res,
-                        const char *url, size_t len, const rs_url_parts *parts);
 
 /* Formats "allow: /x" / "disallow: /x" for rule @rule of @m into w->rule_text (kept for the next URL). */
 static rs_str rule_string(worker_state *w, const rs_matcher *m, int32_t rule)
@@ -170,148 +131,45 @@ static rs_str rule_string(worker_state *w, const rs_matcher *m, int32_t rule)
     return s;
 }
 
-/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the last one overlapping. */
-static inline int same_key(const char *a, const char *b, size_t n)
+/* The origin tally entry of record @r (cached per scanner site). */
+static rs_status origin_tally(worker_state *w, pipeline_result *res, const rs_scan_record *r, uint32_t *ix)
 {
-    if (n < 8) return memcmp(a, b, n) == 0;
-    uint64_t x, y, diff = 0;
-    for (size_t i = 0; i + 8 < n; i += 8) {
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        diff |= x ^ y;
-    }
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, b + n - 8, 8);
-    return (diff | (x ^ y)) == 0;
-}
-
-/* Slot of a raw key in the origin cache: a multiplicative hash of its 8-byte words. */
-static size_t key_slot(const char *k, size_t n)
-{
-    uint64_t h = n;
-    if (n >= 8) {
-        size_t i = 0;
-        for (; i + 8 < n; i += 8) {
-            uint64_t x;
-            memcpy(&x, k + i, 8);
-            h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-        }
-        uint64_t x;
-        memcpy(&x, k + n - 8, 8);                  /* the last 8 bytes (may overlap) */
-        h = (h ^ x) * 0x9E3779B97F4A7C15ull;
-    } else {
-        for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)k[i]) * 0x9E3779B97F4A7C15ull;
-    }
-    return (size_t)(h >> 40) & (OCACHE_SIZE - 1);
-}
-
-/* Makes @e's origin the current one (w->last_*), for the URL whose raw key is url[0, key). */
-static void use_cached(worker_state *w, const origin_entry *e, const char *url, size_t key)
-{
-    memcpy(w->last_origin, e->origin, e->origin_len);
-    w->last_origin_len = e->origin_len;
-    w->last_site = e->site;
-    w->last_origin_tally = e->origin_tally;
-    memcpy(w->last_key, url, key);
-    w->last_key_len = key;
-}
-
-static rs_status one_url(const urls_job *job, worker_state *w, pipeline_result *res,
-                         const char *url, size_t len, uint64_t line_no)
-{
-    /* URLs agreeing up to the end of the authority have one origin: a run of
-     * URLs of one site is parsed and looked up once. */
-    const rs_url_parts parts = rs_url_split(url, len);
-    const size_t key = parts.authority_end < len ? parts.authority_end + 1 : len;
-    if (key == w->last_key_len && same_key(url, w->last_key, key))
-        return decide(job, w, res, url, len, &parts);
-    /* rs_origin_parse skips leading whitespace and a BOM, so for such a line the
-     * origin may depend on bytes past the key ("  //a.com/" vs "  //b.com/"):
-     * those lines are neither cached nor looked up. */
-    const unsigned char c0 = len ? (unsigned char)url[0] : 0;
-    const int keyed = c0 > 0x20 && c0 != 0xEF;
-    origin_entry *e = NULL;
-    if (keyed && key <= OCACHE_KEY) {
-        e = &w->cache[key_slot(url, key)];
-        if (e->key_len == key && same_key(e->key, url, key)) {
-            use_cached(w, e, url, key);
-            return decide(job, w, res, url, len, &parts);
-        }
-    }
-    rs_origin origin;
-    CLI_TRY(rs_origin_parse(url, len, w->origin_buf, sizeof w->origin_buf, &origin));
-    if (origin.error != RS_ORIGIN_OK) {
-        res->counts.malformed++;
-        if (job->opts->verbose)
-            pipeline_diag(res, "%s:%llu: malformed URL (%s), skipped", job->input_name,
-                          (unsigned long long)line_no, rs_origin_error_str(origin.error));
+    if (r->site != UINT32_MAX && r->site < w->tally_cap && w->tally_ix[r->site]) {
+        *ix = w->tally_ix[r->site] - 1;
         return RS_OK;
     }
-    /* URL lists are usually grouped by host: reuse the last lookup. */
-    if (origin.origin.len != w->last_origin_len
-        || memcmp(origin.origin.ptr, w->last_origin, origin.origin.len) != 0) {
-        rs_site_result site;
-        const rs_status st = rs_site_lookup(job->sites, &origin, job->agent, job->agent_len, &site);
-        if (st != RS_OK) {
-            pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites));
-            return st;
-        }
-        memcpy(w->last_origin, origin.origin.ptr, origin.origin.len);
-        w->last_origin_len = origin.origin.len;
-        w->last_site = site;
-        if (job->want_tallies)
-            CLI_TRY(rs_tally_find(res->origins, origin.origin.ptr, origin.origin.len,
-                                     &w->last_origin_tally));
+    CLI_TRY(rs_tally_find(res->origins, r->origin.ptr, r->origin.len, ix));
+    if (r->site == UINT32_MAX) return RS_OK;
+    if (r->site >= w->tally_cap) {
+        size_t cap = w->tally_cap ? w->tally_cap : 1024;
+        while (cap <= r->site) cap *= 2;
+        uint32_t *t = realloc(w->tally_ix, cap * sizeof *t);
+        if (t == NULL) return RS_ERR_NOMEM;
+        memset(t + w->tally_cap, 0, (cap - w->tally_cap) * sizeof *t);
+        w->tally_ix = t;
+        w->tally_cap = cap;
     }
-    w->last_key_len = key <= sizeof w->last_key && keyed ? key : 0;
-    memcpy(w->last_key, url, w->last_key_len);
-    if (e && w->last_origin_len <= OCACHE_ORIGIN) {
-        e->key_len = (uint32_t)key;
-        memcpy(e->key, url, key);
-        e->origin_len = (uint32_t)w->last_origin_len;
-        memcpy(e->origin, w->last_origin, w->last_origin_len);
-        e->site = w->last_site;
-        e->origin_tally = w->last_origin_tally;
-    }
-    return decide(job, w, res, url, len, &parts);
+    w->tally_ix[r->site] = *ix + 1;
+    return RS_OK;
 }
 
-/* The verdict for a URL whose site is w->last_site, counted and formatted. */
-static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *res,
-                        const char *url, size_t len, const rs_url_parts *parts)
+/* Counts, tallies and formats one decided URL. */
+static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r)
 {
-    const rs_site_result *site = &w->last_site;
-
-    rs_verdict v = { 0, 0, -1 };
-    if (site->matcher == NULL) { /* no-robots */
-        if (job->missing == 2) {
-            res->counts.skipped++;
-            return RS_OK;
-        }
-        v.disallowed = job->missing == 1;
-    } else {
-        if (scratch_grow(w, 4 * len + 8) != 0) return RS_ERR_NOMEM;
-        rs_str path = rs_url_path_of(url, len, parts, w->scratch, w->scratch_cap);
-        if (job->opts->encode_urls) {
-            char *enc = w->scratch + len + 2;
-            path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
-            path.ptr = enc;
-        }
-        rs_matcher_match(site->matcher, path.ptr, path.len, &v);
-    }
-    const rs_reason reason = rs_site_reason(site, site->matcher ? &v : NULL);
     res->counts.urls++;
-    res->counts.verdict[v.disallowed]++;
-    res->counts.reason[reason]++;
+    res->counts.verdict[r->disallowed]++;
+    res->counts.reason[r->reason]++;
 
     if (job->want_tallies) {
-        rs_tally_counters(res->origins, w->last_origin_tally)[v.disallowed ? OC_DISALLOW : OC_ALLOW]++;
-        if (v.rule >= 0) {
+        uint32_t oix;
+        CLI_TRY(origin_tally(w, res, r, &oix));
+        rs_tally_counters(res->origins, oix)[r->disallowed ? OC_DISALLOW : OC_ALLOW]++;
+        if (r->rule >= 0) {
             /* key: origin, TAB, rule text */
-            const rs_str rule = rule_string(w, site->matcher, v.rule);
+            const rs_str rule = rule_string(w, r->matcher, r->rule);
             char key[RS_ORIGIN_MAX + 64];
-            const int n = snprintf(key, sizeof key, "%.*s\t%u\t", (int)w->last_origin_len,
-                                   w->last_origin, v.line);
+            const int n = snprintf(key, sizeof key, "%.*s\t%u\t", (int)r->origin.len,
+                                   r->origin.ptr, r->line);
             uint32_t ix;
             rs_outbuf *k = &res->scratch_key;
             k->len = 0;
@@ -322,15 +180,15 @@ static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *r
         }
     }
 
-    if (job->opts->quiet || (job->only >= 0 && job->only != v.disallowed)) return RS_OK;
-    const rs_str rule = rule_string(w, site->matcher, v.rule);
-    const rs_str reason_s = job->reasons[reason];
+    if (job->opts->quiet || (job->only >= 0 && job->only != r->disallowed)) return RS_OK;
+    const rs_str rule = rule_string(w, r->matcher, r->rule);
+    const rs_str reason_s = job->reasons[r->reason];
     if (job->opts->format == RS_FORMAT_TEXT) {
         char tail[64];
-        CLI_TRY(rs_outbuf_append(&res->out, v.disallowed ? "DISALLOWED  " : "allowed     ", 12));
-        CLI_TRY(rs_outbuf_append(&res->out, url, len));
-        if (v.line) {
-            snprintf(tail, sizeof tail, "  (line %u: ", v.line);
+        CLI_TRY(rs_outbuf_append(&res->out, r->disallowed ? "DISALLOWED  " : "allowed     ", 12));
+        CLI_TRY(rs_outbuf_append(&res->out, r->url.ptr, r->url.len));
+        if (r->line) {
+            snprintf(tail, sizeof tail, "  (line %u: ", r->line);
             CLI_TRY(rs_outbuf_append(&res->out, tail, strlen(tail)));
             CLI_TRY(rs_outbuf_append(&res->out, rule.ptr, rule.len));
             CLI_TRY(rs_outbuf_append(&res->out, ")", 1));
@@ -339,41 +197,158 @@ static rs_status decide(const urls_job *job, worker_state *w, pipeline_result *r
         return rs_outbuf_append(&res->out, tail, strlen(tail));
     }
     const rs_field fields[N_COLUMNS] = {
-        { { url, len }, 0, 0 },
-        { { w->last_origin, w->last_origin_len }, 0, 0 },
+        { r->url, 0, 0 },
+        { r->origin, 0, 0 },
         { { job->agent, job->agent_len }, 0, 0 },
-        { { v.disallowed ? "disallow" : "allow", v.disallowed ? 8u : 5u }, 0, 0 },
-        { { NULL, 0 }, v.line, 1 },
+        { { r->disallowed ? "disallow" : "allow", r->disallowed ? 8u : 5u }, 0, 0 },
+        { { NULL, 0 }, r->line, 1 },
         { rule, 0, 0 },
         { reason_s, 0, 0 },
     };
-    return rs_format_record(&res->out, job->opts->format, COLUMNS, fields, N_COLUMNS);
+    const size_t start = res->out.len;
+    CLI_TRY(rs_format_record(&res->out, job->opts->format, COLUMNS, fields, N_COLUMNS));
+    return job->opts->input_line ? cli_input_line_put(&res->out, start, job->opts->format, r->line_no) : RS_OK;
+}
+
+/*
+ * Decides @block: its line i is input line @line_nos[i] (NULL: numbered by
+ * the block). With @ends (partitioned runs), after line i ends[2i] and
+ * ends[2i+1] hold the lengths of res->out and res->diag.
+ */
+static rs_status process_lines(void *ctx, void *state, const rs_block *block, const uint64_t *line_nos,
+                               pipeline_result *res, size_t *ends)
+{
+    const urls_job *job = ctx;
+    worker_state *w = state;
+    if (w->sc == NULL) {
+        const char *agents[1] = { job->agent };
+        const size_t lens[1] = { job->agent_len };
+        rs_scan_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.sites = job->sites;
+        cfg.agents = agents;
+        cfg.agent_lens = lens;
+        cfg.n_agents = 1;
+        cfg.semantics = job->opts->semantics;
+        cfg.missing = (rs_scan_missing)job->missing;
+        cfg.encode_urls = job->opts->encode_urls;
+        CLI_TRY(rs_scanner_create(&cfg, &w->sc));
+    }
+    size_t n;
+    const rs_status st = rs_scan_block(w->sc, block, &n);
+    if (st != RS_OK) {
+        pipeline_fail(res, st, "%s", rs_scanner_errmsg(w->sc));
+        return st;
+    }
+    res->counts.lines += n;
+    for (size_t i = 0; i < n; i++) {
+        rs_scan_record rec;
+        rs_scan_get(w->sc, i, 0, &rec);
+        const rs_scan_record *r = &rec;
+        if (line_nos) rec.line_no = line_nos[i];
+        if (ends && i) {
+            ends[2 * i - 2] = res->out.len;
+            ends[2 * i - 1] = res->diag.len;
+        }
+        switch (r->kind) {
+        case RS_SCAN_URL:
+            CLI_TRY(emit(job, w, res, r));
+            break;
+        case RS_SCAN_BLANK:
+            res->counts.blank++;
+            break;
+        case RS_SCAN_SKIPPED:
+            res->counts.skipped++;
+            break;
+        case RS_SCAN_OVERSIZED:
+            res->counts.malformed++;
+            if (job->opts->verbose)
+                pipeline_diag(res, "%s:%llu: line of %llu bytes is too long for a URL, skipped",
+                              job->input_name, (unsigned long long)r->line_no,
+                              (unsigned long long)r->oversized);
+            break;
+        default: /* RS_SCAN_MALFORMED */
+            res->counts.malformed++;
+            if (job->opts->verbose)
+                pipeline_diag(res, "%s:%llu: malformed URL (%s), skipped", job->input_name,
+                              (unsigned long long)r->line_no,
+                              rs_origin_error_str((rs_origin_error)r->error));
+            break;
+        }
+    }
+    if (ends && n) {
+        ends[2 * n - 2] = res->out.len;
+        ends[2 * n - 1] = res->diag.len;
+    }
+    return RS_OK;
 }
 
 static rs_status process_block(void *ctx, void *state, const rs_block *block, pipeline_result *res)
 {
+    return process_lines(ctx, state, block, NULL, res, NULL);
+}
+
+/* ===== Partitioned runs (--memory-limit, urls_spill.c) ===== */
+
+static void *spill_run_open(void *ctx)
+{
+    (void)ctx;
+    void *w = worker_state_new();
+    if (w == NULL) cli_error("out of memory");
+    return w;
+}
+
+/* Drops the run's scanner, then every ruleset and matcher the run loaded. */
+static void spill_run_close(void *ctx, void *state)
+{
     const urls_job *job = ctx;
-    worker_state *w = state;
-    rs_lines it;
-    rs_line ln;
-    rs_lines_init(&it, block);
-    while (rs_line_next(&it, &ln)) {
-        res->counts.lines++;
-        if (ln.oversized) {
-            res->counts.malformed++;
-            if (job->opts->verbose)
-                pipeline_diag(res, "%s:%llu: line of %llu bytes is too long for a URL, skipped",
-                              job->input_name, (unsigned long long)ln.number,
-                              (unsigned long long)ln.oversized);
-            continue;
-        }
-        if (is_skippable(ln.text.ptr, ln.text.len)) {
-            res->counts.blank++;
-            continue;
-        }
-        CLI_TRY(one_url(job, w, res, ln.text.ptr, ln.text.len, ln.number));
+    worker_state_free(state);
+    rs_sites_release(job->sites);
+}
+
+static void spill_oversized(void *ctx, pipeline_result *res, uint64_t line_no, uint64_t len)
+{
+    const urls_job *job = ctx;
+    res->counts.lines++;
+    res->counts.malformed++;
+    if (job->opts->verbose)
+        pipeline_diag(res, "%s:%llu: line of %llu bytes is too long for a URL, skipped", job->input_name,
+                      (unsigned long long)line_no, (unsigned long long)len);
+}
+
+/* The whole run in partitions: every input in turn. @return 0 or 2. */
+static int run_partitioned(urls_job *job, const struct cli_opts *o, uint64_t limit, pipeline_totals *tot,
+                           spill_stats *ss)
+{
+    spill_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.memory_limit = limit;
+    ss->memory_limit = limit;
+    sc.dir = getenv("TMPDIR");
+    if (sc.dir == NULL || sc.dir[0] == '\0') sc.dir = "/tmp";
+    rs_sites_stats sst;
+    rs_sites_get_stats(job->sites, &sst);
+    sc.known_sites = sst.dir_entries + sst.manifest_lines + 1;
+    sc.want_tallies = job->want_tallies;
+    sc.origin_counters = OC_COUNT;
+    sc.write_header = !o->quiet;
+    sc.format = o->format;
+    sc.columns = o->input_line ? cli_input_line_columns(COLUMNS, N_COLUMNS) : COLUMNS;
+    sc.n_columns = N_COLUMNS + (o->input_line ? 1 : 0);
+    sc.ctx = job;
+    sc.run_open = spill_run_open;
+    sc.run_close = spill_run_close;
+    sc.process = process_lines;
+    sc.oversized = spill_oversized;
+    static char *const STDIN_ONLY[] = { "-" };
+    char *const *inputs = o->n_args ? o->args : STDIN_ONLY;
+    const int n = o->n_args ? o->n_args : 1;
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        job->input_name = strcmp(inputs[i], "-") ? inputs[i] : "(stdin)";
+        rc = spill_run(&sc, inputs[i], job->input_name, tot, ss);
     }
-    return RS_OK;
+    return rc;
 }
 
 /* ===== Summary and statistics ===== */
@@ -395,47 +370,15 @@ static void summary_text(rs_outbuf *o, const pipeline_counts *c, double seconds)
     rs_outbuf_append(o, line, strlen(line));
 }
 
-/* Stats entries in a fixed order (most counted first, then by key bytes), so that the
- * JSON does not depend on the number of threads or on which worker saw which block. */
-typedef struct {
-    rs_str key;
-    uint64_t total;
-    uint32_t index;
-} stat_entry;
-
-static int stat_entry_cmp(const void *pa, const void *pb)
-{
-    const stat_entry *a = pa, *b = pb;
-    if (a->total != b->total) return a->total > b->total ? -1 : 1;
-    const int c = memcmp(a->key.ptr, b->key.ptr, a->key.len < b->key.len ? a->key.len : b->key.len);
-    if (c != 0) return c;
-    return a->key.len < b->key.len ? -1 : a->key.len > b->key.len;
-}
-
-/* @return the entries of @t sorted, or NULL when out of memory (freed by the caller). */
-static stat_entry *stat_sorted(const rs_tally *t, unsigned counters)
-{
-    const uint32_t n = rs_tally_size(t);
-    stat_entry *e = malloc((n ? n : 1) * sizeof *e);
-    if (e == NULL) return NULL;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint64_t *v = rs_tally_counters_const(t, i);
-        e[i].key = rs_tally_key(t, i);
-        e[i].total = 0;
-        for (unsigned c = 0; c < counters; c++) e[i].total += v[c];
-        e[i].index = i;
-    }
-    qsort(e, n, sizeof *e, stat_entry_cmp);
-    return e;
-}
-
+/* Keyed lists come from rs_tally_json_list: a fixed order (most counted first, then key
+ * bytes), so the JSON does not depend on the number of threads or on the worker of a block. */
 static int write_stats(const char *path, const struct cli_opts *o, const pipeline_totals *t, double seconds)
 {
     rs_outbuf b = { 0 };
     char tmp[256];
     const pipeline_counts *c = &t->counts;
 #define PUT(s) rs_outbuf_append(&b, (s), strlen(s))
-    PUT("{\"command\":\"urls\",\"agent\":");
+    PUT("{\"command\":\"urls\",\"schema_version\":2,\"agent\":");
     rs_outbuf_json_string(&b, o->agents[0], strlen(o->agents[0]));
     PUT(",\"inputs\":[");
     for (int i = 0; i < o->n_args; i++) {
@@ -454,42 +397,19 @@ static int write_stats(const char *path, const struct cli_opts *o, const pipelin
                  (unsigned long long)c->reason[r]);
         PUT(tmp);
     }
-    stat_entry *origins = stat_sorted(t->origins, OC_COUNT);
-    stat_entry *rules = stat_sorted(t->rules, 1);
-    if (origins == NULL || rules == NULL) {
-        free(origins);
-        free(rules);
+    /* keyed tallies in the library's mergeable form (docs/scale-out.md) */
+    static const char *const ORIGIN_KEY[] = { "origin" }, *const ORIGIN_COUNTERS[] = { "allow", "disallow" };
+    static const char *const RULE_KEY[] = { "origin", "#line", "rule" }, *const RULE_COUNTERS[] = { "count" };
+    PUT("},\"origins\":");
+    rs_status st = rs_tally_json_list(&b, t->origins, ORIGIN_KEY, 1, ORIGIN_COUNTERS, OC_COUNT);
+    if (st == RS_OK) st = rs_outbuf_append(&b, ",\"rules\":", 9);
+    if (st == RS_OK) st = rs_tally_json_list(&b, t->rules, RULE_KEY, 3, RULE_COUNTERS, 1);
+    if (st != RS_OK) {
         rs_outbuf_free(&b);
         cli_error("out of memory");
         return -1;
     }
-    PUT("},\"origins\":[");
-    for (uint32_t i = 0; i < rs_tally_size(t->origins); i++) {
-        const rs_str k = origins[i].key;
-        const uint64_t *v = rs_tally_counters_const(t->origins, origins[i].index);
-        PUT(i ? ",{\"origin\":" : "{\"origin\":");
-        rs_outbuf_json_string(&b, k.ptr, k.len);
-        snprintf(tmp, sizeof tmp, ",\"allow\":%llu,\"disallow\":%llu}", (unsigned long long)v[OC_ALLOW],
-                 (unsigned long long)v[OC_DISALLOW]);
-        PUT(tmp);
-    }
-    PUT("],\"rules\":[");
-    for (uint32_t i = 0; i < rs_tally_size(t->rules); i++) {
-        const rs_str k = rules[i].key;
-        const char *tab1 = memchr(k.ptr, '\t', k.len);
-        const char *tab2 = tab1 ? memchr(tab1 + 1, '\t', k.len - (size_t)(tab1 + 1 - k.ptr)) : NULL;
-        if (tab2 == NULL) continue;
-        PUT(i ? ",{\"origin\":" : "{\"origin\":");
-        rs_outbuf_json_string(&b, k.ptr, (size_t)(tab1 - k.ptr));
-        snprintf(tmp, sizeof tmp, ",\"line\":%.*s,\"rule\":", (int)(tab2 - tab1 - 1), tab1 + 1);
-        PUT(tmp);
-        rs_outbuf_json_string(&b, tab2 + 1, k.len - (size_t)(tab2 + 1 - k.ptr));
-        snprintf(tmp, sizeof tmp, ",\"count\":%llu}", (unsigned long long)rules[i].total);
-        PUT(tmp);
-    }
-    free(origins);
-    free(rules);
-    snprintf(tmp, sizeof tmp, "],\"bytes_in\":%llu,\"bytes_out\":%llu,\"seconds\":%.6f,\"urls_per_second\":%.0f}\n",
+    snprintf(tmp, sizeof tmp, ",\"bytes_in\":%llu,\"bytes_out\":%llu,\"seconds\":%.6f,\"urls_per_second\":%.0f}\n",
              (unsigned long long)t->bytes_in, (unsigned long long)t->bytes_out, seconds,
              seconds > 0 ? (double)c->urls / seconds : 0.0);
     PUT(tmp);
@@ -500,6 +420,40 @@ static int write_stats(const char *path, const struct cli_opts *o, const pipelin
 }
 
 /* ===== Command ===== */
+
+/* Summary, statistics and exit status of a run (pipelined: @p; partitioned: @ss). */
+static int finish(const struct cli_opts *op, const pipeline_totals *t, int rc, double seconds,
+                  rs_sites *sites, pipeline *p, const spill_stats *ss)
+{
+    const struct cli_opts o = *op;
+    if (o.quiet && rc == 0) {
+        summary_text(cli_out(), &t->counts, seconds);
+        if (cli_out_flush(0) != 0) rc = 2;
+    } else if (o.verbose) {
+        if (cli_out_flush(0) != 0) rc = 2; /* records first, then the summary */
+        rs_outbuf e = { 0 };
+        summary_text(&e, &t->counts, seconds);
+        fwrite(e.ptr, 1, e.len, stderr);
+        rs_outbuf_free(&e);
+    }
+    if (ss && o.verbose)
+        fprintf(stderr, "memory limit %llu bytes: %u partitions in %u runs, %llu bytes spilled\n",
+                (unsigned long long)ss->memory_limit, ss->partitions, ss->runs,
+                (unsigned long long)ss->spill_bytes);
+    if (rc == 0 && o.stats_path && write_stats(o.stats_path, &o, t, seconds) != 0) rc = 2;
+    if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
+    const int disallowed = t->counts.verdict[1] > 0;
+    if (p) {
+        pipeline_free(p);
+    } else {
+        rs_tally_free(t->origins);
+        rs_tally_free(t->rules);
+    }
+    rs_sites_free(sites);
+    if (cli_out_finish() != 0) rc = 2;
+    if (rc) return 2;
+    return o.fail_on && disallowed ? 1 : 0;
+}
 
 int cmd_urls(int argc, char **argv)
 {
@@ -535,17 +489,37 @@ int cmd_urls(int argc, char **argv)
         job.reasons[r].len = strlen(job.reasons[r].ptr);
     }
 
+    if (o.memory_limit) {
+        uint64_t limit = 0;
+        if (spill_parse_size(o.memory_limit, &limit) != 0) {
+            rs_sites_free(sites);
+            return cli_usage_error("urls", "--memory-limit takes a size of at least 1M (e.g. 512M, 2G), not '%s'",
+                                   o.memory_limit);
+        }
+        pipeline_totals tot;
+        spill_stats ss;
+        memset(&tot, 0, sizeof tot);
+        memset(&ss, 0, sizeof ss);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        rc = run_partitioned(&job, &o, limit, &tot, &ss);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        return finish(&o, &tot, rc, seconds, sites, NULL, &ss);
+    }
+
     pipeline p;
     pipeline_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cli_pipeline_defaults(&o, &cfg);
     cfg.process = process_block;
+    cfg.block_size = (size_t)4 << 20; /* more URLs per site and block for the scanner to group */
     cfg.ctx = &job;
     cfg.state_new = worker_state_new;
     cfg.state_free = worker_state_free;
     cfg.tally_counters_origin = OC_COUNT;
-    cfg.columns = COLUMNS;
-    cfg.n_columns = N_COLUMNS;
+    cfg.columns = o.input_line ? cli_input_line_columns(COLUMNS, N_COLUMNS) : COLUMNS;
+    cfg.n_columns = N_COLUMNS + (o.input_line ? 1 : 0);
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -553,23 +527,5 @@ int cmd_urls(int argc, char **argv)
     if (rc == 0) rc = cli_run_inputs(&p, &o, &job.input_name);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     const double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    const pipeline_totals *t = pipeline_totals_get(&p);
-    if (o.quiet && rc == 0) {
-        summary_text(cli_out(), &t->counts, seconds);
-        if (cli_out_flush(0) != 0) rc = 2;
-    } else if (o.verbose) {
-        if (cli_out_flush(0) != 0) rc = 2; /* records first, then the summary */
-        rs_outbuf e = { 0 };
-        summary_text(&e, &t->counts, seconds);
-        fwrite(e.ptr, 1, e.len, stderr);
-        rs_outbuf_free(&e);
-    }
-    if (rc == 0 && o.stats_path && write_stats(o.stats_path, &o, t, seconds) != 0) rc = 2;
-    if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
-    const int disallowed = t->counts.verdict[1] > 0;
-    pipeline_free(&p);
-    rs_sites_free(sites);
-    if (cli_out_finish() != 0) rc = 2;
-    if (rc) return 2;
-    return o.fail_on && disallowed ? 1 : 0;
+    return finish(&o, pipeline_totals_get(&p), rc, seconds, sites, &p, NULL);
 }

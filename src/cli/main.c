@@ -16,9 +16,12 @@ static const command COMMANDS[] = {
     { "urls",  cmd_urls,  "a URL list + many sites' robots.txt -> verdict stream and statistics" },
     { "logs",  cmd_logs,  "access logs + robots.txt -> which bot hits broke robots.txt or crawl-delay" },
     { "lint",  cmd_lint,  "robots.txt files -> per-line diagnostics (typos, unsupported lines, size)" },
+    { "diff",  cmd_diff,  "the same URLs or logs under two robots.txt versions or two semantics -> what flips" },
     { "survey", cmd_survey, "many sites' robots.txt x agents -> who is blocked where" },
     { "sitemaps", cmd_sitemaps, "many sites' robots.txt -> their Sitemap: URLs" },
     { "report", cmd_report, "--stats JSON files -> one self-contained HTML page with charts" },
+    { "shard", cmd_shard, "split URL lists or logs by site into N zstd shards (for several machines)" },
+    { "merge", cmd_merge, "merge shard outputs (--records) or --stats JSON files into one run's" },
 };
 
 static void usage(FILE *f)

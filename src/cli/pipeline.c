@@ -249,7 +249,7 @@ int pipeline_run(pipeline *pl, const char *path)
     pipeline_impl *p = pl->impl;
     rs_reader_opts ro;
     memset(&ro, 0, sizeof ro);
-    ro.block_size = BLOCK_SIZE;
+    ro.block_size = p->cfg.block_size ? p->cfg.block_size : BLOCK_SIZE;
     rs_reader *r = NULL;
     rs_status st = rs_reader_open(strcmp(path, "-") ? path : NULL, &ro, &r);
     if (st != RS_OK) {

@@ -49,6 +49,7 @@ typedef struct {
      * its records are written; it may take them (consume res->out). */
     rs_status (*in_order)(void *ctx, pipeline_result *res);
     int progress;                   /* progress line on stderr */
+    size_t block_size;              /* input block bytes; 0 = the default (1 MiB) */
     int write_header;
     rs_format format;
     const char *const *columns;

@@ -107,12 +107,18 @@ struct rs_sites {
 /* Opens and indexes one source (no body is read). Sets s->errmsg on failure. */
 rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char *path);
 void      rs_source_close(rs_source *src);
+/* Frees every document's ruleset and matchers (rs_sites_release); the index stays. */
+void      rs_source_unload(rs_source *src);
 
 /* The first document of any source that knows @o (NULL: none). Under the lock. */
 rs_doc   *rs_sources_resolve(rs_sites *s, const rs_origin *o);
 
 /* Reads at most RS_ROBOTS_MAX_BODY bytes of @path into a new buffer. Sets s->errmsg. */
 rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size);
+
+/* rs_site_lookup with the semantics given, not the handle's (src/scan). */
+rs_status rs_site_lookup_sem(rs_sites *s, const rs_origin *origin, const char *agent,
+                             size_t agent_len, rs_semantics sem, rs_site_result *out);
 
 /* Adds a document to @src (sources.c). @path is owned by the document afterwards. */
 rs_doc   *rs_source_add_doc(rs_source *src, uint32_t source, rs_reason outcome, uint32_t status, char *path);

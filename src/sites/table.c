@@ -178,6 +178,14 @@ void rs_sites_free(rs_sites *s)
     rs_free(s);
 }
 
+rs_status rs_sites_release(rs_sites *s)
+{
+    RS_RETURN_IF(s == NULL, RS_ERR_USAGE);
+    for (size_t i = 0; i < s->nsources; i++) rs_source_unload(&s->sources[i]);
+    rs_map_free(&s->origins);
+    return rs_map_init(&s->origins, 1024);
+}
+
 void rs_sites_get_warc_stats(const rs_sites *s, rs_sites_warc_stats *out) { *out = s->wstats; }
 
 const char *rs_sites_errmsg(const rs_sites *s) { return s ? s->errmsg : "out of memory"; }
@@ -281,9 +289,15 @@ static rs_status lookup_locked(rs_sites *s, const rs_origin *o, uint64_t h, cons
 rs_status rs_site_lookup(rs_sites *s, const rs_origin *o, const char *agent, size_t agent_len,
                          rs_site_result *out)
 {
+    RS_RETURN_IF(s == NULL, RS_ERR_USAGE);
+    return rs_site_lookup_sem(s, o, agent, agent_len, s->semantics, out);
+}
+
+rs_status rs_site_lookup_sem(rs_sites *s, const rs_origin *o, const char *agent, size_t agent_len,
+                             rs_semantics sem, rs_site_result *out)
+{
     RS_RETURN_IF(s == NULL || o == NULL || out == NULL || o->error != RS_ORIGIN_OK ||
                  o->origin.len == 0 || (agent == NULL && agent_len > 0), RS_ERR_USAGE);
-    const rs_semantics sem = s->semantics;
     const uint64_t h = rs_map_hash(o->origin.ptr, o->origin.len);
     const rs_map_entry *e = rs_map_find(&s->origins, h, o->origin.ptr, o->origin.len);
     if (RS_LIKELY(e != NULL)) {

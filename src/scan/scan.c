@@ -1,0 +1,714 @@
+/*
+ * scan.c - the bulk path of the library: blocks of URL lines -> verdict
+ * records in input order, with a cost per URL that does not grow with the
+ * number of sites (robotscan.h, "Bulk scanning").
+ *
+ * Per block, in passes over arrays (no pointer chasing across the block):
+ *  1. lines: each line is classified (blank, oversized, URL) and every URL
+ *     split once (rs_url_split); its raw origin key is the bytes up to and
+ *     including the delimiter after the authority, hashed with XXH3;
+ *  2. resolve: raw key -> scanner-local site through an open-addressing
+ *     table private to the scanner, slots prefetched a few URLs ahead. A key
+ *     seen for the first time is parsed (rs_origin_parse) and looked up in
+ *     the shared rs_sites once; malformed origins are remembered too;
+ *  3. group: a counting sort of the URL positions by local site number;
+ *  4. match: each site's URLs back to back with its matcher hot, the next
+ *     sites' records and matchers prefetched; verdicts are written at their
+ *     input positions, so input order needs no second sort.
+ * Lines whose origin may depend on bytes past the raw key (leading
+ * whitespace or a BOM) and very long keys are decided on their own, in
+ * pass 2, without caching.
+ *
+ * Also here: rs_site_check, the one-URL form of the same decision.
+ */
+#include "sites/sites.h"
+#include "rules/ruleset.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#define KEY_MAX 256             /* longest raw key cached */
+#define PREFETCH_AHEAD 12       /* URLs ahead in the resolve pass */
+#define CHUNK (64u << 10)       /* arena chunk */
+
+/* ===== Arena: stable addresses, freed all at once ===== */
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    char data[];
+} chunk;
+
+typedef struct {
+    chunk *head;
+} arena;
+
+static void *arena_alloc(arena *a, size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    chunk *c = a->head;
+    if (c == NULL || c->cap - c->used < n) {
+        const size_t cap = n > CHUNK ? n : CHUNK;
+        c = rs_malloc(sizeof *c + cap);
+        if (c == NULL) return NULL;
+        c->next = a->head;
+        c->used = 0;
+        c->cap = cap;
+        a->head = c;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+/* Keeps the first chunk (emptied), frees the others. */
+static void arena_reset(arena *a)
+{
+    chunk *c = a->head;
+    if (c == NULL) return;
+    chunk *rest = c->next;
+    c->next = NULL;
+    c->used = 0;
+    while (rest) {
+        chunk *n = rest->next;
+        rs_free(rest);
+        rest = n;
+    }
+}
+
+static void arena_free(arena *a)
+{
+    while (a->head) {
+        chunk *n = a->head->next;
+        rs_free(a->head);
+        a->head = n;
+    }
+}
+
+/* ===== Scanner ===== */
+
+/* What a site gives one agent. */
+typedef struct {
+    const rs_matcher *matcher;  /* NULL: no-robots */
+    uint32_t reason;            /* rs_site_result.reason */
+} agent_site;
+
+/* An origin key known to the scanner (or a line decided alone, this block
+ * only); key and origin bytes follow ag[]. */
+typedef struct {
+    uint64_t hash;
+    uint32_t id;                /* local site number; UINT32_MAX for a line decided alone */
+    uint32_t key_len;
+    uint32_t origin_len;
+    uint8_t  error;             /* rs_origin_error: != OK for a malformed origin */
+    const char *key;
+    const char *origin;
+    agent_site ag[];
+} lsite;
+
+typedef struct {
+    uint64_t hash;
+    lsite   *site;              /* NULL: empty */
+} slot;
+
+/* One line of the block (16 bytes: the block's arrays stay in cache). */
+typedef struct {
+    uint32_t off, len;          /* the text in the block; OVERSIZED: the length, low/high */
+    uint32_t site;              /* local site number, ALONE | index into alone[], or NONE */
+    uint8_t  kind;              /* rs_scan_kind */
+    uint8_t  error;             /* MALFORMED: rs_origin_error */
+    uint16_t pad;
+} ent;
+
+#define ALONE 0x80000000u
+#define NONE  UINT32_MAX
+
+/* One verdict (line x agent). */
+typedef struct {
+    uint32_t line;
+    int32_t  rule;
+    uint8_t  disallowed, reason, kind;
+    uint8_t  pad;
+} verdict;
+
+/* A URL line between the passes: what matching it needs without touching its entry. */
+typedef struct {
+    uint64_t hash;              /* of the raw key */
+    uint32_t idx;               /* line index */
+    uint32_t key;               /* raw key length (0: decided alone); after pass 2 the local
+                                   site number, or NONE */
+    uint32_t off, len;          /* the text in the block */
+    uint32_t auth, auth_end;    /* rs_url_parts; auth_end's top bit: fragment_first */
+} urlkey;
+
+/* A URL line in group order (pass 4). */
+typedef struct {
+    uint32_t idx, off, len, auth, auth_end;
+} grouped;
+
+#define FRAG_FIRST 0x80000000u
+
+static inline rs_url_parts parts_of(uint32_t auth, uint32_t auth_end)
+{
+    rs_url_parts p;
+    p.authority = auth;
+    p.authority_end = auth_end & ~FRAG_FIRST;
+    p.fragment_first = (auth_end & FRAG_FIRST) != 0;
+    return p;
+}
+
+struct rs_scanner {
+    rs_sites *sites;
+    char **agents;
+    size_t *agent_lens;
+    size_t n_agents;
+    rs_semantics semantics;
+    rs_scan_missing missing;
+    int encode_urls;
+
+    slot *slots;
+    size_t mask;
+    lsite **site;               /* by local number */
+    size_t n_sites, cap_sites;
+    uint32_t *cnt;              /* per local site: counts, then group cursors (0 between blocks) */
+    size_t cap_cnt;
+    arena perm;                 /* lsites */
+    arena block;                /* lines decided alone (this block only) */
+    lsite **alone;
+    size_t n_alone, cap_alone;
+
+    /* the current block */
+    const char *base;
+    uint64_t first_line;
+    ent *ent;
+    size_t n_ent, cap_ent;
+    verdict *ver;
+    size_t cap_ver;
+    urlkey *uk;
+    size_t cap_uk;
+    grouped *order;
+    uint32_t *touched, *gstart;
+    size_t cap_order;
+    char *scratch;
+    size_t scratch_cap;
+    char origin_buf[RS_ORIGIN_MAX];
+
+    rs_scan_stats stats;
+    char errmsg[1024];
+};
+
+const char *rs_scanner_errmsg(const rs_scanner *sc) { return sc ? sc->errmsg : "out of memory"; }
+
+void rs_scanner_stats(const rs_scanner *sc, rs_scan_stats *out)
+{
+    *out = sc->stats;
+    out->sites = sc->n_sites;
+}
+
+void rs_scanner_free(rs_scanner *sc)
+{
+    if (sc == NULL) return;
+    for (size_t i = 0; i < sc->n_agents; i++) rs_free(sc->agents[i]);
+    rs_free(sc->agents);
+    rs_free(sc->agent_lens);
+    rs_free(sc->slots);
+    rs_free(sc->site);
+    rs_free(sc->cnt);
+    arena_free(&sc->perm);
+    arena_free(&sc->block);
+    rs_free(sc->alone);
+    rs_free(sc->ent);
+    rs_free(sc->ver);
+    rs_free(sc->uk);
+    rs_free(sc->order);
+    rs_free(sc->touched);
+    rs_free(sc->gstart);
+    rs_free(sc->scratch);
+    rs_free(sc);
+}
+
+rs_status rs_scanner_create(const rs_scan_config *cfg, rs_scanner **out)
+{
+    RS_RETURN_IF(out == NULL, RS_ERR_USAGE);
+    *out = NULL;
+    RS_RETURN_IF(cfg == NULL || cfg->sites == NULL || cfg->n_agents == 0 || cfg->agents == NULL,
+                 RS_ERR_USAGE);
+    RS_RETURN_IF(cfg->semantics != RS_SEMANTICS_GOOGLE && cfg->semantics != RS_SEMANTICS_FIRST_MATCH,
+                 RS_ERR_USAGE);
+    RS_RETURN_IF(cfg->missing > RS_SCAN_MISSING_SKIP, RS_ERR_USAGE);
+    rs_scanner *sc = rs_calloc(1, sizeof *sc);
+    RS_RETURN_IF(sc == NULL, RS_ERR_NOMEM);
+    sc->sites = cfg->sites;
+    sc->semantics = cfg->semantics;
+    sc->missing = cfg->missing;
+    sc->encode_urls = cfg->encode_urls != 0;
+    sc->agents = rs_calloc(cfg->n_agents, sizeof *sc->agents);
+    sc->agent_lens = rs_calloc(cfg->n_agents, sizeof *sc->agent_lens);
+    sc->mask = 1023;
+    sc->slots = rs_calloc(sc->mask + 1, sizeof *sc->slots);
+    if (sc->agents == NULL || sc->agent_lens == NULL || sc->slots == NULL) goto nomem;
+    sc->n_agents = cfg->n_agents;
+    for (size_t i = 0; i < cfg->n_agents; i++) {
+        if (cfg->agents[i] == NULL) {
+            rs_scanner_free(sc);
+            return RS_ERR_USAGE;
+        }
+        const size_t n = cfg->agent_lens ? cfg->agent_lens[i] : strlen(cfg->agents[i]);
+        sc->agents[i] = rs_malloc(n + 1);
+        if (sc->agents[i] == NULL) goto nomem;
+        memcpy(sc->agents[i], cfg->agents[i], n);
+        sc->agents[i][n] = '\0';
+        sc->agent_lens[i] = n;
+    }
+    *out = sc;
+    return RS_OK;
+nomem:
+    rs_scanner_free(sc);
+    return RS_ERR_NOMEM;
+}
+
+/* ===== Helpers ===== */
+
+static rs_status grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (*cap >= need) return RS_OK;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need) c *= 2;
+    void *n = rs_realloc(*p, c * elem);
+    RS_RETURN_IF(n == NULL, RS_ERR_NOMEM);
+    *p = n;
+    *cap = c;
+    return RS_OK;
+}
+
+/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the last one overlapping. */
+static inline int same_key(const char *a, const char *b, size_t n)
+{
+    if (n < 8) return memcmp(a, b, n) == 0;
+    uint64_t x, y, diff = 0;
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        diff |= x ^ y;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return (diff | (x ^ y)) == 0;
+}
+
+static inline int is_skippable(const char *p, size_t n)
+{
+    if (RS_LIKELY(n > 0 && p[0] != ' ' && p[0] != '\t' && p[0] != '\r' && p[0] != '#')) return 0;
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) i++;
+    return i == n || p[i] == '#';
+}
+
+/* The verdict of url[0, len) under @m (NULL: no-robots) with the site's reason. */
+static inline void decide(const rs_scanner *sc, verdict *v, const char *url, size_t len,
+                          const rs_url_parts *parts, const rs_matcher *m, uint32_t site_reason)
+{
+    if (m == NULL) { /* no-robots */
+        v->kind = sc->missing == RS_SCAN_MISSING_SKIP ? RS_SCAN_SKIPPED : RS_SCAN_URL;
+        v->disallowed = sc->missing == RS_SCAN_MISSING_DISALLOW;
+        v->reason = RS_REASON_NO_ROBOTS;
+        v->line = 0;
+        v->rule = -1;
+        return;
+    }
+    rs_str path = rs_url_path_of(url, len, parts, sc->scratch, sc->scratch_cap);
+    if (sc->encode_urls) {
+        char *enc = sc->scratch + len + 2;
+        path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
+        path.ptr = enc;
+    }
+    rs_verdict r;
+    rs_matcher_match(m, path.ptr, path.len, &r);
+    v->kind = RS_SCAN_URL;
+    v->disallowed = (uint8_t)r.disallowed;
+    v->line = r.line;
+    v->rule = r.rule;
+    if (site_reason == RS_REASON_NO_MATCH || site_reason == RS_REASON_MATCHED)
+        v->reason = r.line > 0 ? RS_REASON_MATCHED : RS_REASON_NO_MATCH;
+    else
+        v->reason = (uint8_t)site_reason;
+}
+
+/* Parses @url's origin into @o and looks it up for every agent into @ag. */
+static rs_status resolve_slow(rs_scanner *sc, const char *url, size_t len, rs_origin *o,
+                              agent_site *ag)
+{
+    const rs_status st = rs_origin_parse(url, len, sc->origin_buf, sizeof sc->origin_buf, o);
+    if (st != RS_OK) {
+        snprintf(sc->errmsg, sizeof sc->errmsg, "origin parsing: %s", rs_status_str(st));
+        return st;
+    }
+    sc->stats.site_misses++;
+    if (o->error != RS_ORIGIN_OK) return RS_OK;
+    for (size_t a = 0; a < sc->n_agents; a++) {
+        rs_site_result r;
+        const rs_status s2 = rs_site_lookup_sem(sc->sites, o, sc->agents[a], sc->agent_lens[a],
+                                                sc->semantics, &r);
+        if (s2 != RS_OK) {
+            snprintf(sc->errmsg, sizeof sc->errmsg, "%s", rs_sites_errmsg(sc->sites));
+            return s2;
+        }
+        ag[a].matcher = r.matcher;
+        ag[a].reason = r.reason;
+    }
+    return RS_OK;
+}
+
+static rs_status table_grow(rs_scanner *sc)
+{
+    const size_t cap = (sc->mask + 1) * 2;
+    slot *n = rs_calloc(cap, sizeof *n);
+    RS_RETURN_IF(n == NULL, RS_ERR_NOMEM);
+    for (size_t i = 0; i <= sc->mask; i++) {
+        if (sc->slots[i].site == NULL) continue;
+        size_t j = (size_t)sc->slots[i].hash & (cap - 1);
+        while (n[j].site) j = (j + 1) & (cap - 1);
+        n[j] = sc->slots[i];
+    }
+    rs_free(sc->slots);
+    sc->slots = n;
+    sc->mask = cap - 1;
+    return RS_OK;
+}
+
+/*
+ * Resolves url[0, len) into a new lsite in @ar: keyed (key > 0: raw key
+ * url[0, key), hash @h, entered in the table) or alone (key == 0).
+ */
+static rs_status new_site(rs_scanner *sc, arena *ar, const char *url, size_t len, size_t key,
+                          uint64_t h, lsite **out)
+{
+    rs_origin o;
+    agent_site ag[16];
+    agent_site *agp = sc->n_agents <= 16 ? ag : rs_malloc(sc->n_agents * sizeof *agp);
+    RS_RETURN_IF(agp == NULL, RS_ERR_NOMEM);
+    rs_status st = resolve_slow(sc, url, len, &o, agp);
+    if (st != RS_OK) goto out;
+    const size_t olen = o.error == RS_ORIGIN_OK ? o.origin.len : 0;
+    lsite *s = arena_alloc(ar, sizeof *s + sc->n_agents * sizeof(agent_site) + key + olen);
+    if (s == NULL) { st = RS_ERR_NOMEM; goto out; }
+    char *p = (char *)(s->ag + sc->n_agents);
+    if (key) memcpy(p, url, key);
+    if (olen) memcpy(p + key, o.origin.ptr, olen);
+    s->hash = h;
+    s->id = NONE;
+    s->key_len = (uint32_t)key;
+    s->origin_len = (uint32_t)olen;
+    s->error = (uint8_t)o.error;
+    s->key = p;
+    s->origin = p + key;
+    for (size_t a = 0; a < sc->n_agents; a++) {
+        s->ag[a].matcher = o.error == RS_ORIGIN_OK ? agp[a].matcher : NULL;
+        s->ag[a].reason = o.error == RS_ORIGIN_OK ? agp[a].reason : 0;
+    }
+    *out = s;
+    if (key == 0) goto out;
+    if ((st = grow((void **)&sc->site, &sc->cap_sites, sc->n_sites + 1, sizeof *sc->site)) != RS_OK)
+        goto out;
+    if (sc->cap_cnt < sc->cap_sites) {   /* one zeroed counter per local site */
+        uint32_t *c = rs_realloc(sc->cnt, sc->cap_sites * sizeof *c);
+        if (c == NULL) { st = RS_ERR_NOMEM; goto out; }
+        memset(c + sc->cap_cnt, 0, (sc->cap_sites - sc->cap_cnt) * sizeof *c);
+        sc->cnt = c;
+        sc->cap_cnt = sc->cap_sites;
+    }
+    if ((sc->n_sites + 1) * 2 > sc->mask + 1 && (st = table_grow(sc)) != RS_OK) goto out;
+    s->id = (uint32_t)sc->n_sites;
+    sc->site[sc->n_sites++] = s;
+    size_t j = (size_t)h & sc->mask;
+    while (sc->slots[j].site) j = (j + 1) & sc->mask;
+    sc->slots[j].hash = h;
+    sc->slots[j].site = s;
+out:
+    if (agp != ag) rs_free(agp);
+    return st;
+}
+
+/* ===== Blocks ===== */
+
+rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
+{
+    RS_RETURN_IF(sc == NULL || block == NULL || n_lines == NULL, RS_ERR_USAGE);
+    *n_lines = 0;
+    sc->n_ent = 0;
+    sc->errmsg[0] = '\0';
+    arena_reset(&sc->block);
+    sc->n_alone = 0;
+    if (block->len >= (size_t)FRAG_FIRST) {
+        snprintf(sc->errmsg, sizeof sc->errmsg, "a block of %zu bytes is too large to scan", block->len);
+        return RS_ERR_LIMIT;
+    }
+    const size_t na = sc->n_agents;
+    sc->base = block->ptr;
+    sc->first_line = block->first_line;
+
+    /* Pass 1: lines -> entries; each URL split once, its raw key hashed. */
+    size_t n = 0, nurl = 0, maxlen = 0;
+    const uint64_t lines = block->oversized ? 1 : block->lines;
+    RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, lines + 1, sizeof *sc->ent));
+    RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, lines + 1, sizeof *sc->uk));
+    rs_lines it;
+    rs_line ln;
+    rs_lines_init(&it, block);
+    while (rs_line_next(&it, &ln)) {
+        if (n == sc->cap_ent) {      /* more lines than the block said: never expected */
+            RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, n + 1, sizeof *sc->ent));
+            RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, n + 1, sizeof *sc->uk));
+        }
+        ent *e = &sc->ent[n];
+        e->site = NONE;
+        e->error = 0;
+        if (ln.oversized) {
+            e->kind = RS_SCAN_OVERSIZED;
+            e->off = (uint32_t)ln.oversized;
+            e->len = (uint32_t)(ln.oversized >> 32);
+            n++;
+            continue;
+        }
+        const char *u = ln.text.ptr;
+        const size_t len = ln.text.len;
+        e->off = (uint32_t)(u - block->ptr);
+        e->len = (uint32_t)len;
+        if (is_skippable(u, len)) {
+            e->kind = RS_SCAN_BLANK;
+            n++;
+            continue;
+        }
+        e->kind = RS_SCAN_URL;
+        const rs_url_parts parts = rs_url_split(u, len);
+        const size_t key = parts.authority_end < len ? parts.authority_end + 1 : len;
+        /* rs_origin_parse skips leading whitespace and a BOM, so such a line's
+         * origin may depend on bytes past its key: decided alone. */
+        const unsigned char c0 = (unsigned char)u[0];
+        const int keyed = c0 > 0x20 && c0 != 0xEF && key <= KEY_MAX;
+        urlkey *k = &sc->uk[nurl++];
+        k->hash = keyed ? XXH3_64bits(u, key) : 0;
+        k->idx = (uint32_t)n;
+        k->key = keyed ? (uint32_t)key : 0;
+        k->off = e->off;
+        k->len = e->len;
+        k->auth = (uint32_t)parts.authority;
+        k->auth_end = (uint32_t)parts.authority_end | (parts.fragment_first ? FRAG_FIRST : 0);
+        if (len > maxlen) maxlen = len;
+        n++;
+    }
+    sc->n_ent = n;
+    RS_FORWARD(grow((void **)&sc->ver, &sc->cap_ver, n * na + 1, sizeof *sc->ver));
+    RS_FORWARD(grow((void **)&sc->scratch, &sc->scratch_cap, 4 * maxlen + 8, 1));
+
+    /* Pass 2: raw key -> local site (table slots prefetched ahead). */
+    size_t n_malformed = 0;
+    lsite *prev = NULL;
+    for (size_t j = 0; j < nurl; j++) {
+        if (j + PREFETCH_AHEAD < nurl)
+            __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].hash & sc->mask]);
+        if (j + PREFETCH_AHEAD / 2 < nurl) {   /* its slot arrived: now the site record */
+            const lsite *c = sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD / 2].hash & sc->mask].site;
+            if (c) __builtin_prefetch(c);
+        }
+        urlkey *k = &sc->uk[j];
+        ent *e = &sc->ent[k->idx];
+        const char *u = block->ptr + k->off;
+        lsite *s = NULL;
+        if (k->key && prev && prev->hash == k->hash && prev->key_len == k->key
+            && same_key(prev->key, u, k->key)) {
+            s = prev;           /* a run of one origin: the last URL's site */
+        } else if (k->key) {
+            for (size_t i = (size_t)k->hash & sc->mask;; i = (i + 1) & sc->mask) {
+                lsite *c = sc->slots[i].site;
+                if (c == NULL) break;
+                if (sc->slots[i].hash == k->hash && c->key_len == k->key && same_key(c->key, u, k->key)) {
+                    s = c;
+                    break;
+                }
+            }
+            if (s == NULL) RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, k->hash, &s));
+        }
+        if (s != NULL) {
+            prev = s;
+            if (s->error == RS_ORIGIN_OK) {
+                e->site = k->key = s->id;
+                continue;
+            }
+        } else {
+            /* decided alone: parsed each time, kept for this block only */
+            RS_FORWARD(new_site(sc, &sc->block, u, e->len, 0, 0, &s));
+            if (s->error == RS_ORIGIN_OK) {
+                RS_FORWARD(grow((void **)&sc->alone, &sc->cap_alone, sc->n_alone + 1, sizeof *sc->alone));
+                e->site = ALONE | (uint32_t)sc->n_alone;
+                sc->alone[sc->n_alone++] = s;
+                const rs_url_parts parts = parts_of(k->auth, k->auth_end);
+                for (size_t a = 0; a < na; a++)
+                    decide(sc, &sc->ver[k->idx * na + a], u, e->len, &parts, s->ag[a].matcher,
+                           s->ag[a].reason);
+                k->key = NONE;
+                continue;
+            }
+        }
+        e->kind = RS_SCAN_MALFORMED;
+        e->error = s->error;
+        k->key = NONE;
+        n_malformed++;
+    }
+
+    /* Pass 3: group URL lines by local site (counting sort, groups in first-seen order). */
+    if (sc->cap_order < nurl + 1) {
+        size_t cap = 0;
+        void *o = NULL;
+        RS_FORWARD(grow(&o, &cap, nurl + 1, sizeof *sc->order));
+        rs_free(sc->order);
+        sc->order = o;
+        rs_free(sc->touched);
+        rs_free(sc->gstart);
+        sc->touched = rs_malloc(cap * sizeof *sc->touched);
+        sc->gstart = rs_malloc((cap + 1) * sizeof *sc->gstart);
+        sc->cap_order = sc->touched && sc->gstart ? cap : 0;
+        RS_RETURN_IF(sc->cap_order == 0, RS_ERR_NOMEM);
+    }
+    size_t nt = 0;
+    for (size_t j = 0; j < nurl; j++) {
+        const uint32_t id = sc->uk[j].key;
+        if (id == NONE) continue;
+        if (sc->cnt[id] == 0) sc->touched[nt++] = id;
+        sc->cnt[id]++;
+    }
+    uint32_t off = 0;
+    for (size_t g = 0; g < nt; g++) {
+        const uint32_t id = sc->touched[g];
+        sc->gstart[g] = off;
+        const uint32_t c = sc->cnt[id];
+        sc->cnt[id] = off;
+        off += c;
+    }
+    sc->gstart[nt] = off;
+    for (size_t j = 0; j < nurl; j++) {
+        const urlkey *k = &sc->uk[j];
+        if (k->key == NONE) continue;
+        grouped *o = &sc->order[sc->cnt[k->key]++];
+        o->idx = k->idx;
+        o->off = k->off;
+        o->len = k->len;
+        o->auth = k->auth;
+        o->auth_end = k->auth_end;
+    }
+
+    /* Pass 4: each site's URLs back to back; the next sites prefetched. */
+    for (size_t g = 0; g < nt; g++) {
+        const lsite *s = sc->site[sc->touched[g]];
+        /* three steps ahead: the site record, its matcher's header, the matcher */
+        if (g + 3 < nt) __builtin_prefetch(sc->site[sc->touched[g + 3]]);
+        if (g + 2 < nt) {
+            const lsite *nx = sc->site[sc->touched[g + 2]];
+            for (size_t a = 0; a < na; a++)
+                if (nx->ag[a].matcher) __builtin_prefetch(nx->ag[a].matcher);
+        }
+        if (g + 1 < nt) {
+            const lsite *nx = sc->site[sc->touched[g + 1]];
+            for (size_t a = 0; a < na; a++)
+                if (nx->ag[a].matcher) rs_matcher_prefetch(nx->ag[a].matcher);
+        }
+        sc->cnt[s->id] = 0;
+        const uint32_t end = sc->gstart[g + 1];
+        for (uint32_t k = sc->gstart[g]; k < end; k++) {
+            const grouped *o = &sc->order[k];
+            if (k + 4 < end) {
+                const char *nx = block->ptr + sc->order[k + 4].off;
+                __builtin_prefetch(nx);
+                __builtin_prefetch(nx + 63);
+            }
+            const char *u = block->ptr + o->off;
+            const rs_url_parts parts = parts_of(o->auth, o->auth_end);
+            for (size_t a = 0; a < na; a++)
+                decide(sc, &sc->ver[(size_t)o->idx * na + a], u, o->len, &parts, s->ag[a].matcher,
+                       s->ag[a].reason);
+        }
+    }
+    sc->stats.groups += nt;
+    sc->stats.blocks++;
+    sc->stats.urls += nurl - n_malformed;
+    *n_lines = n;
+    return RS_OK;
+}
+
+void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r)
+{
+    const ent *e = &sc->ent[i];
+    memset(r, 0, sizeof *r);
+    r->line_no = sc->first_line + i;
+    r->kind = e->kind;
+    r->agent = (uint32_t)agent;
+    r->rule = -1;
+    r->site = NONE;
+    r->origin.ptr = "";
+    if (e->kind == RS_SCAN_OVERSIZED) {
+        r->url.ptr = "";
+        r->oversized = (uint64_t)e->off | (uint64_t)e->len << 32;
+        return;
+    }
+    r->url.ptr = sc->base + e->off;
+    r->url.len = e->len;
+    if (e->kind == RS_SCAN_MALFORMED) {
+        r->error = e->error;
+        return;
+    }
+    if (e->kind != RS_SCAN_URL) return;
+    const lsite *s = (e->site & ALONE) ? sc->alone[e->site & ~ALONE] : sc->site[e->site];
+    const verdict *v = &sc->ver[i * sc->n_agents + agent];
+    r->kind = v->kind;
+    r->site = s->id;
+    r->origin.ptr = s->origin;
+    r->origin.len = s->origin_len;
+    r->matcher = s->ag[agent].matcher;
+    r->line = v->line;
+    r->rule = v->rule;
+    r->disallowed = v->disallowed;
+    r->reason = v->reason;
+}
+
+/* ===== One URL ===== */
+
+rs_status rs_site_check(rs_sites *s, const char *url, size_t url_len, const char *agent,
+                        size_t agent_len, rs_semantics semantics, int encode_url, rs_site_verdict *out)
+{
+    RS_RETURN_IF(s == NULL || out == NULL || (url == NULL && url_len) || (agent == NULL && agent_len),
+                 RS_ERR_USAGE);
+    memset(out, 0, sizeof *out);
+    out->verdict.rule = -1;
+    rs_origin o;
+    char buf[RS_ORIGIN_MAX];
+    RS_FORWARD(rs_origin_parse(url ? url : "", url_len, buf, sizeof buf, &o));
+    if (o.error != RS_ORIGIN_OK) {
+        out->malformed = 1;
+        out->error = o.error;
+        return RS_OK;
+    }
+    memcpy(out->origin, o.origin.ptr, o.origin.len);
+    out->origin[o.origin.len] = '\0';
+    rs_site_result r;
+    RS_FORWARD(rs_site_lookup_sem(s, &o, agent ? agent : "", agent_len, semantics, &r));
+    if (r.matcher == NULL) {
+        out->reason = RS_REASON_NO_ROBOTS;
+        return RS_OK;
+    }
+    char small[1024];
+    const size_t need = 4 * url_len + 8;
+    char *scratch = need <= sizeof small ? small : rs_malloc(need);
+    RS_RETURN_IF(scratch == NULL, RS_ERR_NOMEM);
+    const rs_url_parts parts = rs_url_split(url, url_len);
+    rs_str path = rs_url_path_of(url, url_len, &parts, scratch, need);
+    if (encode_url) {
+        char *enc = scratch + url_len + 2;
+        path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * url_len + 3);
+        path.ptr = enc;
+    }
+    rs_matcher_match(r.matcher, path.ptr, path.len, &out->verdict);
+    if (scratch != small) rs_free(scratch);
+    out->reason = rs_site_reason(&r, &out->verdict);
+    if (out->verdict.rule >= 0) rs_matcher_rule(r.matcher, out->verdict.rule, &out->rule);
+    return RS_OK;
+}
