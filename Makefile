@@ -7,7 +7,14 @@ CFLAGS   ?= -O2 -g
 CXXFLAGS ?= -O2 -g
 PREFIX   ?= /usr/local
 BUILD    ?= build
-SHARED   ?= ../shared
+# The tests' data: tests/data/shared.tar.zst (a copy of ../shared's data, conformance and
+# tools; tests/data/README.md) unpacked once into $(TESTDATA), with ../shared's layout.
+# SHARED=DIR runs the tests on another copy (e.g. SHARED=../shared).
+TESTDATA  = $(BUILD)/testdata
+SHARED   ?= $(TESTDATA)
+# Recipes fail when any command of a pipeline fails (not only the last).
+SHELL       := bash
+.SHELLFLAGS := -o pipefail -ec
 
 WARNFLAGS = -Wall -Wextra -Wshadow -Wcast-qual -Wcast-align -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wformat=2 -Wundef
@@ -45,8 +52,21 @@ DEPS_ALL := $(BUILD)/.deps-all-ok
 INSTALL_GOALS = test check test-% demo sanitize asan ubsan bench bench-urls fuzz fuzz-build deps
 DEPS_INSTALL := $(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),yes)
 
-.PHONY: all lib so cli test-python test-install uninstall test check test-unit test-cli test-conformance test-scalar demo \
-        bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install clean help deps
+# Headers the test and fuzz binaries include (they are compiled in one step, without .d files).
+TEST_HDR := $(sort $(wildcard tests/unit/*.h tests/fuzz/*.h) $(shell find src -name '*.h'))
+# Rewritten only when its content changes: objects are rebuilt when the compile flags
+# change (e.g. `make test` adds -Werror), test binaries when SHARED changes.
+FLAGS_STAMP  = $(BUILD)/.flags
+SHARED_STAMP = $(BUILD)/tests/.shared-dir
+SHARED_DEP   = $(if $(filter $(TESTDATA),$(SHARED)),$(TESTDATA)/.unpacked)
+RESULTS     ?= $(BUILD)/test-results.txt
+# tests/run-step.sh RESULTS NAME CMD...: runs one suite, records PASS/FAIL and its SKIP lines.
+STEP         = tests/run-step.sh $(RESULTS)
+
+.PHONY: all lib cli test check test-unit test-cli test-conformance test-scalar demo \
+        bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install clean help deps \
+        test-mutants test-optional testdata update-testdata FORCE \
+        so test-python test-install uninstall
 
 all: lib so cli ## build librobotscan.a, librobotscan.so and ./robotscan (default)
 
@@ -76,7 +96,20 @@ $(BUILD)/%_sse2.o: ISAFLAGS = -msse2
 # Library objects serve both librobotscan.a and librobotscan.so.
 $(LIB_OBJ): PICFLAGS = -fPIC -fvisibility=hidden
 
-$(BUILD)/%.o: %.c | $(DEPS_OK)
+# (quotes in flags are written as-is; the stamp only has to change when they do)
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' "$(subst ",',$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS))" >$@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+
+$(SHARED_STAMP): FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' "$(SHARED)" >$@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+
+FORCE:
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) $(PICFLAGS) $(ISAFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -93,48 +126,81 @@ $(SO): $(LIB_OBJ)
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(PKG_LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(LIB) | $(DEPS_ALL)
+$(BUILD)/tests/%: tests/unit/%.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(TEST_HDR) $(LIB) $(FLAGS_STAMP) $(SHARED_STAMP) | $(DEPS_ALL)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) \
 	    -DRS_SHARED_DIR='"$(SHARED)"' -o $@ $< $(TCOMMON_SRC) $(LDFLAGS) $(LIB) $(PKG_LIBS) -lcriterion
 
-test-unit: $(TEST_BIN) ## run the Criterion unit tests
-	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $(UNIT_ENV) $$t --jobs 2 --short-filename; done
+# Each suite runs through $(STEP); a target runs all its suites, then fails if any failed.
+test-unit: $(TEST_BIN) $(SHARED_DEP) ## run the Criterion unit tests
+	@bad=0; for t in $(TEST_BIN); do echo "== $$t"; \
+	    $(UNIT_ENV) $(STEP) unit/$${t##*/} $$t --jobs 2 --short-filename || bad=1; done; exit $$bad
 
-test-scale: $(BIN) ## shard + Dask runs equal single runs (tests/scale, Debian python3-distributed)
-	/usr/bin/python3 tests/scale/test_dask.py ./$(BIN) $(SHARED)
+test-scale: $(BIN) $(SHARED_DEP) ## shard + Dask runs equal single runs (tests/scale, Debian python3-distributed)
+	@$(STEP) scale/test_dask.py /usr/bin/python3 tests/scale/test_dask.py ./$(BIN) $(SHARED)
 
-test-cli: $(BIN) ## run the CLI tests (tests/cli/*.sh)
-	@set -e; for t in tests/cli/*.sh; do echo "== $$t"; bash $$t ./$(BIN) $(SHARED); done
+test-cli: $(BIN) $(SHARED_DEP) ## run the CLI tests (tests/cli/*.sh) on ./robotscan and SHARED
+	@bad=0; for t in tests/cli/*.sh; do echo "== $$t"; \
+	    $(STEP) cli/$${t##*/} bash $$t ./$(BIN) $(SHARED) || bad=1; done; exit $$bad
 
-test-report: $(BIN) ## open robotscan report pages in headless Chromium (tests/report)
-	bash tests/report/test_report.sh ./$(BIN) $(SHARED)
+test-report: $(BIN) $(SHARED_DEP) ## open robotscan report pages in headless Chromium (tests/report)
+	@$(STEP) report/test_report.sh bash tests/report/test_report.sh ./$(BIN) $(SHARED)
 
 CONFORMANCE = reference-differential google-spec-test-correctness google-spec-test-stress \
               google-unittests seed-examples
-test-conformance: $(BIN) ## run every conformance folder through ./robotscan check
-	@set -e; for d in $(CONFORMANCE); do printf '%-32s ' $$d; \
-	    python3 $(SHARED)/tools/conformance_check.py $(SHARED)/conformance/$$d --bin ./$(BIN) \
-	        $(if $(CONFORMANCE_LIMIT),--limit $(CONFORMANCE_LIMIT)) | tail -1; done
+CONFORMANCE_BIN ?= ./$(BIN)
+test-conformance: $(BIN) $(SHARED_DEP) ## run every conformance folder through ./robotscan check
+	@bad=0; for d in $(CONFORMANCE); do echo "== conformance $$d"; \
+	    $(STEP) conformance/$$d python3 $(SHARED)/tools/conformance_check.py $(SHARED)/conformance/$$d \
+	        --bin $(CONFORMANCE_BIN) $(if $(CONFORMANCE_LIMIT),--limit $(CONFORMANCE_LIMIT)) || bad=1; done; exit $$bad
+
+# Every check can fail: the CLI suites against deliberately broken wrappers of ./robotscan
+# (tests/mutants/, docs/testing.md), and the conformance recipe against a binary that allows all.
+test-mutants: $(BIN) $(SHARED_DEP) ## prove the suites fail on broken binaries (tests/mutants)
+	@echo "== mutants"
+	@bad=0; $(STEP) mutants/wrappers bash tests/mutants/run.sh ./$(BIN) $(SHARED) || bad=1; \
+	    $(STEP) mutants/conformance-recipe bash tests/mutants/conformance_recipe.sh "$(MAKE)" \
+	        MOREFLAGS='$(MOREFLAGS)' SHARED=$(SHARED) BUILD=$(BUILD) || bad=1; exit $$bad
+
+# Runs that need ../shared itself (OPT_SHARED): announced as SKIP when it is absent.
+OPT_SHARED ?= ../shared
+test-optional: $(TESTDATA)/.unpacked ## optional runs on ../shared (SKIP when absent)
+	@echo "== optional runs on $(OPT_SHARED)"
+	@if [ -d $(OPT_SHARED)/conformance ] && [ -d $(OPT_SHARED)/data ] && [ -d $(OPT_SHARED)/tools ]; then \
+	    $(STEP) optional/testdata-matches-shared diff -r -q $(TESTDATA) $(OPT_SHARED) \
+	        -x .unpacked -x SPEC.md -x STYLE.md -x hooks -x seeds \
+	    && echo "the bundled test data matches $(OPT_SHARED) (data, conformance, tools)"; \
+	else $(STEP) --skip optional/testdata-matches-shared "$(OPT_SHARED) not found (a clone alone)"; fi
+
+testdata: $(TESTDATA)/.unpacked ## unpack tests/data/shared.tar.zst into $(BUILD)/testdata
+
+$(TESTDATA)/.unpacked: tests/data/shared.tar.zst | $(DEPS_OK)
+	@rm -rf $(TESTDATA) && mkdir -p $(TESTDATA)
+	zstd -dc $< | tar xf - -C $(TESTDATA)
+	@touch $@
+
+update-testdata: ## rebuild tests/data/shared.tar.zst from OPT_SHARED (../shared)
+	scripts/update-testdata $(OPT_SHARED)
 
 # ===== Fuzzing (tests/fuzz, docs/hardening.md) =====
 # Each tests/fuzz/fuzz_X.c has one LLVMFuzzerTestOneInput. Without libFuzzer it
 # links with replay_main.c into $(BUILD)/fuzz/replay_X, which `make test` runs
-# over the committed regressions and a small seed corpus made from ../shared.
+# over the committed regressions and a small seed corpus made from SHARED.
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_CC      ?= clang
 FUZZ_SEEDS_SMALL = $(BUILD)/fuzz-seeds
 
-$(BUILD)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(LIB) | $(DEPS_ALL)
+$(BUILD)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(TEST_HDR) $(LIB) $(FLAGS_STAMP) | $(DEPS_ALL)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) \
 	    -o $@ $< tests/fuzz/replay_main.c $(TCOMMON_SRC) $(LDFLAGS) $(LIB) $(PKG_LIBS)
 
-test-fuzz-replay: $(REPLAY_BIN) ## replay fuzz regressions + a small seed corpus (no libFuzzer needed)
-	@rm -rf $(FUZZ_SEEDS_SMALL) && python3 tests/fuzz/make_seeds.py $(SHARED) $(FUZZ_SEEDS_SMALL) --small
-	@set -e; for t in $(FUZZ_NAMES); do printf '%-22s ' $$t; \
-	    $(BUILD)/fuzz/replay_$$t tests/fuzz/regressions/$$t $(FUZZ_SEEDS_SMALL)/$$t; done
+test-fuzz-replay: $(REPLAY_BIN) $(SHARED_DEP) ## replay fuzz regressions + a small seed corpus (no libFuzzer needed)
+	@rm -rf $(FUZZ_SEEDS_SMALL); bad=0; \
+	    $(STEP) fuzz/make_seeds python3 tests/fuzz/make_seeds.py $(SHARED) $(FUZZ_SEEDS_SMALL) --small || bad=1; \
+	for t in $(FUZZ_NAMES); do \
+	    $(STEP) fuzz/$$t $(BUILD)/fuzz/replay_$$t tests/fuzz/regressions/$$t $(FUZZ_SEEDS_SMALL)/$$t || bad=1; done; exit $$bad
 
 fuzz-build: ## build the libFuzzer targets into $(FUZZ_BUILD)/ (clang)
 	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) MOREFLAGS= \
@@ -145,7 +211,7 @@ fuzz-build: ## build the libFuzzer targets into $(FUZZ_BUILD)/ (clang)
 	        $(RS_CFLAGS) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) -o $(FUZZ_BUILD)/fuzz/$$t \
 	        tests/fuzz/$$t.c $(TCOMMON_SRC) $(FUZZ_BUILD)/librobotscan.a $(PKG_LIBS); done
 
-fuzz: fuzz-build ## run each fuzz target for FUZZ_SECONDS (default 60) on corpora in tests/fuzz/corpus-*
+fuzz: fuzz-build $(SHARED_DEP) ## run each fuzz target for FUZZ_SECONDS (default 60) on corpora in tests/fuzz/corpus-*
 	@rm -rf $(FUZZ_BUILD)/fuzz-seeds && python3 tests/fuzz/make_seeds.py $(SHARED) $(FUZZ_BUILD)/fuzz-seeds
 	@set -e; for t in $(FUZZ_NAMES); do echo "== $$t: $(FUZZ_SECONDS) s"; mkdir -p tests/fuzz/corpus-$$t; \
 	    dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
@@ -170,10 +236,12 @@ SAN_CONFORMANCE_LIMIT ?= 1000
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize: ## ASan+UBSan build in build-san/, then unit + CLI + conformance + fuzz replays
-	$(SAN_ENV) $(MAKE) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= \
+	@rm -f build-san/test-results.txt
+	@rc=0; $(SAN_ENV) $(MAKE) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= \
 	    UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" CONFORMANCE_LIMIT=$(SAN_CONFORMANCE_LIMIT) \
 	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=$(SANITIZERS)" \
-	    build-san/robotscan test-unit test-cli test-conformance test-fuzz-replay
+	    build-san/robotscan test-unit test-cli test-conformance test-fuzz-replay || rc=$$?; \
+	tests/summary.sh build-san/test-results.txt || rc=1; exit $$rc
 
 asan: ## like sanitize, AddressSanitizer only (build-asan/)
 	$(SAN_ENV) $(MAKE) UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" BUILD=build-asan BIN=build-asan/robotscan SANITIZERS=address CC=$(SAN_CC) MOREFLAGS= \
@@ -184,7 +252,7 @@ ubsan: ## like sanitize, UndefinedBehaviorSanitizer only (build-ubsan/)
 	$(SAN_ENV) $(MAKE) BUILD=build-ubsan BIN=build-ubsan/robotscan CC=$(SAN_CC) MOREFLAGS= \
 	    CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=all" LDFLAGS="-fsanitize=undefined" \
 	    build-ubsan/robotscan test-unit test-cli test-conformance test-fuzz-replay
-$(BUILD)/bench/%: bench/%.cc $(LIB) | $(DEPS_ALL)
+$(BUILD)/bench/%: bench/%.cc $(LIB) $(SHARED_STAMP) | $(DEPS_ALL) $(SHARED_DEP)
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -std=c++17 -DRS_STATIC_LINKING_ONLY -Isrc $(PKG_CFLAGS) -DRS_SHARED_DIR='"$(SHARED)"' \
 	    -o $@ $< $(LIB) $(PKG_LIBS) -lbenchmark -lpthread
@@ -195,8 +263,15 @@ bench: $(BENCH_BIN) ## build and run the benchmarks (bench/bench_*.cc); BENCH_AR
 bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/bench-urls; BENCH_URLS_ARGS)
 	scripts/bench-urls $(BENCH_URLS_ARGS)
 
+# `make test`: every step runs (a failing one does not stop the others), then a summary
+# whose last line is `N passed, N failed, N skipped` (suites; SKIP lines counted).
+TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-report test-scale test-python \
+             test-install test-mutants test-optional
 test: MOREFLAGS += -Werror
-test: all test-unit test-cli test-conformance test-fuzz-replay test-report test-scale test-python test-install ## build everything and run every test
+test: all $(SHARED_DEP) ## build everything and run every test (summary at the end)
+	@rm -f $(RESULTS); bad=0; for s in $(TEST_STEPS); do \
+	    $(MAKE) --no-print-directory MOREFLAGS='$(MOREFLAGS)' RESULTS=$(RESULTS) $$s || bad=1; done; \
+	tests/summary.sh $(RESULTS) || bad=1; exit $$bad
 
 check: all test-unit ## the fast subset: unit tests only
 
@@ -214,9 +289,10 @@ demo: $(BIN) ## run check, urls, logs and lint on the sample data in data/
 	@./$(BIN) lint --agent Googlebot data/example-robots.txt || true
 
 # ===== Python binding (python/robotscan, SPEC 8) =====
-test-python: $(SO) $(BIN) | $(DEPS_ALL) ## run the Python binding's tests (pytest: unit, conformance vs CLI, a Scrapy crawl)
-	PYTHONDONTWRITEBYTECODE=1 RS_SHARED_DIR=$(SHARED) ROBOTSCAN_BIN=$(abspath $(BIN)) \
-	    ROBOTSCAN_LIB=$(abspath $(SO)) /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/python
+test-python: $(SO) $(BIN) $(SHARED_DEP) | $(DEPS_ALL) ## run the Python binding's tests (pytest: unit, conformance vs CLI, a Scrapy crawl)
+	@PYTHONDONTWRITEBYTECODE=1 RS_SHARED_DIR=$(SHARED) ROBOTSCAN_BIN=$(abspath $(BIN)) \
+	    ROBOTSCAN_LIB=$(abspath $(SO)) $(STEP) python/pytest \
+	    /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/python
 
 # ===== Install (SPEC 8) =====
 BINDIR      ?= $(PREFIX)/bin
@@ -259,7 +335,7 @@ uninstall: ## remove what make install installed (same PREFIX and DESTDIR)
 	rm -rf $(DESTDIR)$(PYTHONDIR)/robotscan
 
 test-install: all | $(DEPS_ALL) ## install into a temporary DESTDIR, build and run a C program via pkg-config, uninstall
-	MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/install/test_install.sh
+	@MAKE="$(MAKE)" BUILD=$(BUILD) $(STEP) install/test_install.sh bash tests/install/test_install.sh
 
 clean: ## remove build products
 	rm -rf $(BUILD) $(BIN) build-*

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """Independent checks of `robotscan logs` output (called by test_logs.sh).
 
-Usage: logs_verify.py BIN ROBOTS LOG TSV STATS_JSON
+Usage: logs_verify.py BIN ROBOTS LOG TSV STATS_JSON [--no-bots]
+ - the stats count every line of the log (counted here): lines = bot hits +
+   non-bot hits + other bots + malformed + blank; the per-hour counts add up
+   to the bot hits;
+ - the TSV has bot hits (with --no-bots: none, and every well-formed line is
+   a non-bot hit) and a header; nothing passes on empty output;
  - per-bot hits and disallowed counts of the TSV equal the stats JSON;
  - every bot hit's verdict and line equal `robotscan check` for the group the
    bot follows (its own token if the robots.txt names it, Googlebot for the
@@ -15,14 +20,45 @@ Usage: logs_verify.py BIN ROBOTS LOG TSV STATS_JSON
 import collections, csv, datetime, io, json, re, subprocess, sys
 
 binp, robots, log, tsv_path, stats_path = sys.argv[1:6]
+no_bots = "--no-bots" in sys.argv[6:]
 failures = []
 
 def fail(msg):
     failures.append(msg)
 
+HEADER = ["time", "client", "origin", "agent", "user_agent", "method", "url", "status", "verdict",
+          "line", "rule", "reason", "delay_violation"]
+with open(tsv_path, encoding="utf-8", errors="replace") as f:
+    first = f.readline().rstrip("\n").split("\t")
+if first != HEADER:
+    print("FAIL: TSV header is %r" % first[:14])
+    sys.exit(1)
 rows = list(csv.DictReader(open(tsv_path, encoding="utf-8", errors="replace"), delimiter="\t",
                            quoting=csv.QUOTE_NONE))
 stats = json.load(open(stats_path))
+
+# 0. every line of the log is accounted for; empty output passes nothing
+with open(log, "rb") as f:
+    data = f.read()
+n_lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+if n_lines == 0:
+    fail("the log %s is empty" % log)
+if stats["lines"] != n_lines:
+    fail("stats count %d lines, the log has %d" % (stats["lines"], n_lines))
+parts = stats["bot_hits"] + stats["non_bot_hits"] + stats["other_bot_hits"] + stats["malformed"] + stats["blank"]
+if parts != stats["lines"]:
+    fail("bot %d + non-bot %d + other %d + malformed %d + blank %d != %d lines" % (stats["bot_hits"],
+         stats["non_bot_hits"], stats["other_bot_hits"], stats["malformed"], stats["blank"], stats["lines"]))
+if sum(h["hits"] for h in stats["hours"]) != stats["bot_hits"]:
+    fail("per-hour hits add up to %d, bot hits %d" % (sum(h["hits"] for h in stats["hours"]), stats["bot_hits"]))
+if len(rows) != stats["bot_hits"]:
+    fail("TSV has %d rows, stats %d bot hits" % (len(rows), stats["bot_hits"]))
+if no_bots:
+    if rows or stats["bot_hits"] or stats["non_bot_hits"] != n_lines - stats["malformed"] - stats["blank"]:
+        fail("--no-bots: %d rows, %d bot hits, %d non-bot hits of %d lines" % (len(rows), stats["bot_hits"],
+             stats["non_bot_hits"], n_lines))
+elif not rows:
+    fail("no bot hits in the TSV")
 
 # 1. counts per bot
 hits = collections.Counter(r["agent"] for r in rows)
@@ -79,6 +115,9 @@ for g, idx in by_group.items():
     inp = "".join(rows[i]["url"] + "\n" for i in idx).encode()
     p = subprocess.run([binp, "check", "--robots", robots, "--agent", agent, "--format", "tsv"],
                        input=inp, capture_output=True)
+    if p.returncode not in (0, 1):
+        fail("check for %s: exit %d: %r" % (agent, p.returncode, p.stderr[:200]))
+        continue
     out = list(csv.DictReader(io.StringIO(p.stdout.decode()), delimiter="\t", quoting=csv.QUOTE_NONE))
     if len(out) != len(idx):
         fail("check for %s returned %d rows for %d URLs" % (agent, len(out), len(idx)))
@@ -118,13 +157,14 @@ for b in stats["bots"]:
         fail("delay violations of %s: recomputed %d, stats %d" % (b["agent"], dv[b["agent"]], b["delay_violations"]))
 
 # 5. an independent count of one crawler
-ua_re = re.compile(r'"([^"]*)"\s*$')
+# combined: "request" status bytes "referer" "user agent" [more fields]
+ua_re = re.compile(r'" \d{3} (?:\d+|-) "[^"]*" "([^"]*)"')
 gb = 0
 for line in open(log, encoding="utf-8", errors="replace"):
-    m = ua_re.search(line.rstrip("\n"))
+    m = ua_re.search(line)
     if m and re.search(r"\bGooglebot/2\.1\b", m.group(1)):
         gb += 1
-if gb and hits["Googlebot"] != gb:
+if (gb or not no_bots) and hits["Googlebot"] != gb:
     fail("Googlebot/2.1 lines by regex: %d, Googlebot hits: %d" % (gb, hits["Googlebot"]))
 
 for f in failures[:20]:

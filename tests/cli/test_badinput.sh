@@ -3,25 +3,29 @@
 # row: each runs the CLI on hostile or broken input and checks the exit code,
 # the message (naming the file where there is one) and the output.
 #
-# Usage: bash tests/cli/test_badinput.sh ./robotscan ../shared
+# Usage: bash tests/cli/test_badinput.sh ./robotscan SHARED   (SHARED: build/testdata after `make testdata`, or ../shared)
 # Exits non-zero when any case fails. A case that cannot run here says SKIP
 # loudly with the reason (none is skipped silently).
 #
-# Commands covered: check, urls, logs, lint (each section is skipped, loudly, when
-# the binary lacks the command).
+# Commands covered: check, urls, logs, lint (each section starts by checking that
+# the command's --help works; a failing --help is a failure, not a skip).
+# RS_TEST_FAIL_FAST=1: the first failure ends the script.
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
 T=$(mktemp -d "${TMPDIR:-/tmp}/rs-badinput.XXXXXX")
 trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
 # Big inputs are smaller under sanitizers if asked (BADINPUT_BIG_MB).
 BIG_MB=${BADINPUT_BIG_MB:-100}
 
-fails=0
+fails=0 skips=0
 pass() { printf '  ok    %s\n' "$1"; }
-fail() { printf '  FAIL  %s\n' "$1"; [ -n "${2:-}" ] && printf '        %s\n' "$2"; fails=$((fails + 1)); }
-skip() { printf '  SKIP  %s -- %s\n' "$1" "$2"; }
+fail() {
+    printf '  FAIL  %s\n' "$1"; [ -n "${2:-}" ] && printf '        %s\n' "$2"; fails=$((fails + 1))
+    if [ -n "${RS_TEST_FAIL_FAST:-}" ]; then echo "test_badinput: stopped at the first failure"; exit 1; fi
+}
+skip() { printf 'SKIP: %s: %s\n' "$1" "$2"; skips=$((skips + 1)); }
 
 # run NAME STDIN_FILE ARGS... : runs the binary, leaves $rc, $T/out, $T/err
 run() {
@@ -54,7 +58,8 @@ quiet_stderr() {
     return 0
 }
 
-# seconds elapsed since $1 (date +%s%N), with 3 decimals
+# seconds elapsed since $1 (date +%s%N), with 3 decimals: shown, never asserted
+# (wall-clock limits are flaky under sanitizers and load; bench/ measures speed)
 elapsed() { local now; now=$(date +%s%N); echo "$(( (now - $1) / 1000000 ))" | awk '{printf "%.3f", $1/1000}'; }
 
 printf 'user-agent: *\ndisallow: /private\n' >"$T/robots.txt"
@@ -106,10 +111,12 @@ open(sys.argv[1], "wb").write(b"".join(parts))
 EOF
 printf '/\n/a\n/a\0b\n/%%FF\n\377\376\n' >"$T/urls-nul"
 run "$T/urls-nul" check --robots "$T/garbage.txt" --agent Googlebot --format tsv
-if [ "$rc" = 0 ] || [ "$rc" = 1 ]; then
-    [ "$(wc -l <"$T/out")" = 6 ] && quiet_stderr "garbage + NUL robots" && pass "binary garbage and NUL bytes in robots.txt: a verdict per URL"
-else
+if [ "$rc" != 0 ] && [ "$rc" != 1 ]; then
     fail "binary garbage and NUL bytes in robots.txt" "exit $rc: $(head -c 300 "$T/err")"
+elif [ "$(wc -l <"$T/out")" != 6 ]; then
+    fail "binary garbage and NUL bytes in robots.txt" "$(wc -l <"$T/out") output lines, want a header and 5 rows"
+elif quiet_stderr "garbage + NUL robots"; then
+    pass "binary garbage and NUL bytes in robots.txt: a verdict per URL"
 fi
 
 # Invalid UTF-8 in robots.txt and URLs: JSONL output must still be valid JSON.
@@ -196,9 +203,8 @@ EOF
 t0=$(date +%s%N)
 run "$T/urls-hostile" check --robots "$T/hostile.txt" --agent Googlebot --format tsv
 secs=$(elapsed "$t0")
-if [ "$rc" = 1 ] && [ "$(cut -f2,3 "$T/out" | tr '\t\n' '  ')" = "verdict line allow 3 disallow 2 disallow 2 " ] \
-   && awk -v s="$secs" 'BEGIN { exit !(s < 1.0) }'; then
-    pass "hostile wildcard /(*a)x300 b vs 100 KB paths: right answers in ${secs} s"
+if [ "$rc" = 1 ] && [ "$(cut -f2,3 "$T/out" | tr '\t\n' '  ')" = "verdict line allow 3 disallow 2 disallow 2 " ]; then
+    pass "hostile wildcard /(*a)x300 b vs 100 KB paths: right answers (${secs} s, not asserted)"
 else
     fail "hostile wildcard" "exit $rc in ${secs} s, out: $(cut -f2,3 "$T/out" | tr '\n' '|')"
 fi
@@ -281,14 +287,16 @@ run "$T/urls"
 expect "no command: exit 2 with usage" 2 "Usage"
 run "$T/urls" check --help
 expect "--help: exit 0" 0
+grep -q '^Usage: robotscan check' "$T/out" || fail "check --help" "no usage on stdout: $(head -c 200 "$T/out")"
 
 # ===== urls and logs =====
 json_get() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>/dev/null; }
 
-if ! "$BIN" urls --help >/dev/null 2>&1; then
-    skip "urls cases" "this robotscan has no 'urls' command"
-else
-    echo "-- urls"
+echo "-- urls"
+run "$T/empty" urls --help
+expect "urls --help: exit 0" 0
+grep -q '^Usage: robotscan urls' "$T/out" || fail "urls --help" "no usage on stdout: $(head -c 200 "$T/out")"
+{
     python3 - "$T/list.txt" <<'EOF'
 import sys
 with open(sys.argv[1], "w") as f:
@@ -366,6 +374,8 @@ EOF
         "$BIN" "${URLS[@]}" "$T/list.txt" >/dev/full 2>"$T/err"; rc=$?
         if [ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ]; then pass "urls: > /dev/full: exit 2, one message"
         else fail "urls: > /dev/full" "exit $rc, stderr: $(head -c 200 "$T/err")"; fi
+    else
+        skip "urls: write error on stdout" "no writable /dev/full"
     fi
     run "$T/empty" urls --robots "$T/robots.txt" --agent Googlebot --frobnicate
     expect "urls: unknown flag: exit 2 with a usage line" 2 "unknown option.*|Try 'robotscan urls --help'"
@@ -373,12 +383,13 @@ EOF
     expect "urls: missing --agent: exit 2" 2 "--agent"
     run "$T/empty" urls --agent Googlebot "$T/list.txt"
     expect "urls: missing --robots: exit 2" 2 "--robots"
-fi
+}
 
-if ! "$BIN" logs --help >/dev/null 2>&1; then
-    skip "logs cases" "this robotscan has no 'logs' command"
-else
-    echo "-- logs"
+echo "-- logs"
+run "$T/empty" logs --help
+expect "logs --help: exit 0" 0
+grep -q '^Usage: robotscan logs' "$T/out" || fail "logs --help" "no usage on stdout: $(head -c 200 "$T/out")"
+{
     LOG="$SHARED/data/logs/lnav-shop-access.log"
     LOGS=(logs --robots "$T/robots.txt" --host shop.example --format tsv)
     run "$T/empty" "${LOGS[@]}" "$T/missing.log"
@@ -387,7 +398,9 @@ else
     expect "logs: empty input: exit 0" 0
     { for i in 1 2 3 4 5 6 7 8; do cat "$LOG"; done; } | gzip -c >"$T/log.gz"
     head -c 40000 "$T/log.gz" >"$T/cut-log.gz"
-    "$BIN" "${LOGS[@]}" "$T/log.gz" 2>/dev/null | cut -f7 >"$T/full-urls"
+    "$BIN" "${LOGS[@]}" "$T/log.gz" >"$T/full.tsv" 2>"$T/err" || fail "logs: 8 copies of the lnav log (.gz)" "exit $?: $(head -c 200 "$T/err")"
+    [ "$(wc -l <"$T/full.tsv")" -gt 1000 ] || fail "logs: 8 copies of the lnav log (.gz)" "only $(wc -l <"$T/full.tsv") rows"
+    cut -f7 "$T/full.tsv" >"$T/full-urls"
     run "$T/empty" "${LOGS[@]}" --stats "$T/cut.json" "$T/cut-log.gz"
     n=$(json_get "$T/cut.json" lines); recs=$(( $(wc -l <"$T/out") - 1 ))
     if [ "$rc" = 2 ] && grep -Eq "cut-log\.gz.*offset [0-9]+" "$T/err" && [ "${n:-0}" -gt 100 ] && [ "$recs" -gt 10 ] \
@@ -411,17 +424,20 @@ else
         "$BIN" "${LOGS[@]}" "$T/log.gz" >/dev/full 2>"$T/err"; rc=$?
         if [ "$rc" = 2 ] && grep -q "error writing" "$T/err"; then pass "logs: > /dev/full: exit 2"
         else fail "logs: > /dev/full" "exit $rc, stderr: $(head -c 200 "$T/err")"; fi
+    else
+        skip "logs: write error on stdout" "no writable /dev/full"
     fi
     run "$T/empty" logs --robots "$T/robots.txt" --bogus
     expect "logs: unknown flag: exit 2 with a usage line" 2 "unknown option.*|Try 'robotscan logs --help'"
     run "$T/empty" logs --host shop.example "$LOG"
     expect "logs: missing --robots: exit 2" 2 "--robots"
-fi
+}
 
-if ! "$BIN" lint --help >/dev/null 2>&1; then
-    skip "lint cases" "this robotscan has no 'lint' command"
-else
-    echo "-- lint"
+echo "-- lint"
+run "$T/empty" lint --help
+expect "lint --help: exit 0" 0
+grep -q '^Usage: robotscan lint' "$T/out" || fail "lint --help" "no usage on stdout: $(head -c 200 "$T/out")"
+{
     run "$T/empty" lint "$T/nope.txt"
     expect "lint: missing file: exit 2, names it" 2 "nope\.txt"
     run "$T/empty" lint "$T/adir" "$T/robots.txt"
@@ -445,15 +461,17 @@ assert {"nul-byte", "invalid-utf8", "file-too-large", "line-too-long"} <= codes,
     if [ -w /dev/full ]; then
         "$BIN" lint "$T/garbage.txt" >/dev/full 2>"$T/err"; rc=$?
         expect "lint: > /dev/full: exit 2" 2 "error writing"
+    else
+        skip "lint: write error on stdout" "no writable /dev/full"
     fi
     run "$T/empty" lint --bogus "$T/robots.txt"
     expect "lint: unknown flag: exit 2 with a usage line" 2 "unknown option.*|Try 'robotscan lint --help'"
     run "$T/empty" lint
     expect "lint: no file: exit 2" 2 ""
-fi
+}
 
 if [ "$fails" -ne 0 ]; then
-    echo "test_badinput: $fails case(s) failed"
+    echo "test_badinput: $fails case(s) failed, $skips skipped"
     exit 1
 fi
-echo "test_badinput: all cases passed"
+echo "test_badinput: all cases passed, $skips skipped"

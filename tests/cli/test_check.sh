@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # CLI tests for `robotscan check`: formats, stdin vs arguments, exit codes, usage errors.
-# Usage: bash tests/cli/test_check.sh ./robotscan ../shared
+# Usage: bash tests/cli/test_check.sh ./robotscan SHARED   (SHARED: build/testdata after `make testdata`, or ../shared)
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 . "$(dirname "$0")/lib/helpers.sh"
 
 cat >"$T/robots.txt" <<'R'
@@ -41,7 +41,10 @@ http://e.com/a	disallow	7	disallow: /
 # --- stdin and arguments give the same rows
 printf 'http://e.com/private/x\nhttp://e.com/public\n' >"$T/urls2"
 "$BIN" check --robots "$T/robots.txt" --agent x --format csv <"$T/urls2" >"$T/stdin.csv"
+rc=$?; [ $rc = 1 ] || fail "stdin csv: exit $rc, want 1"
 "$BIN" check --robots "$T/robots.txt" --agent x --format csv http://e.com/private/x http://e.com/public >"$T/args.csv"
+rc=$?; [ $rc = 1 ] || fail "args csv: exit $rc, want 1"
+[ "$(wc -l <"$T/args.csv")" = 3 ] || fail "args csv: want a header and 2 rows: $(cat "$T/args.csv")"
 cmp -s "$T/stdin.csv" "$T/args.csv" || fail "stdin and args differ"
 
 # --- csv and jsonl
@@ -59,8 +62,10 @@ grep -q '^DISALLOWED  http://e.com/private  (line 2: disallow: /private)$' "$T/o
 grep -q '^allowed     http://e.com/  (line 4: disallow: )$' "$T/out" || fail "text: allowed row: $(cat "$T/out")"
 
 # --- default format is tsv on a pipe
-"$BIN" check --robots "$T/robots.txt" --agent x http://e.com/ | head -1 | grep -q $'^url\tverdict\tline\trule$' \
-    || fail "default format on a pipe is not tsv"
+"$BIN" check --robots "$T/robots.txt" --agent x http://e.com/ | cat >"$T/pipe.out"
+rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || fail "default format on a pipe: exit $rc"
+[ "$(cat "$T/pipe.out")" = $'url\tverdict\tline\trule\nhttp://e.com/\tallow\t4\tdisallow: ' ] \
+    || fail "default format on a pipe is not tsv: $(cat "$T/pipe.out")"
 
 # --- --format=VALUE form and --encode-urls
 printf 'User-agent: *\nDisallow: /caf%%C3%%A9\n' >"$T/enc.txt"
@@ -106,6 +111,19 @@ grep -q "is a directory" "$T/err" || fail "directory not reported"
 if [ -d "$SHARED/conformance/google-unittests" ]; then
     python3 "$SHARED/tools/conformance_check.py" "$SHARED/conformance/google-unittests" --bin "$BIN" >"$T/conf" \
         || fail "conformance: $(tail -3 "$T/conf")"
+    grep -Eq '^([1-9][0-9]*)/\1 verdicts, \1/\1 lines agree, 0 runs failed$' "$T/conf" \
+        || fail "conformance: $(tail -1 "$T/conf")"
+    # the runner itself can fail: a binary that allows everything must not pass
+    printf '#!/bin/sh\necho "url\tverdict\tline\trule"\nwhile IFS= read -r u; do printf "%%s\\tallow\\t0\\t\\n" "$u"; done\n' \
+        >"$T/allow-all"
+    chmod +x "$T/allow-all"
+    "$T/allow-all" <<<"http://e.com/x" >"$T/aa.out"
+    [ "$(cat "$T/aa.out")" = $'url\tverdict\tline\trule\nhttp://e.com/x\tallow\t0\t' ] || fail "allow-all fake: $(cat -A "$T/aa.out")"
+    if python3 "$SHARED/tools/conformance_check.py" "$SHARED/conformance/google-unittests" --bin "$T/allow-all" >"$T/conf"; then
+        fail "conformance runner passed a binary that allows everything: $(tail -1 "$T/conf")"
+    fi
+else
+    fail "no $SHARED/conformance/google-unittests (SHARED is the test data directory)"
 fi
 
 finish

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # CLI tests for `robotscan lint`: text and jsonl output, --agent, exit codes 0/1/2, --help, usage errors.
-# Usage: bash tests/cli/test_lint.sh ./robotscan ../shared
+# Usage: bash tests/cli/test_lint.sh ./robotscan SHARED   (SHARED: build/testdata after `make testdata`, or ../shared)
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 # Absolute paths, then run from the repository root (tests/lint/ and data/ are relative to it).
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 SHARED=$(cd "$SHARED" 2>/dev/null && pwd || echo "$SHARED")
@@ -45,26 +45,30 @@ expect_run "jsonl" 1 "$BIN" lint --format jsonl "$T/robots.txt"
 head -1 "$T/out" >"$T/first"
 printf '%s\n' "{\"file\":\"$F\",\"line\":3,\"severity\":\"warning\",\"code\":\"typo-key\",\"message\":\"\\\"Disalow\\\" read as disallow (accepted typo)\"}" >"$T/want"
 cmp -s "$T/first" "$T/want" || fail "jsonl: first line: $(cat "$T/first")"
-if command -v python3 >/dev/null; then
-    python3 - "$T/out" <<'PY' || fail "jsonl: not valid JSON lines with the keys file, line, severity, code, message"
+python3 - "$T/out" <<'PY' || fail "jsonl: not 5 valid JSON lines with the keys file, line, severity, code, message"
 import json, sys
+n = 0
 for l in open(sys.argv[1]):
     o = json.loads(l)
     assert list(o) == ["file", "line", "severity", "code", "message"], o
     assert o["severity"] in ("info", "warning", "error") and isinstance(o["line"], int)
+    n += 1
+assert n == 5, n
 PY
-fi
 
 # --- exit 0: a clean file prints nothing; info findings do not fail
 expect_run "clean" 0 "$BIN" lint "$T/clean.txt"
 expect_out "clean" ""
 expect_run "info only" 0 "$BIN" lint "$T/info-only.txt"
 grep -q '\[unknown-key\]' "$T/out" || fail "info only: the info finding is printed"
+n_samples=0
 for f in tests/lint/clean-*.txt data/example-robots.txt data/robots/*.txt; do
-    [ -f "$f" ] || continue
+    [ -f "$f" ] || { fail "sample $f: no such file (a pattern matched nothing)"; continue; }
     expect_run "sample $f" 0 "$BIN" lint "$f"
     grep -q ': \(warning\|error\): ' "$T/out" && fail "sample $f has a warning: $(cat "$T/out")"
+    n_samples=$((n_samples + 1))
 done
+[ $n_samples -ge 5 ] || fail "samples: only $n_samples files linted"
 
 # --- one planted file per code: output as reviewed in tests/lint/planted/CODE.expected,
 #     and the file's own code among the findings (file-too-large is generated below)
@@ -80,7 +84,16 @@ for f in tests/lint/planted/*.txt; do
     [ $rc = $want ] || fail "planted $code: exit $rc, want $want"
     n_planted=$((n_planted + 1))
 done
-[ $n_planted -ge 18 ] || fail "planted: only $n_planted files"
+# every code of docs/lint.md's table has its planted file (file-too-large is generated below)
+n_codes=0
+for code in $(sed -n 's/^| `\([a-z0-9-]*\)` | .*/\1/p' docs/lint.md); do
+    n_codes=$((n_codes + 1))
+    [ "$code" = file-too-large ] && continue
+    [ -f "tests/lint/planted/$code.txt" ] && [ -f "tests/lint/planted/$code.expected" ] \
+        || fail "planted: no tests/lint/planted/$code.txt/.expected for the code $code of docs/lint.md"
+done
+[ $n_codes -ge 19 ] || fail "planted: only $n_codes codes read from docs/lint.md"
+[ $n_planted = $((n_codes - 1)) ] || fail "planted: $n_planted files for $n_codes codes (file-too-large generated)"
 
 # --- several files; whole-file findings have no line number
 printf 'Disallow: /x\n' >"$T/nogroup.txt"
@@ -153,20 +166,29 @@ grep -q "not a product token" "$T/err" || fail "agent not a token: no warning on
 # --- --help and usage errors
 expect_run "help" 0 "$BIN" lint --help
 grep -q '^Usage: robotscan lint' "$T/out" || fail "help: not on stdout"
-expect_run "no file" 2 "$BIN" lint
+# usage_error NAME ARGS... : exit 2, nothing on stdout, a message on stderr
+usage_error() {
+    local name=$1; shift
+    expect_run "$name" 2 "$BIN" lint "$@"
+    [ -s "$T/out" ] && fail "$name: usage error printed on stdout: $(head -c 200 "$T/out")"
+    [ -s "$T/err" ] || fail "$name: no message on stderr"
+}
+usage_error "no file"
 [ "$(head -1 "$T/err")" = "robotscan lint: needs at least one FILE" ] || fail "no file: $(cat "$T/err")"
-expect_run "bad format" 2 "$BIN" lint --format xml "$T/robots.txt"
-expect_run "bad option" 2 "$BIN" lint --robots "$T/robots.txt"
-expect_run "two agents" 2 "$BIN" lint --agent a --agent b "$T/robots.txt"
-[ -s "$T/out" ] && fail "usage errors print nothing on stdout"
+usage_error "bad format" --format xml "$T/robots.txt"
+usage_error "bad option" --robots "$T/robots.txt"
+usage_error "two agents" --agent a --agent b "$T/robots.txt"
 
 # --- the whole real corpus: no crash, exit 1 (it has warnings), every line well-formed
 if [ -d "$SHARED/data/robots" ]; then
     "$BIN" lint "$SHARED"/data/robots/*.txt >"$T/out" 2>"$T/err"
     rc=$?
     [ $rc = 1 ] || fail "corpus: exit $rc, want 1 ($(head -c 300 "$T/err"))"
+    [ "$(wc -l <"$T/out")" -gt 1000 ] || fail "corpus: only $(wc -l <"$T/out") findings"
     bad=$(grep -cv '^[^:]*:\([0-9]*:\)\? \(info\|warning\|error\): .* \[[a-z0-9-]*\]$' "$T/out")
     [ "$bad" = 0 ] || fail "corpus: $bad malformed lines, e.g. $(grep -v '^[^:]*:\([0-9]*:\)\? \(info\|warning\|error\): .* \[[a-z0-9-]*\]$' "$T/out" | head -2)"
+else
+    fail "corpus: no $SHARED/data/robots (SHARED is the test data directory)"
 fi
 
 finish

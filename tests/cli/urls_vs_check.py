@@ -16,14 +16,15 @@ conformance: every google-semantics folder of SHARED/conformance, three ways.
   is either decided (a row, in input order, url field equal to the input) or
   malformed (named with its line number on stderr, and counted in the
   summary). Decided rows must agree with cases.tsv, verdict and line, 100%.
-  Malformed ones are reported (count and a sample).
+  Every vector's URL has an origin: one called malformed is a failure.
 ada: SHARED/data/urls/ada-url-kasztp.txt with --robots SHARED/data/robots, for
   several agents. The robots file serving each origin is derived here, from
   the directory's entry names, independently of robotscan (SPEC 3 naming:
   HOST, HOST.txt, HOST:PORT[.txt], HOST_PORT[.txt], HOST/robots.txt). An
   origin urls calls matched/no-match must have such a file, one it calls
   no-robots must not; for every origin with a file, `check --robots FILE`
-  over its URLs must give the same verdict, line and rule for every URL.
+  over its URLs must give the same verdict, line and rule for every URL. A URL
+  called malformed must have no origin by the independent reading either.
 cache: 20,000 tricky URLs must get the same origins whether or not a URL of
   another host comes before each (urls reuses the previous origin when the
   bytes up to the path agree).
@@ -118,6 +119,9 @@ def check_run(where, p, urls, expected, n_inputs=None):
         fail("%s: blank/comment lines reported malformed: %s" % (where, sorted(blank & malformed)))
     if n_skipped != 0 or lines - n_urls - n_bad != len(blank):
         fail("%s: %d blank lines expected, summary implies %d" % (where, len(blank), lines - n_urls - n_bad))
+    if malformed:
+        fail("%s: %d URLs called malformed (every vector URL has an origin), e.g. %r"
+             % (where, len(malformed), [urls[n - 1] for n in sorted(malformed)[:3] if n <= len(urls)]))
     decided = [i for i in range(len(urls)) if i + 1 not in malformed and i + 1 not in blank]
     if len(decided) != len(rows) or n_urls != len(rows):
         fail("%s: %d rows, %d URLs counted, %d expected" % (where, len(rows), n_urls, len(decided)))
@@ -358,6 +362,19 @@ def ada(binp, shared, pool):
             continue
         if int(s.group(5)) != n_diag or int(s.group(2)) != len(rows):
             fail("ada %s: summary %r vs %d rows, %d diagnostics" % (agent, s.group(0), len(rows), n_diag))
+        # a URL called malformed has no origin by the independent reading either
+        with open(urls_file, "rb") as f:
+            lines = f.read().split(b"\n")
+        diag_rx = re.compile(re.escape(urls_file.encode()) + rb":(\d+): ")
+        bad_lines = [int(m.group(1)) for m in map(diag_rx.match, p.stderr.split(b"\n")) if m]
+        for n in bad_lines:
+            u = lines[n - 1].rstrip(b"\r") if n <= len(lines) else b""
+            if n == 1 and u.startswith(b"\xef\xbb\xbf"):
+                u = u[3:]
+            if simple_origin(u) is not None:
+                fail("ada %s: line %d %r called malformed, but its origin is %r" % (agent, n, u, simple_origin(u)))
+        if n_diag and not bad_lines:
+            fail("ada %s: %d diagnostics, none names a line" % (agent, n_diag))
         by_origin = collections.OrderedDict()
         simple = 0
         for r in rows:
@@ -430,6 +447,8 @@ def cache_order(binp, shared):
         diff = next((i for i, (a, b) in enumerate(zip(seq, alone)) if a != b), min(len(seq), len(alone)))
         fail("cache order: %d vs %d URLs decided; first difference at record %d: %r vs %r"
              % (len(seq), len(alone), diff, seq[diff:diff + 1], alone[diff:diff + 1]))
+    if len(seq) < len(urls) // 2:
+        fail("cache order: only %d of %d URLs decided" % (len(seq), len(urls)))
     print("cache order: %d of %d tricky URLs decided, same origins whatever precedes them"
           % (len(seq), len(urls)))
 

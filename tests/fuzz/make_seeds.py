@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Builds seed corpora for the fuzz targets from ../shared (at run time; not committed).
+"""Builds seed corpora for the fuzz targets from SHARED_DIR (../shared's layout; `make test`
+passes the unpacked tests/data/shared.tar.zst) at run time; not committed.
 
 Usage: make_seeds.py SHARED_DIR OUT_DIR [--small]
+Exits 1 when a target gets no seeds (a replay of nothing proves nothing).
 Writes OUT_DIR/<target>/NNNNNN for every target in tests/fuzz/fuzz_*.c.
 --small keeps `make test` quick (a sample); without it, everything usable.
 Input formats follow each target's header comment.
@@ -89,6 +91,13 @@ def main():
                            b"\xef\xbb\xbfbom\r\n\r\n", b"\r\r\n\n", b"\x28\xb5\x2f\xfd", b"\x1f\x8b"]):
         for mode in (0, 1, 2, 3, 4, 12, 16, 17):
             seeds["fuzz_reader"].append(bytes([mode, i, 3 + i, 128]) + s)
+    # fuzz_report_html: --stats JSON documents (the report fixtures), whole and cut short.
+    for p in sorted(glob.glob(os.path.join(here, "..", "report", "fixtures", "*.json"))):
+        with open(p, "rb") as f:
+            doc = f.read()
+        seeds["fuzz_report_html"].append(doc)
+        for k in (2, 3, 5):
+            seeds["fuzz_report_html"].append(doc[: len(doc) * (k - 1) // k])
     # fuzz_warc: mode byte (fuzz_warc.c), then WARC records of a few real robots.txt files.
     robots = sorted(glob.glob(os.path.join(shared, "data", "robots", "*.txt")))[: (8 if small else 200)]
     for i in range(0, len(robots), 2):
@@ -101,16 +110,19 @@ def main():
                      b"/robots.txt\r\nWARC-Date: 2024-01-01T00:00:00Z\r\nContent-Length: %d\r\n\r\n" % len(body)
                      + body + b"\r\n\r\n")
         seeds["fuzz_warc"].append(bytes([i % 8]) + warc)
+    empty = [t for t in targets if not seeds.get(t)]
     for t in targets:
         d = os.path.join(out, t)
         os.makedirs(d, exist_ok=True)
         got = seeds.get(t, [])
         if not got:
-            print("make_seeds: no seeds for %s" % t, file=sys.stderr)
+            print("make_seeds: FAIL: no seeds for %s (give it some in make_seeds.py)" % t, file=sys.stderr)
         for i, s in enumerate(got):
             with open(os.path.join(d, "%06d" % i), "wb") as f:
                 f.write(s)
     print("seeds: " + ", ".join("%s %d" % (t, len(seeds.get(t, []))) for t in targets))
+    if empty or not targets:
+        sys.exit(1)
 
 if __name__ == "__main__":
     main()

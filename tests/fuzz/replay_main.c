@@ -83,5 +83,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (run_path(argv[i], &count) != 0) return 1;
     printf("replayed %lu inputs\n", count);
+    if (count == 0) {
+        fprintf(stderr, "replay: no inputs under the paths given\n");
+        return 1;
+    }
     return 0;
 }

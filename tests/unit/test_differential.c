@@ -386,6 +386,9 @@ Test(differential, hostile_wildcards, .timeout = 20)
     /* The oracle on a shorter path (it is O(path * pattern)). */
     naive_verdict nv;
     naive_robots_check_path(body, (size_t)bl, "x", 1, path + plen - 2000, 2000, &nv);
+    rs_matcher_match(m, path + plen - 2000, 2000, &v);
+    cr_expect_eq(nv.disallowed, v.disallowed, "no leading '/'");
+    cr_expect_eq(nv.line, v.line, "no leading '/'");
     path[plen - 2000] = '/';
     naive_robots_check_path(body, (size_t)bl, "x", 1, path + plen - 2000, 2000, &nv);
     rs_matcher_match(m, path + plen - 2000, 2000, &v);

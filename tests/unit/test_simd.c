@@ -5,6 +5,7 @@
  * newline position of 64/128-byte windows, and on random buffers.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,7 @@ static void check_all(const char *data, size_t n, char poison)
         const rs_simd_kernels *k = impl(i);
         if (k == NULL) {
             cr_log_warn("kernel set %s not supported by this CPU: not tested", rs_simd_impl_at(i));
+            fprintf(stderr, "SKIP: simd: kernel set %s: not supported by this CPU\n", rs_simd_impl_at(i));
             continue;
         }
         for (size_t off = 0; off <= MAX_PAD; off++) {
