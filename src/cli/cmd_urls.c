@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 static const char HELP[] =
-    "Usage: robotscan urls --robots PATH [--robots PATH...] --agent TOKEN [OPTIONS] [FILE...]\n"
+    "Usage: robotscan urls --robots PATH [--robots PATH...] --agent TOKEN [--agent TOKEN...] [OPTIONS] [FILE...]\n"
     "\n"
     "Decides, for every URL of a list (one per line; plain, .zst or .gz, detected from\n"
     "the content; stdin when no FILE or FILE is -), whether crawler TOKEN may fetch it\n"
@@ -31,7 +31,8 @@ static const char HELP[] =
     "  MANIFEST.tsv    lines ORIGIN<TAB>STATUS<TAB>FILE (STATUS: HTTP status or 'error')\n"
     "\n"
     "Options:\n"
-    "  --agent TOKEN          the crawler's product token (required)\n"
+    "  --agent TOKEN          the crawler's product token (required); repeatable: one record\n"
+    "                         per URL per agent, a URL's records together in --agent order\n"
     "  --format FMT           text, tsv, csv or jsonl (default: text on a terminal, else tsv)\n"
     "  --only WHICH           print only 'allowed' or 'disallowed' records (or allow, disallow)\n"
     "  --quiet                print only the summary\n"
@@ -72,8 +73,9 @@ enum { OC_ALLOW, OC_DISALLOW, OC_COUNT };
 typedef struct {
     const struct cli_opts *opts;
     rs_sites *sites;
-    const char *agent;
-    size_t agent_len;
+    const char *const *agents; /* --agent, in the order given */
+    size_t agent_lens[CLI_MAX_LIST];
+    int n_agents;
     const char *input_name;
     int missing;              /* 0 allow, 1 disallow, 2 skip */
     int only;                 /* -1 all, 0 allowed, 1 disallowed */
@@ -156,6 +158,7 @@ static rs_status origin_tally(worker_state *w, pipeline_result *res, const rs_sc
 /* Counts, tallies and formats one decided URL. */
 static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r)
 {
+    const rs_str agent = { job->agents[r->agent], job->agent_lens[r->agent] };
     res->counts.urls++;
     res->counts.verdict[r->disallowed]++;
     res->counts.reason[r->reason]++;
@@ -186,6 +189,10 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
     if (job->opts->format == RS_FORMAT_TEXT) {
         char tail[64];
         CLI_TRY(rs_outbuf_append(&res->out, r->disallowed ? "DISALLOWED  " : "allowed     ", 12));
+        if (job->n_agents > 1) { /* which agent, when there are several */
+            CLI_TRY(rs_outbuf_append(&res->out, agent.ptr, agent.len));
+            CLI_TRY(rs_outbuf_append(&res->out, "  ", 2));
+        }
         CLI_TRY(rs_outbuf_append(&res->out, r->url.ptr, r->url.len));
         if (r->line) {
             snprintf(tail, sizeof tail, "  (line %u: ", r->line);
@@ -199,7 +206,7 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
     const rs_field fields[N_COLUMNS] = {
         { r->url, 0, 0 },
         { r->origin, 0, 0 },
-        { { job->agent, job->agent_len }, 0, 0 },
+        { agent, 0, 0 },
         { { r->disallowed ? "disallow" : "allow", r->disallowed ? 8u : 5u }, 0, 0 },
         { { NULL, 0 }, r->line, 1 },
         { rule, 0, 0 },
@@ -221,14 +228,12 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
     const urls_job *job = ctx;
     worker_state *w = state;
     if (w->sc == NULL) {
-        const char *agents[1] = { job->agent };
-        const size_t lens[1] = { job->agent_len };
         rs_scan_config cfg;
         memset(&cfg, 0, sizeof cfg);
         cfg.sites = job->sites;
-        cfg.agents = agents;
-        cfg.agent_lens = lens;
-        cfg.n_agents = 1;
+        cfg.agents = job->agents;
+        cfg.agent_lens = job->agent_lens;
+        cfg.n_agents = (size_t)job->n_agents;
         cfg.semantics = job->opts->semantics;
         cfg.missing = (rs_scan_missing)job->missing;
         cfg.encode_urls = job->opts->encode_urls;
@@ -252,13 +257,19 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         }
         switch (r->kind) {
         case RS_SCAN_URL:
-            CLI_TRY(emit(job, w, res, r));
+        case RS_SCAN_SKIPPED:
+            /* one record per agent, in the order the agents were given */
+            for (int a = 0; a < job->n_agents; a++) {
+                if (a) {
+                    rs_scan_get(w->sc, i, (size_t)a, &rec);
+                    if (line_nos) rec.line_no = line_nos[i];
+                }
+                if (r->kind == RS_SCAN_URL) CLI_TRY(emit(job, w, res, r));
+                else res->counts.skipped++;
+            }
             break;
         case RS_SCAN_BLANK:
             res->counts.blank++;
-            break;
-        case RS_SCAN_SKIPPED:
-            res->counts.skipped++;
             break;
         case RS_SCAN_OVERSIZED:
             res->counts.malformed++;
@@ -380,7 +391,12 @@ static int write_stats(const char *path, const struct cli_opts *o, const pipelin
 #define PUT(s) rs_outbuf_append(&b, (s), strlen(s))
     PUT("{\"command\":\"urls\",\"schema_version\":2,\"agent\":");
     rs_outbuf_json_string(&b, o->agents[0], strlen(o->agents[0]));
-    PUT(",\"inputs\":[");
+    PUT(",\"agents\":[");
+    for (int i = 0; i < o->n_agents; i++) {
+        if (i) PUT(",");
+        rs_outbuf_json_string(&b, o->agents[i], strlen(o->agents[i]));
+    }
+    PUT("],\"inputs\":[");
     for (int i = 0; i < o->n_args; i++) {
         if (i) PUT(",");
         rs_outbuf_json_string(&b, o->args[i], strlen(o->args[i]));
@@ -465,7 +481,7 @@ int cmd_urls(int argc, char **argv)
         return 0;
     }
     if (o.n_robots < 1) return cli_usage_error("urls", "needs at least one --robots PATH");
-    if (o.n_agents != 1) return cli_usage_error("urls", "needs exactly one --agent TOKEN");
+    if (o.n_agents < 1) return cli_usage_error("urls", "needs at least one --agent TOKEN");
     urls_job job;
     memset(&job, 0, sizeof job);
     job.only = -1;
@@ -475,14 +491,15 @@ int cmd_urls(int argc, char **argv)
         else return cli_usage_error("urls", "--only takes allowed or disallowed, not '%s'", o.only);
     }
     job.missing = !strcmp(o.missing, "allow") ? 0 : !strcmp(o.missing, "disallow") ? 1 : 2;
-    cli_check_agent(o.agents[0]);
+    for (int a = 0; a < o.n_agents; a++) cli_check_agent(o.agents[a]);
 
     rs_sites *sites = NULL;
     if (cli_sites_open(&o, &sites) != 0) return 2;
     job.opts = &o;
     job.sites = sites;
-    job.agent = o.agents[0];
-    job.agent_len = strlen(o.agents[0]);
+    job.agents = o.agents;
+    job.n_agents = o.n_agents;
+    for (int a = 0; a < o.n_agents; a++) job.agent_lens[a] = strlen(o.agents[a]);
     job.want_tallies = o.stats_path != NULL;
     for (int r = 0; r < RS_REASON_COUNT; r++) {
         job.reasons[r].ptr = rs_reason_str((rs_reason)r);

@@ -123,13 +123,50 @@ usage_error "no robots" "$BIN" urls --agent x "$T/u.txt"
 expect_err "no robots" -- '--robots'
 usage_error "no agent" "$BIN" urls --robots "$T/robots.txt" "$T/u.txt"
 expect_err "no agent" -- '--agent'
-usage_error "two agents" "$BIN" urls --robots "$T/robots.txt" --agent a --agent b "$T/u.txt"
 usage_error "unknown option" "$BIN" urls --robots "$T/robots.txt" --agent x --bogus "$T/u.txt"
 expect_err "unknown option" 'bogus'
 usage_error "bad format" "$BIN" urls --robots "$T/robots.txt" --agent x --format xml "$T/u.txt"
 usage_error "bad missing" "$BIN" urls --robots "$T/robots.txt" --agent x --missing maybe "$T/u.txt"
 usage_error "bad jobs" "$BIN" urls --robots "$T/robots.txt" --agent x -j 0 "$T/u.txt"
 usage_error "value missing" "$BIN" urls --robots "$T/robots.txt" --agent
+
+# --- --agent repeated: one record per URL per agent, a URL's records together in --agent
+# order; the expectation is built from two single-agent runs interleaved line by line
+for h in $(seq 1 60); do
+    printf 'http://h%d.example/private/x\nhttps://h%d.example/private/ok\n\nhttp://h%d.example/a\n' "$h" "$h" "$h"
+done >"$T/ma.txt"
+printf 'not a url\n' >>"$T/ma.txt"
+ma_urls=$((60 * 3))
+for a in FooBot BarBot; do
+    expect_run "one agent $a" 0 "$BIN" urls --robots "$T/robots.txt" --agent "$a" --format tsv "$T/ma.txt"
+    tail -n +2 "$T/out" >"$T/ma.$a"
+    [ "$(wc -l <"$T/ma.$a")" = "$ma_urls" ] || fail "one agent $a: $(wc -l <"$T/ma.$a") records, want $ma_urls"
+done
+cmp -s "$T/ma.FooBot" "$T/ma.BarBot" && fail "two agents: FooBot and BarBot agree on every URL (test data too weak)"
+{ head -1 "$T/out"; paste -d '\n' "$T/ma.FooBot" "$T/ma.BarBot"; } >"$T/ma.want"
+[ "$(wc -l <"$T/ma.want")" = $((2 * ma_urls + 1)) ] || fail "two agents: expectation has $(wc -l <"$T/ma.want") lines"
+for v in "plain:" "memory-limit:--memory-limit 1M" "jobs:-j 2"; do
+    name="two agents ${v%%:*}"
+    # shellcheck disable=SC2086
+    expect_run "$name" 0 "$BIN" urls --robots "$T/robots.txt" --agent FooBot --agent BarBot --format tsv \
+        --stats "$T/ma-${v%%:*}.json" ${v#*:} "$T/ma.txt"
+    cmp -s "$T/out" "$T/ma.want" || fail "$name: output is not the single runs interleaved: $(diff "$T/ma.want" "$T/out" | head -5)"
+    json_check "$T/ma-${v%%:*}.json" 'd["agent"] == "FooBot"' 'd["agents"] == ["FooBot", "BarBot"]' \
+        "d['urls'] == 2 * $ma_urls" "d['verdicts']['allow'] + d['verdicts']['disallow'] == 2 * $ma_urls" \
+        "sum(o['allow'] + o['disallow'] for o in d['origins']) == 2 * $ma_urls" "d['malformed'] == 1"
+done
+python3 - "$T"/ma-plain.json "$T"/ma-memory-limit.json "$T"/ma-jobs.json <<'PY' || fail "two agents: --stats differ between plain, --memory-limit and -j 2"
+import json, sys
+ds = [json.load(open(f)) for f in sys.argv[1:]]
+for d in ds:
+    for k in ("seconds", "urls_per_second", "bytes_in", "bytes_out"):
+        d.pop(k, None)
+sys.exit(0 if ds[0] == ds[1] == ds[2] else 1)
+PY
+# text format names the agent of each record when there are several
+expect_run "two agents text" 0 "$BIN" urls --robots "$T/robots.txt" --agent FooBot --agent BarBot --format text "$T/u.txt"
+[ "$(grep -c '^DISALLOWED  FooBot  ' "$T/out")" = 3 ] || fail "two agents text: FooBot records: $(cat "$T/out")"
+[ "$(grep -c 'BarBot  ' "$T/out")" = 3 ] || fail "two agents text: BarBot records: $(cat "$T/out")"
 
 # --- an agent that is not a product token: warned, globals apply
 expect_run "agent not a token" 0 "$BIN" urls --robots "$T/robots.txt" --agent FooBot/2.1 "$T/u.txt"
