@@ -13,6 +13,7 @@
 #include "cli/spill.h"
 #include "cli/urls_spill.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -45,7 +46,8 @@ static const char HELP[] =
     "                         the input is partitioned by origin into temporary zstd files\n"
     "                         in $TMPDIR (else /tmp) and run a partition group at a time;\n"
     "                         the output is the same, in input order (single-threaded)\n"
-    "  --verbose              report malformed lines with their line numbers\n"
+    "  --verbose              report each malformed line with its line number (without it,\n"
+    "                         one line at the end gives their count and the first of them)\n"
     "  --html FILE            also write the statistics as an HTML page (see robotscan report)\n"
     "  --progress, --no-progress   progress on stderr (default: when stderr is a terminal)\n"
     "  --fail-on-disallowed   exit 1 when any URL is disallowed\n"
@@ -70,6 +72,19 @@ enum { OC_ALLOW, OC_DISALLOW, OC_COUNT };
 
 /* ===== Per-block work ===== */
 
+/* The first malformed line of the run (lowest line number of the first input that has one),
+ * for the one-line note on stderr at the end; workers report under the lock. */
+#define FIRST_BYTES 80
+typedef struct {
+    pthread_mutex_t lock;
+    const char *name;         /* input name; NULL: none yet */
+    uint64_t line_no;
+    uint64_t oversized;       /* the line's length when it is too long, else 0 */
+    size_t len;
+    int truncated;
+    char text[FIRST_BYTES];
+} malformed_first;
+
 typedef struct {
     const struct cli_opts *opts;
     rs_sites *sites;
@@ -80,6 +95,7 @@ typedef struct {
     int missing;              /* 0 allow, 1 disallow, 2 skip */
     int only;                 /* -1 all, 0 allowed, 1 disallowed */
     int want_tallies;
+    malformed_first *first;   /* shared by the workers (locked) */
     rs_str reasons[RS_REASON_COUNT]; /* rs_reason_str() of each reason, with its length */
 } urls_job;
 
@@ -101,6 +117,44 @@ static void worker_state_free(void *p)
     free(w->tally_ix);
     rs_outbuf_free(&w->rule_text);
     free(w);
+}
+
+/* Keeps line @line_no of the current input as the first malformed example if it comes first. */
+static void note_malformed(const urls_job *job, uint64_t line_no, const char *text, size_t len,
+                           uint64_t oversized)
+{
+    malformed_first *f = job->first;
+    pthread_mutex_lock(&f->lock);
+    /* inputs run one after another: a note from an earlier input is never replaced */
+    if (f->name == NULL || (f->name == job->input_name && line_no < f->line_no)) {
+        f->name = job->input_name;
+        f->line_no = line_no;
+        f->oversized = oversized;
+        f->truncated = len > FIRST_BYTES;
+        f->len = f->truncated ? FIRST_BYTES : len;
+        if (f->len) memcpy(f->text, text, f->len);
+    }
+    pthread_mutex_unlock(&f->lock);
+}
+
+/* The one-line note at the end of a run with malformed lines (whatever the output options). */
+static void report_malformed(const malformed_first *f, uint64_t count)
+{
+    if (count == 0 || f->name == NULL) return;
+    fprintf(stderr, "robotscan urls: %llu malformed line%s skipped (first: %s:%llu: ", (unsigned long long)count,
+            count == 1 ? "" : "s", f->name, (unsigned long long)f->line_no);
+    if (f->oversized) {
+        fprintf(stderr, "line of %llu bytes is too long for a URL)\n", (unsigned long long)f->oversized);
+        return;
+    }
+    fputc('"', stderr);
+    for (size_t i = 0; i < f->len; i++) {
+        const unsigned char c = (unsigned char)f->text[i];
+        if (c == '"' || c == '\\') fprintf(stderr, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f) fprintf(stderr, "\\x%02x", c);
+        else fputc(c, stderr);
+    }
+    fprintf(stderr, "\"%s)\n", f->truncated ? "..." : "");
 }
 
 static void *worker_state_new(void)
@@ -273,6 +327,7 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
             break;
         case RS_SCAN_OVERSIZED:
             res->counts.malformed++;
+            note_malformed(job, r->line_no, NULL, 0, r->oversized);
             if (job->opts->verbose)
                 pipeline_diag(res, "%s:%llu: line of %llu bytes is too long for a URL, skipped",
                               job->input_name, (unsigned long long)r->line_no,
@@ -280,6 +335,7 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
             break;
         default: /* RS_SCAN_MALFORMED */
             res->counts.malformed++;
+            note_malformed(job, r->line_no, r->url.ptr, r->url.len, 0);
             if (job->opts->verbose)
                 pipeline_diag(res, "%s:%llu: malformed URL (%s), skipped", job->input_name,
                               (unsigned long long)r->line_no,
@@ -322,6 +378,7 @@ static void spill_oversized(void *ctx, pipeline_result *res, uint64_t line_no, u
     const urls_job *job = ctx;
     res->counts.lines++;
     res->counts.malformed++;
+    note_malformed(job, line_no, NULL, 0, len);
     if (job->opts->verbose)
         pipeline_diag(res, "%s:%llu: line of %llu bytes is too long for a URL, skipped", job->input_name,
                       (unsigned long long)line_no, (unsigned long long)len);
@@ -438,8 +495,8 @@ static int write_stats(const char *path, const struct cli_opts *o, const pipelin
 /* ===== Command ===== */
 
 /* Summary, statistics and exit status of a run (pipelined: @p; partitioned: @ss). */
-static int finish(const struct cli_opts *op, const pipeline_totals *t, int rc, double seconds,
-                  rs_sites *sites, pipeline *p, const spill_stats *ss)
+static int finish(const struct cli_opts *op, const urls_job *job, const pipeline_totals *t, int rc,
+                  double seconds, rs_sites *sites, pipeline *p, const spill_stats *ss)
 {
     const struct cli_opts o = *op;
     if (o.quiet && rc == 0) {
@@ -456,6 +513,8 @@ static int finish(const struct cli_opts *op, const pipeline_totals *t, int rc, d
         fprintf(stderr, "memory limit %llu bytes: %u partitions in %u runs, %llu bytes spilled\n",
                 (unsigned long long)ss->memory_limit, ss->partitions, ss->runs,
                 (unsigned long long)ss->spill_bytes);
+    if (cli_out_flush(0) != 0) rc = 2; /* the records, then the note */
+    report_malformed(job->first, t->counts.malformed);
     if (rc == 0 && o.stats_path && write_stats(o.stats_path, &o, t, seconds) != 0) rc = 2;
     if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
     const int disallowed = t->counts.verdict[1] > 0;
@@ -501,6 +560,10 @@ int cmd_urls(int argc, char **argv)
     job.n_agents = o.n_agents;
     for (int a = 0; a < o.n_agents; a++) job.agent_lens[a] = strlen(o.agents[a]);
     job.want_tallies = o.stats_path != NULL;
+    malformed_first first;
+    memset(&first, 0, sizeof first);
+    pthread_mutex_init(&first.lock, NULL);
+    job.first = &first;
     for (int r = 0; r < RS_REASON_COUNT; r++) {
         job.reasons[r].ptr = rs_reason_str((rs_reason)r);
         job.reasons[r].len = strlen(job.reasons[r].ptr);
@@ -522,7 +585,9 @@ int cmd_urls(int argc, char **argv)
         rc = run_partitioned(&job, &o, limit, &tot, &ss);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         const double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        return finish(&o, &tot, rc, seconds, sites, NULL, &ss);
+        rc = finish(&o, &job, &tot, rc, seconds, sites, NULL, &ss);
+        pthread_mutex_destroy(&first.lock);
+        return rc;
     }
 
     pipeline p;
@@ -544,5 +609,7 @@ int cmd_urls(int argc, char **argv)
     if (rc == 0) rc = cli_run_inputs(&p, &o, &job.input_name);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     const double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    return finish(&o, pipeline_totals_get(&p), rc, seconds, sites, &p, NULL);
+    rc = finish(&o, &job, pipeline_totals_get(&p), rc, seconds, sites, &p, NULL);
+    pthread_mutex_destroy(&first.lock);
+    return rc;
 }

@@ -168,6 +168,35 @@ expect_run "two agents text" 0 "$BIN" urls --robots "$T/robots.txt" --agent FooB
 [ "$(grep -c '^DISALLOWED  FooBot  ' "$T/out")" = 3 ] || fail "two agents text: FooBot records: $(cat "$T/out")"
 [ "$(grep -c 'BarBot  ' "$T/out")" = 3 ] || fail "two agents text: BarBot records: $(cat "$T/out")"
 
+# --- malformed lines: one note on stderr at the end (count, first file:line, its first 80
+# bytes), whatever the output options; none without malformed lines
+printf 'http://e.com/a\n\nnot a url\nhttp://e.com/private/x\nhttp://[::1\n# c\nalso bad\n' >"$T/mf.txt"
+mf_note='robotscan urls: 3 malformed lines skipped (first: '"$T"'/mf.txt:3: "not a url")'
+for v in "plain:" "quiet:--quiet" "jsonl:--format jsonl" "only:--only disallowed" "verbose:--verbose" \
+         "memory-limit:--memory-limit 1M" "jobs:-j 2" "stats:--stats $T/mf.json"; do
+    name="malformed note ${v%%:*}"
+    # shellcheck disable=SC2086
+    expect_run "$name" 0 "$BIN" urls --robots "$T/robots.txt" --agent BarBot ${v#*:} "$T/mf.txt"
+    [ "$(grep -c 'malformed lines\? skipped' "$T/err")" = 1 ] || fail "$name: not one note: $(cat "$T/err")"
+    [ "$(tail -1 "$T/err")" = "$mf_note" ] \
+        || fail "$name: last stderr line: $(tail -1 "$T/err"), want $mf_note"
+done
+# the first 80 bytes of a long line, escaped; the first line of the first input that has one
+long=$(printf 'x%.0s' $(seq 1 100))
+printf 'http://e.com/a\n"%s\n' "$long" >"$T/mf2.txt"
+expect_run "malformed note long" 0 "$BIN" urls --robots "$T/robots.txt" --agent BarBot --quiet \
+    "$T/u.txt" "$T/mf2.txt" "$T/mf.txt"
+want="robotscan urls: 4 malformed lines skipped (first: $T/mf2.txt:2: \"\\\"$(printf 'x%.0s' $(seq 1 79))\"...)"
+[ "$(tail -1 "$T/err")" = "$want" ] || fail "malformed note long: $(tail -1 "$T/err"), want $want"
+# none without malformed lines (and the run did say something to check)
+for v in "plain:" "quiet:--quiet" "memory-limit:--memory-limit 1M"; do
+    name="no malformed note ${v%%:*}"
+    # shellcheck disable=SC2086
+    expect_run "$name" 0 "$BIN" urls --robots "$T/robots.txt" --agent BarBot ${v#*:} "$T/u.txt"
+    expect_nonempty "$name" "$T/out"
+    grep -q 'malformed' "$T/err" && fail "$name: a malformed note without malformed lines: $(cat "$T/err")"
+done
+
 # --- an agent that is not a product token: warned, globals apply
 expect_run "agent not a token" 0 "$BIN" urls --robots "$T/robots.txt" --agent FooBot/2.1 "$T/u.txt"
 expect_err "agent not a token" "did you mean 'FooBot'"
@@ -503,7 +532,9 @@ for j in 1 2; do
 done
 expect_run "malformed quiet" 0 "$BIN" urls --robots "$T/robots.txt" --agent x --quiet "$T/mal.txt"
 grep -q 'malformed 5' "$T/out" || fail "malformed: not in the --quiet summary"
-[ -s "$T/err" ] && fail "malformed: diagnostics without --verbose: $(head -c 300 "$T/err")"
+# without --verbose: only the note at the end (its first example: the oversized line 2)
+[ "$(cat "$T/err")" = "robotscan urls: 5 malformed lines skipped (first: $T/mal.txt:2: line of 1048589 bytes is too long for a URL)" ] \
+    || fail "malformed: stderr without --verbose is not the one note: $(head -c 300 "$T/err")"
 
 # ===== Input forms and threads =====
 
