@@ -45,7 +45,7 @@ run() {
     "${BASE[@]}" --verbose --stats "$T/$name.json" "$@" >"$T/$name.out" 2>"$T/$name.err"
     local rc=$?
     [ $rc = 0 ] || fail "$name: exit $rc: $(head -c 300 "$T/$name.err")"
-    grep -v '^time \|^memory limit ' "$T/$name.err" | sed 's/^[^ ]*:\([0-9]*\): /line \1: /' >"$T/$name.diag"
+    grep -v '^time \|^memory limit ' "$T/$name.err" | sed -e 's/^[^ ]*:\([0-9]*\): /line \1: /' -e 's/(first: [^ ]*:\([0-9]*\): /(first: line \1: /' >"$T/$name.diag"
     python3 - "$T/$name.json" <<'PY' || fail "$name: stats unreadable"
 import json, sys
 d = json.load(open(sys.argv[1]))
