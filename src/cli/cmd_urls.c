@@ -34,6 +34,7 @@ static const char HELP[] =
     "Options:\n"
     "  --agent TOKEN          the crawler's product token (required); repeatable: one record\n"
     "                         per URL per agent, a URL's records together in --agent order\n"
+    "                         (text output then names the agent after the verdict)\n"
     "  --format FMT           text, tsv, csv or jsonl (default: text on a terminal, else tsv)\n"
     "  --only WHICH           print only 'allowed' or 'disallowed' records (or allow, disallow)\n"
     "  --quiet                print only the summary\n"
