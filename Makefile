@@ -278,7 +278,7 @@ check: all test-unit ## the fast subset: unit tests only
 test-scalar: ## run every test with the scalar kernels forced
 	RS_SIMD=scalar $(MAKE) test
 
-demo: $(BIN) ## run check, urls, logs and lint on the sample data in data/
+demo: $(BIN) ## run check, urls, logs, lint, survey, diff and an HTML report on the samples in data/
 	@echo "== robotscan check --agent Googlebot (data/example-robots.txt, data/example-urls.txt)"
 	@./$(BIN) check --robots data/example-robots.txt --agent Googlebot --format text < data/example-urls.txt || true
 	@echo; echo "== robotscan urls: a crawl frontier against a directory of robots.txt files (data/robots/)"
@@ -287,6 +287,14 @@ demo: $(BIN) ## run check, urls, logs and lint on the sample data in data/
 	@./$(BIN) logs --robots data/example-robots.txt --host shop.example.com --format text data/access.log
 	@echo; echo "== robotscan lint --agent Googlebot data/example-robots.txt"
 	@./$(BIN) lint --agent Googlebot data/example-robots.txt || true
+	@echo; echo "== robotscan survey: who is blocked where (data/robots/, three crawlers)"
+	@./$(BIN) survey --robots data/robots --agent Googlebot --agent GPTBot --agent CCBot --format tsv
+	@echo; echo "== robotscan diff: what a deploy of data/example-robots-new.txt flips for data/example-urls.txt"
+	@./$(BIN) diff --old data/example-robots.txt --new data/example-robots-new.txt --agent Googlebot \
+	    --agent GPTBot --format text < data/example-urls.txt
+	@echo; echo "== robotscan logs --html: the audit as one self-contained page"
+	@mkdir -p $(BUILD) && ./$(BIN) logs --robots data/example-robots.txt --host shop.example.com --quiet \
+	    --html $(BUILD)/demo-report.html data/access.log >/dev/null && echo "wrote $(BUILD)/demo-report.html"
 
 # ===== Python binding (python/robotscan, SPEC 8) =====
 test-python: $(SO) $(BIN) $(SHARED_DEP) | $(DEPS_ALL) ## run the Python binding's tests (pytest: unit, conformance vs CLI, a Scrapy crawl)
