@@ -8,7 +8,7 @@
 # Usage: bash tests/cli/test_logformats.sh ./robotscan SHARED_DIR
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 HERE=$(cd "$(dirname "$0")" && pwd)
 LOGS=$SHARED/data/logs
 ROB=$HERE/../logs

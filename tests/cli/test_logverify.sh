@@ -7,7 +7,7 @@
 # Usage: bash tests/cli/test_logverify.sh ./robotscan SHARED_DIR
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 HERE=$(cd "$(dirname "$0")" && pwd)
 LOG=$SHARED/data/logs/elastic-apache_logs.log
 RANGES=$SHARED/data/agents/ip-ranges

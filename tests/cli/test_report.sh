@@ -6,7 +6,7 @@
 # Usage: bash tests/cli/test_report.sh ./robotscan SHARED_DIR
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROB=$HERE/../logs
 FIX=$HERE/../report/fixtures

@@ -3,7 +3,7 @@
 # equal one run (records byte for byte in tsv, csv and jsonl; stats count for count),
 # robots sources split per shard, the hash stable, and merge's errors.
 R=${1:-./robotscan}
-S=${2:-../shared}
+S=${2:-build/testdata}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/helpers.sh"
 EQ="/usr/bin/python3 $here/../scale/stats_equal.py"

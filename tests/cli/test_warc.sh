@@ -6,7 +6,7 @@
 # Usage: bash tests/cli/test_warc.sh ./robotscan ../shared
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/lib/helpers.sh"

@@ -1,7 +1,7 @@
 """pytest setup for the Python binding's tests (tests/python).
 
 Environment (set by `make test-python`; defaults work from the repository root):
-  RS_SHARED_DIR   the shared data directory (../shared's layout: conformance/, data/);
+  RS_SHARED_DIR   the shared data directory (../shared's layout: conformance/, data/; default build/testdata, unpacked by make testdata);
                   tests that need it are skipped, with the reason, when it is absent
   ROBOTSCAN_BIN   the CLI to compare with (default ./robotscan)
   ROBOTSCAN_LIB   the librobotscan.so under test (default: the package's own search)
@@ -24,7 +24,7 @@ def root():
 
 @pytest.fixture(scope="session")
 def shared_dir():
-    d = os.environ.get("RS_SHARED_DIR") or os.path.join(ROOT, os.pardir, "shared")
+    d = os.environ.get("RS_SHARED_DIR") or os.path.join(ROOT, "build", "testdata")
     if not os.path.isdir(os.path.join(d, "conformance")):
         pytest.skip("no shared data directory at %s (set RS_SHARED_DIR or SHARED=)" % d)
     return d

@@ -9,7 +9,7 @@
 #   REPORT_SCREENSHOT=docs/img/report-logs.png  also keeps the logs page's screenshot there.
 set -u
 BIN=${1:-./robotscan}
-SHARED=${2:-../shared}
+SHARED=${2:-build/testdata}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROB=$HERE/../logs
 FIX=$HERE/fixtures
