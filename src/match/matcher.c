@@ -494,21 +494,12 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
 out:
     rs_free(selected);
     rs_free(cands.ptr);
-    if (st != RS_OK) {
-        rs_buf_free(&rules);
-        rs_buf_free(&text);
-        rs_buf_free(&trie_text);
-        rs_buf_free(&tb.nodes);
-        rs_buf_free(&tb.child_byte);
-        rs_buf_free(&tb.child_node);
-        rs_buf_free(&tb.dense);
-        rs_buf_free(&tb.wild);
-        rs_free(m);
-        return st;
+    if (st == RS_OK) {
+        m->n_nodes = (uint32_t)(tb.nodes.len / sizeof(trie_node));
+        st = pack(m, &tb.nodes, &tb.wild, &rules, &tb.child_node, &tb.dense, &tb.child_byte, &text,
+                  &trie_text, out);
     }
-    m->n_nodes = (uint32_t)(tb.nodes.len / sizeof(trie_node));
-    st = pack(m, &tb.nodes, &tb.wild, &rules, &tb.child_node, &tb.dense, &tb.child_byte, &text,
-              &trie_text, out);
+    /* the builder's buffers and header: pack() copied what it keeps into one allocation */
     rs_buf_free(&rules);
     rs_buf_free(&text);
     rs_buf_free(&trie_text);
