@@ -98,11 +98,15 @@ typedef struct {
     int want_tallies;
     malformed_first *first;   /* shared by the workers (locked) */
     rs_str reasons[RS_REASON_COUNT]; /* rs_reason_str() of each reason, with its length */
+    spill_gate *gate;         /* past the memory budget: partitions (NULL: no budget) */
+    pipeline *pl;             /* the run's pipeline (its header row) */
 } urls_job;
 
 /* What a worker keeps between blocks: its scanner and scratch, never shared. */
 typedef struct {
     rs_scanner *sc;           /* created on the worker's first block */
+    rs_sites *sites;          /* partitioned runs: this worker's sources (NULL: the job's) */
+    int own_sites;            /* sites opened for this worker, freed with it */
     uint32_t *tally_ix;       /* per scanner site: origin tally index + 1 (0 = not yet) */
     size_t tally_cap;
     rs_outbuf rule_text;
@@ -285,7 +289,7 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
     if (w->sc == NULL) {
         rs_scan_config cfg;
         memset(&cfg, 0, sizeof cfg);
-        cfg.sites = job->sites;
+        cfg.sites = w->sites ? w->sites : job->sites;
         cfg.agents = job->agents;
         cfg.agent_lens = job->agent_lens;
         cfg.n_agents = (size_t)job->n_agents;
@@ -356,22 +360,52 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
     return process_lines(ctx, state, block, NULL, res, NULL);
 }
 
-/* ===== Partitioned runs (--memory-limit, urls_spill.c) ===== */
+/* ===== Partitioned runs (past the memory budget, urls_spill.c) ===== */
 
-static void *spill_run_open(void *ctx)
+#define DEFAULT_MEMORY_LIMIT ((uint64_t)1 << 30)
+
+/* Worker 0 runs on the job's sources; the others open their own (so that loading runs in
+ * parallel: a miss compiles under its rs_sites' lock). */
+static void *spill_run_open(void *ctx, int worker)
 {
-    (void)ctx;
-    void *w = worker_state_new();
-    if (w == NULL) cli_error("out of memory");
+    const urls_job *job = ctx;
+    worker_state *w = worker_state_new();
+    if (w == NULL) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    w->sites = job->sites;
+    if (worker > 0) {
+        if (cli_sites_open(job->opts, &w->sites) != 0) {
+            free(w);
+            return NULL;
+        }
+        w->own_sites = 1;
+    }
     return w;
 }
 
-/* Drops the run's scanner, then every ruleset and matcher the run loaded. */
+/* Drops the scanner and everything that refers to loaded matchers, then the matchers. */
+static void spill_evict(void *ctx, void *state)
+{
+    (void)ctx;
+    worker_state *w = state;
+    rs_scanner_free(w->sc);
+    w->sc = NULL;
+    if (w->tally_ix) memset(w->tally_ix, 0, w->tally_cap * sizeof *w->tally_ix);
+    w->rule_matcher = NULL;
+    rs_sites_release(w->sites);
+}
+
 static void spill_run_close(void *ctx, void *state)
 {
-    const urls_job *job = ctx;
-    worker_state_free(state);
-    rs_sites_release(job->sites);
+    (void)ctx;
+    worker_state *w = state;
+    rs_sites *sites = w->sites;
+    const int own = w->own_sites;
+    worker_state_free(w);
+    if (own) rs_sites_free(sites);
+    else rs_sites_release(sites);
 }
 
 static void spill_oversized(void *ctx, pipeline_result *res, uint64_t line_no, uint64_t len)
@@ -385,37 +419,111 @@ static void spill_oversized(void *ctx, pipeline_result *res, uint64_t line_no, u
                       (unsigned long long)line_no, (unsigned long long)len);
 }
 
-/* The whole run in partitions: every input in turn. @return 0 or 2. */
-static int run_partitioned(urls_job *job, const struct cli_opts *o, uint64_t limit, pipeline_totals *tot,
-                           spill_stats *ss)
+static int spill_header(void *ctx)
 {
-    spill_config sc;
-    memset(&sc, 0, sizeof sc);
-    sc.memory_limit = limit;
-    ss->memory_limit = limit;
-    sc.dir = getenv("TMPDIR");
-    if (sc.dir == NULL || sc.dir[0] == '\0') sc.dir = "/tmp";
+    const urls_job *job = ctx;
+    return pipeline_write_header(job->pl);
+}
+
+static void spill_configure(urls_job *job, const struct cli_opts *o, uint64_t limit, spill_config *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->memory_limit = limit;
+    sc->jobs = o->jobs;
+    sc->dir = getenv("TMPDIR");
+    if (sc->dir == NULL || sc->dir[0] == '\0') sc->dir = "/tmp";
     rs_sites_stats sst;
     rs_sites_get_stats(job->sites, &sst);
-    sc.known_sites = sst.dir_entries + sst.manifest_lines + 1;
-    sc.want_tallies = job->want_tallies;
-    sc.origin_counters = OC_COUNT;
-    sc.write_header = !o->quiet;
-    sc.format = o->format;
-    sc.columns = o->input_line ? cli_input_line_columns(COLUMNS, N_COLUMNS) : COLUMNS;
-    sc.n_columns = N_COLUMNS + (o->input_line ? 1 : 0);
-    sc.ctx = job;
-    sc.run_open = spill_run_open;
-    sc.run_close = spill_run_close;
-    sc.process = process_lines;
-    sc.oversized = spill_oversized;
+    sc->known_sites = sst.dir_entries + sst.manifest_lines + 1;
+    sc->want_tallies = job->want_tallies;
+    sc->origin_counters = OC_COUNT;
+    sc->ctx = job;
+    sc->run_open = spill_run_open;
+    sc->run_close = spill_run_close;
+    sc->evict = spill_evict;
+    sc->process = process_lines;
+    sc->oversized = spill_oversized;
+    sc->header = spill_header;
+}
+
+static int admit_block(void *ctx, const rs_block *block)
+{
+    const urls_job *job = ctx;
+    return spill_gate_admit(job->gate, block);
+}
+
+/* Adds the totals of the partitioned part of a run to the pipeline's. */
+static int add_totals(pipeline_totals *to, pipeline_totals *from)
+{
+    pipeline_counts *a = &to->counts;
+    const pipeline_counts *b = &from->counts;
+    a->lines += b->lines;
+    a->blank += b->blank;
+    a->urls += b->urls;
+    a->malformed += b->malformed;
+    a->skipped += b->skipped;
+    for (int i = 0; i < 2; i++) a->verdict[i] += b->verdict[i];
+    for (int i = 0; i < RS_REASON_COUNT; i++) a->reason[i] += b->reason[i];
+    for (int i = 0; i < 8; i++) a->extra[i] += b->extra[i];
+    to->bytes_in += from->bytes_in;
+    to->bytes_out += from->bytes_out;
+    if (from->input_failed) to->input_failed = 1;
+    int rc = 0;
+    if (from->origins && to->origins && (rs_tally_merge(to->origins, from->origins) != RS_OK
+                                         || rs_tally_merge(to->rules, from->rules) != RS_OK)) {
+        cli_error("out of memory");
+        rc = 2;
+    }
+    rs_tally_free(from->origins);
+    rs_tally_free(from->rules);
+    from->origins = from->rules = NULL;
+    return rc;
+}
+
+/*
+ * Every input in turn: through the pipeline while the gate (when there is one) admits
+ * its blocks, then, from the first block it refuses to the end of the last input, in
+ * partitions (@part, @ss). @return 0 or 2.
+ */
+static int run_inputs(pipeline *p, urls_job *job, const struct cli_opts *o, const spill_config *sc,
+                      pipeline_totals *part, spill_stats *ss)
+{
     static char *const STDIN_ONLY[] = { "-" };
     char *const *inputs = o->n_args ? o->args : STDIN_ONLY;
     const int n = o->n_args ? o->n_args : 1;
-    int rc = 0;
+    if (o->n_args == 0 && isatty(STDIN_FILENO))
+        return cli_usage_error(o->command, "no input FILE given and stdin is a terminal: name a "
+                                           "file, or pipe one in (- reads stdin)");
+    int rc = 0, switched = 0;
     for (int i = 0; i < n && rc == 0; i++) {
         job->input_name = strcmp(inputs[i], "-") ? inputs[i] : "(stdin)";
-        rc = spill_run(&sc, inputs[i], job->input_name, tot, ss);
+        const char *path = strcmp(inputs[i], "-") ? inputs[i] : NULL;
+        if (switched) {
+            rs_reader_opts ro;
+            memset(&ro, 0, sizeof ro);
+            rs_reader *r = NULL;
+            const rs_status st = rs_reader_open(path, &ro, &r);
+            if (st != RS_OK) {
+                cli_error("%s", r ? rs_reader_errmsg(r) : rs_status_str(st));
+                rc = 2;
+            } else {
+                rc = spill_run(sc, r, NULL, part, ss);
+            }
+            rs_reader_free(r);
+            continue;
+        }
+        rs_reader *rest = NULL;
+        rs_block pending;
+        rc = pipeline_run_until(p, inputs[i], &rest, &pending);
+        if (rc != 3) continue;
+        /* The sites would not fit: what the pipeline loaded goes (its scanners are not
+         * used again), and this input from the refused block on runs in partitions. */
+        switched = 1;
+        ss->switch_line = pending.first_line;
+        ss->switch_input = job->input_name;
+        rs_sites_release(job->sites);
+        rc = spill_run(sc, rest, &pending, part, ss);
+        rs_reader_free(rest);
     }
     return rc;
 }
@@ -510,21 +618,17 @@ static int finish(const struct cli_opts *op, const urls_job *job, const pipeline
         fwrite(e.ptr, 1, e.len, stderr);
         rs_outbuf_free(&e);
     }
-    if (ss && o.verbose)
-        fprintf(stderr, "memory limit %llu bytes: %u partitions in %u runs, %llu bytes spilled\n",
-                (unsigned long long)ss->memory_limit, ss->partitions, ss->runs,
-                (unsigned long long)ss->spill_bytes);
+    if (ss && ss->switch_input && o.verbose)
+        fprintf(stderr, "memory limit %llu bytes: partitioned from %s:%llu on: %u partitions, %u workers, "
+                "%u evictions, %llu bytes spilled\n", (unsigned long long)ss->memory_limit,
+                ss->switch_input, (unsigned long long)ss->switch_line, ss->partitions, ss->workers,
+                ss->evictions, (unsigned long long)ss->spill_bytes);
     if (cli_out_flush(0) != 0) rc = 2; /* the records, then the note */
     report_malformed(job->first, t->counts.malformed);
     if (rc == 0 && o.stats_path && write_stats(o.stats_path, &o, t, seconds) != 0) rc = 2;
     if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
     const int disallowed = t->counts.verdict[1] > 0;
-    if (p) {
-        pipeline_free(p);
-    } else {
-        rs_tally_free(t->origins);
-        rs_tally_free(t->rules);
-    }
+    pipeline_free(p);
     rs_sites_free(sites);
     if (cli_out_finish() != 0) rc = 2;
     if (rc) return 2;
@@ -570,26 +674,25 @@ int cmd_urls(int argc, char **argv)
         job.reasons[r].len = strlen(job.reasons[r].ptr);
     }
 
-    if (o.memory_limit) {
-        uint64_t limit = 0;
-        if (spill_parse_size(o.memory_limit, &limit) != 0) {
-            rs_sites_free(sites);
-            return cli_usage_error("urls", "--memory-limit takes a size of at least 1M (e.g. 512M, 2G), not '%s'",
-                                   o.memory_limit);
-        }
-        pipeline_totals tot;
-        spill_stats ss;
-        memset(&tot, 0, sizeof tot);
-        memset(&ss, 0, sizeof ss);
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        rc = run_partitioned(&job, &o, limit, &tot, &ss);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        const double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-        rc = finish(&o, &job, &tot, rc, seconds, sites, NULL, &ss);
-        pthread_mutex_destroy(&first.lock);
-        return rc;
+    /* The memory budget: the sites the sources know may not fit it, so a gate watches the
+     * hosts of the input and the run goes on in partitions once they would not. */
+    uint64_t limit = DEFAULT_MEMORY_LIMIT;
+    if (o.memory_limit && strcmp(o.memory_limit, "none") != 0 && spill_parse_size(o.memory_limit, &limit) != 0) {
+        rs_sites_free(sites);
+        return cli_usage_error("urls", "--memory-limit takes a size of at least 1M (e.g. 512M, 2G) or none, "
+                               "not '%s'", o.memory_limit);
     }
+    spill_config sc;
+    spill_configure(&job, &o, limit, &sc);
+    spill_stats ss;
+    memset(&ss, 0, sizeof ss);
+    ss.memory_limit = limit;
+    spill_gate gate;
+    spill_gate_init(&gate, limit);
+    const int unlimited = o.memory_limit && strcmp(o.memory_limit, "none") == 0;
+    if (!unlimited && sc.known_sites * SPILL_SITE_COST > limit / 2) job.gate = &gate;
+    pipeline_totals part;
+    memset(&part, 0, sizeof part);
 
     pipeline p;
     pipeline_config cfg;
@@ -603,14 +706,19 @@ int cmd_urls(int argc, char **argv)
     cfg.tally_counters_origin = OC_COUNT;
     cfg.columns = o.input_line ? cli_input_line_columns(COLUMNS, N_COLUMNS) : COLUMNS;
     cfg.n_columns = N_COLUMNS + (o.input_line ? 1 : 0);
+    if (job.gate) cfg.admit = admit_block;
+    job.pl = &p;
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = pipeline_init(&p, &cfg);
-    if (rc == 0) rc = cli_run_inputs(&p, &o, &job.input_name);
+    if (rc == 0) rc = run_inputs(&p, &job, &o, &sc, &part, &ss);
+    spill_gate_free(&gate);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     const double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    rc = finish(&o, &job, pipeline_totals_get(&p), rc, seconds, sites, &p, NULL);
+    pipeline_totals all = *pipeline_totals_get(&p);
+    if (add_totals(&all, &part) != 0) rc = 2;
+    rc = finish(&o, &job, &all, rc, seconds, sites, &p, &ss);
     pthread_mutex_destroy(&first.lock);
     return rc;
 }

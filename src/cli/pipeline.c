@@ -244,7 +244,20 @@ static int ensure_buffers(pipeline_impl *p, const rs_reader *r)
     return 0;
 }
 
+int pipeline_write_header(pipeline *pl)
+{
+    pipeline_impl *p = pl->impl;
+    if (p->header_written || !p->cfg.write_header) return 0;
+    p->header_written = 1;
+    return rs_format_header(cli_out(), p->cfg.format, p->cfg.columns, p->cfg.n_columns) == RS_OK ? 0 : 2;
+}
+
 int pipeline_run(pipeline *pl, const char *path)
+{
+    return pipeline_run_until(pl, path, NULL, NULL);
+}
+
+int pipeline_run_until(pipeline *pl, const char *path, rs_reader **rest, rs_block *pending)
 {
     pipeline_impl *p = pl->impl;
     rs_reader_opts ro;
@@ -262,14 +275,13 @@ int pipeline_run(pipeline *pl, const char *path)
         rs_reader_free(r);
         return 2;
     }
-    if (!p->header_written && p->cfg.write_header) {
-        p->header_written = 1;
-        if (rs_format_header(cli_out(), p->cfg.format, p->cfg.columns, p->cfg.n_columns) != RS_OK) {
-            rs_reader_free(r);
-            return 2;
-        }
+    /* with an admit hook the header waits for the first records: a run stopped before
+     * them leaves it to the caller (pipeline_write_header) */
+    if (!p->cfg.admit && pipeline_write_header(pl) != 0) {
+        rs_reader_free(r);
+        return 2;
     }
-    int failed = 0, eof = 0;
+    int failed = 0, eof = 0, stopped = 0;
     rs_status read_status = RS_OK;
     while (!failed) {
         /* Fill free slots. */
@@ -279,6 +291,11 @@ int pipeline_run(pipeline *pl, const char *path)
             if (st != RS_OK) {
                 eof = 1;
                 if (st != RS_ERR_EOF) read_status = st;
+                break;
+            }
+            if (p->cfg.admit && rest && p->cfg.admit(p->cfg.ctx, &s->block) != 0) {
+                stopped = eof = 1;  /* this block and the rest of the input are the caller's */
+                *pending = s->block;
                 break;
             }
             if (p->n_threads == 0) {
@@ -300,7 +317,7 @@ int pipeline_run(pipeline *pl, const char *path)
         pthread_mutex_lock(&p->mu);
         while (s->state != SLOT_DONE) pthread_cond_wait(&p->done, &p->mu);
         pthread_mutex_unlock(&p->mu);
-        if (emit(p, s) != 0) failed = 1;
+        if (pipeline_write_header(pl) != 0 || emit(p, s) != 0) failed = 1;
         s->state = SLOT_FREE;
         p->tail++;
         progress(p, r, 0);
@@ -314,6 +331,11 @@ int pipeline_run(pipeline *pl, const char *path)
         s->state = SLOT_FREE;
         p->tail++;
     }
+    if (stopped && !failed) {
+        *rest = r;
+        return 3;
+    }
+    if (pipeline_write_header(pl) != 0) failed = 1;
     rs_reader_stats rst;
     rs_reader_stats_get(r, &rst);
     p->totals.bytes_in += rst.bytes_in;

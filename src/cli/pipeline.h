@@ -48,6 +48,9 @@ typedef struct {
     /* Called on the main thread for each finished block, in input order, before
      * its records are written; it may take them (consume res->out). */
     rs_status (*in_order)(void *ctx, pipeline_result *res);
+    /* Optional, on the calling thread, for each block read before any worker sees it:
+     * nonzero stops the run before this block (pipeline_run_until). */
+    int (*admit)(void *ctx, const rs_block *block);
     int progress;                   /* progress line on stderr */
     size_t block_size;              /* input block bytes; 0 = the default (1 MiB) */
     int write_header;
@@ -74,6 +77,13 @@ int pipeline_init(pipeline *p, const pipeline_config *cfg);
 /* Runs one input ("-" = stdin) to its end. @return 0, or 2 after printing an error
  * (every record before the failure has been written). */
 int pipeline_run(pipeline *p, const char *path);
+/* As pipeline_run, but when cfg->admit refuses a block: every block before it is
+ * written, and 3 is returned with the open reader in *rest (the caller frees it)
+ * and the refused block in *pending (valid until the next pipeline call). Byte
+ * counts of a stopped input are then the caller's (rs_reader_stats_get). */
+int pipeline_run_until(pipeline *p, const char *path, rs_reader **rest, rs_block *pending);
+/* Writes the header row once (when configured). @return 0 or 2. */
+int pipeline_write_header(pipeline *p);
 /* Totals over every input so far; tallies merged on first call after a run. */
 const pipeline_totals *pipeline_totals_get(pipeline *p);
 /* The accumulators of each worker (for commands that post-process): count in *n. */

@@ -1,25 +1,35 @@
 /*
- * urls_spill.c - `urls --memory-limit SIZE`: when the sites of an input may
- * not fit in memory, the input is partitioned by a hash of each URL's origin
- * into temporary zstd spill files (src/scan/spill.c: anonymous, so removed
- * whatever ends the process), the partitions are run in groups whose sites
- * fit the budget (each group opens the robots sources afresh and frees them
- * after), each partition's output goes to a spill file of its own, and the
- * outputs are merged back into input order by line number: the bytes on
- * stdout and stderr are the same as without a limit.
+ * urls_spill.c - `urls` when the sites of an input do not fit the memory
+ * budget (--memory-limit, default 1 GiB): the input is partitioned by a hash
+ * of each URL's host into temporary zstd spill files (src/scan/spill.c:
+ * anonymous, so removed whatever ends the process), the partitions are run
+ * by -j N workers, each with its own robots sources and only its
+ * partitions' sites loaded, each partition's output goes to a spill file of
+ * its own, and the outputs are merged back into input order by line number:
+ * the bytes on stdout and stderr are the same as without a limit.
  *
- * 1. split: lines -> P partition spills (line number, bytes); P is a power of
- *    two from 16 to 256, enough for the sites the robots sources know to fit
- *    half the budget in P runs; blank and comment lines are only counted;
- *    distinct origin keys counted per partition;
- * 2. run: consecutive partitions while (distinct keys x SITE_COST) fits half
- *    the budget (at least one partition per run), blocks of their lines
- *    through the command's process(), output per line -> output spills;
- * 3. merge: the output spills by line number -> stdout / stderr.
+ * 1. split (calling thread): lines -> P partition spills (line number,
+ *    bytes); P is a power of two from 16 to 256, enough for the sites the
+ *    robots sources know to fit a worker's share of the budget about twice
+ *    per partition; blank and comment lines are only counted; distinct host
+ *    keys counted per partition;
+ * 2. run (N workers): each takes the next partition not yet run; before it,
+ *    when the host keys of the partitions it ran since its last eviction and
+ *    of this one would not fit its share (half the budget / N, SITE_COST a
+ *    site), it evicts: every loaded ruleset and matcher freed, its scanner
+ *    dropped. A partition that does not fit a share alone is run in blocks
+ *    cut where the distinct keys would pass the share, evicting between
+ *    them, so it completes under the budget too. Output per line -> the
+ *    partition's output spill;
+ * 3. merge (calling thread): the output spills by line number -> stdout /
+ *    stderr.
  */
 #include "cli/urls_spill.h"
 #include "scan/spill.h"
 
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,17 +38,17 @@
 
 #define NPART_MIN 16
 #define NPART_MAX 256
-#define SITE_COST ((uint64_t)12 << 10)  /* bytes a site costs loaded (ruleset + matcher + tables) */
 #define RUN_BLOCK ((size_t)1 << 20)     /* text per block in a run */
 #define OVERSIZED_MARK UINT32_MAX
 
-/* ===== Distinct keys per partition (a set of 64-bit hashes) ===== */
+/* ===== Distinct keys (a set of 64-bit hashes) ===== */
 
 typedef struct {
     uint64_t *h;
     size_t mask, n;
 } hset;
 
+/* @return 1 when @h was added, 0 when it was there, -1 out of memory. */
 static int hset_add(hset *s, uint64_t h)
 {
     if (h == 0) h = 1;
@@ -63,7 +73,13 @@ static int hset_add(hset *s, uint64_t h)
     }
     s->h[j] = h;
     s->n++;
-    return 0;
+    return 1;
+}
+
+static void hset_clear(hset *s)
+{
+    if (s->h) memset(s->h, 0, (s->mask + 1) * sizeof *s->h);
+    s->n = 0;
 }
 
 /* ===== Helpers ===== */
@@ -76,28 +92,42 @@ static int is_skippable(const char *p, size_t n)
     return i == n || p[i] == '#';
 }
 
-/* The partition key of a URL: its bytes up to the end of the authority, ASCII lower-cased. */
-static uint64_t origin_hash(const char *u, size_t len)
+uint64_t spill_host_hash(const char *u, size_t len)
 {
     size_t i = 0;
     while (i < len && ((unsigned char)u[i] <= 0x20 || (unsigned char)u[i] >= 0x80)) i++;
-    const rs_url_parts parts = rs_url_split(u + i, len - i);
-    size_t k = parts.authority_end;
+    u += i;
+    len -= i;
+    const rs_url_parts parts = rs_url_split(u, len);
+    size_t a = parts.authority, e = parts.authority_end;
+    if (a < e) {
+        /* the host: after any userinfo, before any port (not inside an IPv6 literal) */
+        for (size_t k = e; k > a; k--)
+            if (u[k - 1] == '@') { a = k; break; }
+        int bracket = 0;
+        for (size_t k = a; k < e; k++) {
+            if (u[k] == '[') bracket = 1;
+            else if (u[k] == ']') bracket = 0;
+            else if (u[k] == ':' && !bracket) { e = k; break; }
+        }
+    } else {
+        a = 0;  /* no authority: the bytes up to where it would end */
+    }
     char low[256];
-    if (k > sizeof low) k = sizeof low;
-    for (size_t j = 0; j < k; j++) {
-        const char c = u[i + j];
+    size_t n = e - a;
+    if (n > sizeof low) n = sizeof low;
+    for (size_t j = 0; j < n; j++) {
+        const char c = u[a + j];
         low[j] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
     }
-    return XXH3_64bits(low, k);
+    return XXH3_64bits(low, n);
 }
 
 typedef struct {
     int np, shift;              /* partitions; a hash's partition is h >> shift */
     rs_spill *in[NPART_MAX], *out[NPART_MAX];
     hset keys[NPART_MAX];
-    uint64_t bytes;             /* compressed bytes written to spill files */
-    char err[512];
+    _Atomic uint64_t bytes;     /* compressed bytes written to spill files */
 } spill_set;
 
 static void set_free(spill_set *s)
@@ -146,28 +176,85 @@ static rs_status spill_outputs(rs_spill *out, const pipeline_result *res, const 
 
 /* ===== Run ===== */
 
-/* Runs partition @p: its lines in blocks through cfg->process, outputs to s->out[p]. */
-static int run_partition(const spill_config *cfg, void *state, spill_set *s, int p, pipeline_result *res)
+/* What the workers share. */
+typedef struct {
+    const spill_config *cfg;
+    spill_set *s;
+    uint64_t cap;               /* host keys a worker may hold loaded (its share of the budget) */
+    _Atomic int next;           /* the next partition to run */
+    _Atomic int stop;           /* a worker failed */
+    _Atomic unsigned evictions;
+    pthread_mutex_t mu;         /* totals, the first error */
+    pipeline_totals *tot;
+    int rc;
+} run_shared;
+
+/* Prints the run's first failure (later ones only stop it). */
+static void run_fail(run_shared *sh, const char *diag, size_t diag_len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void run_fail(run_shared *sh, const char *diag, size_t diag_len, const char *fmt, ...)
 {
-    rs_status st = rs_spill_rewind(s->in[p], s->err, sizeof s->err);
-    s->bytes += rs_spill_bytes(s->in[p]);
-    if (st == RS_OK) st = rs_spill_open(cfg->dir, &s->out[p], s->err, sizeof s->err);
+    pthread_mutex_lock(&sh->mu);
+    if (sh->rc == 0) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        if (diag_len) fwrite(diag, 1, diag_len, stderr);
+        cli_error("%s", msg);
+        sh->rc = 2;
+    }
+    atomic_store(&sh->stop, 1);
+    pthread_mutex_unlock(&sh->mu);
+}
+
+/* A worker's scratch for running partitions. */
+typedef struct {
+    void *state;
+    pipeline_result res;
+    rs_outbuf text;
+    uint64_t *nos;
+    size_t *ends;
+    size_t cap;
+    hset loaded;                /* per-line mode: host keys loaded since the last eviction */
+} worker;
+
+static void evict(run_shared *sh, worker *w)
+{
+    sh->cfg->evict(sh->cfg->ctx, w->state);
+    hset_clear(&w->loaded);
+    atomic_fetch_add(&sh->evictions, 1);
+}
+
+/*
+ * Runs partition @p: its lines in blocks through cfg->process, outputs to
+ * s->out[p]. With @per_line, blocks end where one more distinct host key
+ * would pass the worker's share, and the worker evicts after each of them.
+ * @return 0, or 2 after run_fail.
+ */
+static int run_partition(run_shared *sh, worker *w, int p, int per_line)
+{
+    const spill_config *cfg = sh->cfg;
+    spill_set *s = sh->s;
+    pipeline_result *res = &w->res;
+    char err[512] = "";
+    rs_status st = rs_spill_rewind(s->in[p], err, sizeof err);
+    atomic_fetch_add(&s->bytes, rs_spill_bytes(s->in[p]));
+    if (st == RS_OK) st = rs_spill_open(cfg->dir, &s->out[p], err, sizeof err);
     if (st != RS_OK) {
-        cli_error("%s", s->err[0] ? s->err : rs_status_str(st));
+        run_fail(sh, NULL, 0, "%s", err[0] ? err : rs_status_str(st));
         return 2;
     }
-    rs_outbuf text = { 0 };
-    uint64_t *nos = NULL;
-    size_t *ends = NULL;
-    size_t cap = 0, n = 0;
+    rs_outbuf *text = &w->text;
     int rc = 0, done = 0;
-    while (!done && rc == 0) {
+    while (!done && rc == 0 && !atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         /* fill a block */
-        text.len = 0;
-        n = 0;
+        text->len = 0;
+        size_t n = 0;
         uint64_t over_no = 0, over_len = 0;
-        int over = 0;
-        while (text.len < RUN_BLOCK) {
+        int over = 0, full = 0;
+        while (text->len < RUN_BLOCK && !full) {
             char head[12];
             st = rs_spill_read(s->in[p], head, 12);
             if (st == RS_ERR_EOF) { done = 1; break; }
@@ -182,66 +269,181 @@ static int run_partition(const spill_config *cfg, void *state, spill_set *s, int
                 over = 1;
                 break;
             }
-            if (n == cap) {
-                cap = cap ? cap * 2 : 4096;
-                uint64_t *a = realloc(nos, cap * sizeof *a);
-                if (a) nos = a;
-                size_t *b = realloc(ends, 2 * cap * sizeof *b);
-                if (b) ends = b;
-                if (a == NULL || b == NULL) { cli_error("out of memory"); rc = 2; goto out; }
+            if (n == w->cap) {
+                w->cap = w->cap ? w->cap * 2 : 4096;
+                uint64_t *a = realloc(w->nos, w->cap * sizeof *a);
+                if (a) w->nos = a;
+                size_t *b = realloc(w->ends, 2 * w->cap * sizeof *b);
+                if (b) w->ends = b;
+                if (a == NULL || b == NULL) goto nomem;
             }
-            const size_t at = text.len;
-            if (text.cap < at + len + 1 + 64) {  /* the line, its newline, 64 readable bytes */
+            const size_t at = text->len;
+            if (text->cap < at + len + 1 + 64) {  /* the line, its newline, 64 readable bytes */
                 const size_t c = (at + len + 65) * 2 > RUN_BLOCK * 2 ? (at + len + 65) * 2 : RUN_BLOCK * 2;
-                char *g = realloc(text.ptr, c);
-                if (g == NULL) { cli_error("out of memory"); rc = 2; goto out; }
-                text.ptr = g;
-                text.cap = c;
+                char *g = realloc(text->ptr, c);
+                if (g == NULL) goto nomem;
+                text->ptr = g;
+                text->cap = c;
             }
-            if (len && rs_spill_read(s->in[p], text.ptr + at, len) != RS_OK) goto bad_read;
-            text.ptr[at + len] = '\n';
-            text.len = at + len + 1;
-            nos[n++] = no;
+            if (len && rs_spill_read(s->in[p], text->ptr + at, len) != RS_OK) goto bad_read;
+            text->ptr[at + len] = '\n';
+            text->len = at + len + 1;
+            w->nos[n++] = no;
+            if (per_line) {
+                const int added = hset_add(&w->loaded, spill_host_hash(text->ptr + at, len));
+                if (added < 0) goto nomem;
+                if (added && w->loaded.n >= sh->cap) full = 1;  /* the share is reached: run, evict */
+            }
         }
         if (n) {
             rs_block b;
             memset(&b, 0, sizeof b);
-            b.ptr = text.ptr;
-            b.len = text.len;
+            b.ptr = text->ptr;
+            b.len = text->len;
             b.first_line = 1;
             b.lines = n;
             res->out.len = res->diag.len = 0;
-            st = cfg->process(cfg->ctx, state, &b, nos, res, ends);
+            st = cfg->process(cfg->ctx, w->state, &b, w->nos, res, w->ends);
             if (st != RS_OK || res->status != RS_OK) {
-                if (res->diag.len) fwrite(res->diag.ptr, 1, res->diag.len, stderr);
-                cli_error("%s", res->errmsg[0] ? res->errmsg : rs_status_str(st));
+                run_fail(sh, res->diag.ptr, res->diag.len, "%s",
+                         res->errmsg[0] ? res->errmsg : rs_status_str(st));
                 rc = 2;
-                goto out;
+                break;
             }
-            st = spill_outputs(s->out[p], res, nos, ends, n, s->err, sizeof s->err);
+            st = spill_outputs(s->out[p], res, w->nos, w->ends, n, err, sizeof err);
             res->out.len = res->diag.len = 0;
-            if (st != RS_OK) { cli_error("%s", s->err); rc = 2; goto out; }
+            if (st != RS_OK) { run_fail(sh, NULL, 0, "%s", err); rc = 2; break; }
+            if (full) evict(sh, w);
         }
         if (over) {
             res->out.len = res->diag.len = 0;
             cfg->oversized(cfg->ctx, res, over_no, over_len);
             size_t e[2] = { res->out.len, res->diag.len };
-            st = spill_outputs(s->out[p], res, &over_no, e, 1, s->err, sizeof s->err);
+            st = spill_outputs(s->out[p], res, &over_no, e, 1, err, sizeof err);
             res->out.len = res->diag.len = 0;
-            if (st != RS_OK) { cli_error("%s", s->err); rc = 2; goto out; }
+            if (st != RS_OK) { run_fail(sh, NULL, 0, "%s", err); rc = 2; break; }
         }
     }
     goto out;
+nomem:
+    run_fail(sh, NULL, 0, "out of memory");
+    rc = 2;
+    goto out;
 bad_read:
-    cli_error("cannot read back a spill file in %s", cfg->dir);
+    run_fail(sh, NULL, 0, "cannot read back a spill file in %s", cfg->dir);
     rc = 2;
 out:
-    rs_outbuf_free(&text);
-    free(nos);
-    free(ends);
     rs_spill_close(s->in[p]);
     s->in[p] = NULL;
     return rc;
+}
+
+typedef struct {
+    run_shared *sh;
+    int index;
+} worker_arg;
+
+/* One worker: partitions from the shared counter until none is left. */
+static void *run_worker(void *arg)
+{
+    run_shared *sh = ((worker_arg *)arg)->sh;
+    const int index = ((worker_arg *)arg)->index;
+    const spill_config *cfg = sh->cfg;
+    worker w;
+    memset(&w, 0, sizeof w);
+    w.state = cfg->run_open(cfg->ctx, index);
+    if (w.state == NULL) {
+        run_fail(sh, NULL, 0, "cannot open the robots sources for worker %d", index + 1);
+        return NULL;
+    }
+    int rc = 0;
+    if (cfg->want_tallies && (rs_tally_create(cfg->origin_counters, &w.res.origins) != RS_OK
+                              || rs_tally_create(1, &w.res.rules) != RS_OK)) {
+        run_fail(sh, NULL, 0, "out of memory");
+        rc = 2;
+    }
+    uint64_t held = 0;          /* host keys of the partitions run since the last eviction */
+    while (rc == 0 && !atomic_load(&sh->stop)) {
+        const int p = atomic_fetch_add(&sh->next, 1);
+        if (p >= sh->s->np) break;
+        const uint64_t k = sh->s->keys[p].n;
+        if (held && held + k > sh->cap) {
+            evict(sh, &w);
+            held = 0;
+        }
+        if (k <= sh->cap) {
+            held += k;
+            rc = run_partition(sh, &w, p, 0);
+        } else {   /* too many sites for a share: in blocks that fit, evicting between them */
+            rc = run_partition(sh, &w, p, 1);
+            if (rc == 0 && w.loaded.n) evict(sh, &w);
+        }
+    }
+    cfg->run_close(cfg->ctx, w.state);
+    if (rc == 0 && !atomic_load(&sh->stop)) {
+        pthread_mutex_lock(&sh->mu);
+        pipeline_totals *tot = sh->tot;
+        add_counts(&tot->counts, &w.res.counts);
+        if (cfg->want_tallies) {
+            if (tot->origins == NULL) {
+                tot->origins = w.res.origins;
+                tot->rules = w.res.rules;
+                w.res.origins = w.res.rules = NULL;
+            } else if (rs_tally_merge(tot->origins, w.res.origins) != RS_OK
+                       || rs_tally_merge(tot->rules, w.res.rules) != RS_OK) {
+                pthread_mutex_unlock(&sh->mu);
+                run_fail(sh, NULL, 0, "out of memory");
+                pthread_mutex_lock(&sh->mu);
+            }
+        }
+        pthread_mutex_unlock(&sh->mu);
+    }
+    rs_tally_free(w.res.origins);
+    rs_tally_free(w.res.rules);
+    rs_outbuf_free(&w.res.out);
+    rs_outbuf_free(&w.res.diag);
+    rs_outbuf_free(&w.res.scratch_key);
+    rs_outbuf_free(&w.res.aux);
+    rs_outbuf_free(&w.text);
+    free(w.nos);
+    free(w.ends);
+    free(w.loaded.h);
+    return NULL;
+}
+
+/* Runs every partition with cfg->jobs workers (the calling thread is the first). @return 0 or 2. */
+static int run_all(const spill_config *cfg, spill_set *s, pipeline_totals *tot, spill_stats *stats)
+{
+    run_shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.cfg = cfg;
+    sh.s = s;
+    sh.tot = tot;
+    int jobs = cfg->jobs < 1 ? 1 : cfg->jobs;
+    if (jobs > s->np) jobs = s->np;
+    sh.cap = cfg->memory_limit / 2 / (uint64_t)jobs / SPILL_SITE_COST;
+    if (sh.cap < 1) sh.cap = 1;
+    atomic_init(&sh.next, 0);
+    atomic_init(&sh.stop, 0);
+    atomic_init(&sh.evictions, 0);
+    pthread_mutex_init(&sh.mu, NULL);
+    pthread_t th[SPILL_MAX_JOBS];
+    worker_arg args[SPILL_MAX_JOBS];
+    int started = 0;
+    for (int i = 1; i < jobs && i < SPILL_MAX_JOBS; i++) {
+        args[i].sh = &sh;
+        args[i].index = i;
+        if (pthread_create(&th[i], NULL, run_worker, &args[i]) != 0) break;
+        started = i;
+    }
+    args[0].sh = &sh;
+    args[0].index = 0;
+    run_worker(&args[0]);
+    for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&sh.mu);
+    stats->workers = (unsigned)(started + 1);
+    stats->evictions += atomic_load(&sh.evictions);
+    return sh.rc;
 }
 
 /* ===== Merge ===== */
@@ -270,8 +472,9 @@ static int merge(const spill_config *cfg, spill_set *s)
     head_rec h[NPART_MAX];
     const int np = s->np;
     for (int p = 0; p < np; p++) {
-        if (rs_spill_rewind(s->out[p], s->err, sizeof s->err) != RS_OK) {
-            cli_error("%s", s->err);
+        char err[512] = "";
+        if (rs_spill_rewind(s->out[p], err, sizeof err) != RS_OK) {
+            cli_error("%s", err[0] ? err : "out of memory");
             return 2;
         }
         s->bytes += rs_spill_bytes(s->out[p]);
@@ -321,153 +524,140 @@ bad:
 
 /* ===== Split, run, merge ===== */
 
-int spill_run(const spill_config *cfg, const char *path, const char *input_name, pipeline_totals *tot,
+/* Writes line @ln of the input to its partition. @return RS_OK or an error (message in @err). */
+static rs_status split_line(spill_set *s, const rs_line *ln, pipeline_counts *counts, char *err,
+                            size_t err_cap)
+{
+    if (ln->oversized) {
+        char rec[20];
+        const uint32_t mark = OVERSIZED_MARK;
+        memcpy(rec, &ln->number, 8);
+        memcpy(rec + 8, &mark, 4);
+        memcpy(rec + 12, &ln->oversized, 8);
+        return rs_spill_write(s->in[0], rec, 20, err, err_cap);
+    }
+    if (is_skippable(ln->text.ptr, ln->text.len)) {
+        counts->lines++;
+        counts->blank++;
+        return RS_OK;
+    }
+    const uint64_t h = spill_host_hash(ln->text.ptr, ln->text.len);
+    const int p = (int)(h >> s->shift);
+    if (hset_add(&s->keys[p], h) < 0) {
+        snprintf(err, err_cap, "out of memory");
+        return RS_ERR_NOMEM;
+    }
+    char rec[12];
+    const uint32_t len = (uint32_t)ln->text.len;
+    memcpy(rec, &ln->number, 8);
+    memcpy(rec + 8, &len, 4);
+    RS_FORWARD(rs_spill_write(s->in[p], rec, 12, err, err_cap));
+    return rs_spill_write(s->in[p], ln->text.ptr, len, err, err_cap);
+}
+
+int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pipeline_totals *tot,
               spill_stats *stats)
 {
-    static int header_written;
-    (void)input_name;
     spill_set s;
     memset(&s, 0, sizeof s);
-    /* enough partitions for the sites the sources know (2 origins each: http, https) */
-    const uint64_t budget = cfg->memory_limit / 2;
+    atomic_init(&s.bytes, 0);
+    char err[512] = "";
+    /* enough partitions for the sites the sources know to fit a worker's share about twice */
+    const uint64_t jobs = cfg->jobs < 1 ? 1 : (uint64_t)cfg->jobs;
+    const uint64_t share = cfg->memory_limit / 2 / jobs;
     s.np = NPART_MIN;
     s.shift = 60;
-    while (s.np < NPART_MAX && 2 * cfg->known_sites * SITE_COST > (uint64_t)s.np * budget) {
+    while (s.np < NPART_MAX && 2 * cfg->known_sites * SPILL_SITE_COST > (uint64_t)s.np * share) {
         s.np *= 2;
         s.shift--;
     }
     const int np = s.np;
     for (int p = 0; p < np; p++) {
-        if (rs_spill_open(cfg->dir, &s.in[p], s.err, sizeof s.err) != RS_OK) {
-            cli_error("%s", s.err[0] ? s.err : "out of memory");
-            set_free(&s);
-            return 2;
-        }
-    }
-    rs_reader_opts ro;
-    memset(&ro, 0, sizeof ro);
-    rs_reader *r = NULL;
-    rs_status st = rs_reader_open(strcmp(path, "-") ? path : NULL, &ro, &r);
-    if (st != RS_OK) {
-        cli_error("%s", r ? rs_reader_errmsg(r) : rs_status_str(st));
-        rs_reader_free(r);
-        set_free(&s);
-        return 2;
-    }
-    if (!header_written && cfg->write_header) {
-        header_written = 1;
-        if (rs_format_header(cli_out(), cfg->format, cfg->columns, cfg->n_columns) != RS_OK) {
-            rs_reader_free(r);
+        if (rs_spill_open(cfg->dir, &s.in[p], err, sizeof err) != RS_OK) {
+            cli_error("%s", err[0] ? err : "out of memory");
             set_free(&s);
             return 2;
         }
     }
 
-    /* 1. split */
+    /* 1. split: the refused block first, then the rest of the input */
     pipeline_counts counts;
     memset(&counts, 0, sizeof counts);
     rs_block b;
-    int rc = 0, input_failed = 0;
-    while ((st = rs_reader_next_block(r, &b)) == RS_OK && rc == 0) {
+    rs_status st = RS_OK, rst = RS_OK;
+    int input_failed = 0;
+    if (pending) {
+        rs_lines it;
+        rs_line ln;
+        rs_lines_init(&it, pending);
+        while (st == RS_OK && rs_line_next(&it, &ln)) st = split_line(&s, &ln, &counts, err, sizeof err);
+    }
+    while (st == RS_OK && (rst = rs_reader_next_block(r, &b)) == RS_OK) {
         rs_lines it;
         rs_line ln;
         rs_lines_init(&it, &b);
-        while (rs_line_next(&it, &ln) && rc == 0) {
-            if (ln.oversized) {
-                char rec[20];
-                const uint32_t mark = OVERSIZED_MARK;
-                memcpy(rec, &ln.number, 8);
-                memcpy(rec + 8, &mark, 4);
-                memcpy(rec + 12, &ln.oversized, 8);
-                if (rs_spill_write(s.in[0], rec, 20, s.err, sizeof s.err) != RS_OK) rc = 2;
-                continue;
-            }
-            if (is_skippable(ln.text.ptr, ln.text.len)) {
-                counts.lines++;
-                counts.blank++;
-                continue;
-            }
-            const uint64_t h = origin_hash(ln.text.ptr, ln.text.len);
-            const int p = (int)(h >> s.shift);
-            if (hset_add(&s.keys[p], h) != 0) { s.err[0] = '\0'; rc = 2; break; }
-            char rec[12];
-            const uint32_t len = (uint32_t)ln.text.len;
-            memcpy(rec, &ln.number, 8);
-            memcpy(rec + 8, &len, 4);
-            if (rs_spill_write(s.in[p], rec, 12, s.err, sizeof s.err) != RS_OK
-                || rs_spill_write(s.in[p], ln.text.ptr, len, s.err, sizeof s.err) != RS_OK)
-                rc = 2;
-        }
+        while (st == RS_OK && rs_line_next(&it, &ln)) st = split_line(&s, &ln, &counts, err, sizeof err);
     }
-    if (rc == 0 && st != RS_ERR_EOF) input_failed = 1;
-    rs_reader_stats rst;
-    rs_reader_stats_get(r, &rst);
-    tot->bytes_in += rst.bytes_in;
-    tot->bytes_out += rst.bytes_out;
-    if (rc) {
-        cli_error("%s", s.err[0] ? s.err : "out of memory");
-        rs_reader_free(r);
+    if (st == RS_OK && rst != RS_ERR_EOF) input_failed = 1;
+    rs_reader_stats rs;
+    rs_reader_stats_get(r, &rs);
+    tot->bytes_in += rs.bytes_in;
+    tot->bytes_out += rs.bytes_out;
+    if (st != RS_OK) {
+        cli_error("%s", err[0] ? err : "out of memory");
         set_free(&s);
         return 2;
     }
     add_counts(&tot->counts, &counts);
 
-
-    /* 2. runs of partitions whose sites fit half the budget */
-    int p = 0;
-    stats->partitions = np;
-    while (p < np && rc == 0) {
-        int q = p + 1;
-        uint64_t need = (uint64_t)s.keys[p].n * SITE_COST;
-        while (q < np && need + (uint64_t)s.keys[q].n * SITE_COST <= budget) {
-            need += (uint64_t)s.keys[q].n * SITE_COST;
-            q++;
-        }
-        stats->runs++;
-        void *state = cfg->run_open(cfg->ctx);
-        if (state == NULL) { rc = 2; break; }
-        pipeline_result res;
-        memset(&res, 0, sizeof res);
-        if (cfg->want_tallies && (rs_tally_create(cfg->origin_counters, &res.origins) != RS_OK
-                                  || rs_tally_create(1, &res.rules) != RS_OK)) {
-            cli_error("out of memory");
-            rc = 2;
-        }
-        for (int k = p; k < q && rc == 0; k++) rc = run_partition(cfg, state, &s, k, &res);
-        cfg->run_close(cfg->ctx, state);
-        if (rc == 0) {
-            add_counts(&tot->counts, &res.counts);
-            if (cfg->want_tallies) {
-                if (tot->origins == NULL) {
-                    tot->origins = res.origins;
-                    tot->rules = res.rules;
-                    res.origins = res.rules = NULL;
-                } else if (rs_tally_merge(tot->origins, res.origins) != RS_OK
-                           || rs_tally_merge(tot->rules, res.rules) != RS_OK) {
-                    cli_error("out of memory");
-                    rc = 2;
-                }
-            }
-        }
-        rs_tally_free(res.origins);
-        rs_tally_free(res.rules);
-        rs_outbuf_free(&res.out);
-        rs_outbuf_free(&res.diag);
-        rs_outbuf_free(&res.scratch_key);
-        rs_outbuf_free(&res.aux);
-        p = q;
-    }
-
-    /* 3. merge */
+    /* 2. run, 3. merge */
+    stats->partitions += (unsigned)np;
+    int rc = run_all(cfg, &s, tot, stats);
+    if (rc == 0 && cfg->header) rc = cfg->header(cfg->ctx);
     if (rc == 0) rc = merge(cfg, &s);
-    stats->spill_bytes += s.bytes;
+    stats->spill_bytes += atomic_load(&s.bytes);
     if (rc == 0 && input_failed) {
         cli_out_flush(0);
         cli_error("%s", rs_reader_errmsg(r));
         tot->input_failed = 1;
         rc = 2;
     }
-    rs_reader_free(r);
     set_free(&s);
     return rc;
+}
+
+/* ===== The gate of an unpartitioned run ===== */
+
+void spill_gate_init(spill_gate *g, uint64_t memory_limit)
+{
+    memset(g, 0, sizeof *g);
+    g->cap = memory_limit / 2 / SPILL_SITE_COST;
+    if (g->cap < 1) g->cap = 1;
+}
+
+int spill_gate_admit(spill_gate *g, const rs_block *b)
+{
+    if (g->refused) return 1;
+    hset *set = g->set;
+    if (set == NULL && (set = g->set = calloc(1, sizeof *set)) == NULL) return g->refused = 1;
+    /* the block's hosts are counted before it runs: a refused block loads nothing */
+    rs_lines it;
+    rs_line ln;
+    rs_lines_init(&it, b);
+    while (rs_line_next(&it, &ln)) {
+        if (ln.oversized || is_skippable(ln.text.ptr, ln.text.len)) continue;
+        if (hset_add(set, spill_host_hash(ln.text.ptr, ln.text.len)) < 0 || set->n > g->cap) {
+            g->refused = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void spill_gate_free(spill_gate *g)
+{
+    hset *set = g->set;
+    if (set) free(set->h);
+    free(set);
+    g->set = NULL;
 }

@@ -1,30 +1,36 @@
 /*
- * urls_spill.h - `urls --memory-limit`: a bulk run in partitions by origin,
- * each with only its own sites loaded, merged back into input order.
+ * urls_spill.h - `urls` past its memory budget: a bulk run in partitions by
+ * host, run by -j N workers each with only its own sites loaded, merged
+ * back into input order.
  */
 #ifndef RS_CLI_URLS_SPILL_H
 #define RS_CLI_URLS_SPILL_H
 
 #include "cli/pipeline.h"
 
+#define SPILL_SITE_COST ((uint64_t)12 << 10)  /* bytes a site costs loaded (ruleset + matcher + tables) */
+#define SPILL_MAX_JOBS 256
+
 typedef struct {
-    uint64_t memory_limit;          /* bytes */
+    uint64_t memory_limit;          /* bytes; half of it for loaded sites, shared by the workers */
+    int jobs;                       /* workers (-j) */
     const char *dir;                /* spill directory ($TMPDIR, else /tmp) */
     uint64_t known_sites;           /* sites the robots sources know (sizes the partitions) */
     int want_tallies;
     unsigned origin_counters;
-    int write_header;
-    rs_format format;
-    const char *const *columns;
-    size_t n_columns;
     void *ctx;
-    /* A fresh state with the robots sources opened (NULL: failed, message printed). */
-    void *(*run_open)(void *ctx);
+    /* A fresh state for worker @worker (0: the calling thread), with robots sources of its
+     * own for workers past the first (NULL: failed, message printed). Called on the worker. */
+    void *(*run_open)(void *ctx, int worker);
     void (*run_close)(void *ctx, void *state);
+    /* Frees every ruleset and matcher the state's sites loaded, and what refers to them. */
+    void (*evict)(void *ctx, void *state);
     /* Decides @block, whose line i is input line @line_nos[i]; after line i,
      * ends[2i] and ends[2i+1] hold res->out.len and res->diag.len. */
     rs_status (*process)(void *ctx, void *state, const rs_block *block, const uint64_t *line_nos,
                          pipeline_result *res, size_t *ends);
+    /* Called once before the merged output (writes the header row). @return 0 or 2. */
+    int (*header)(void *ctx);
     /* Counts (and reports) a line too long to be a URL. */
     void (*oversized)(void *ctx, pipeline_result *res, uint64_t line_no, uint64_t len);
 } spill_config;
@@ -32,12 +38,36 @@ typedef struct {
 typedef struct {
     uint64_t memory_limit;          /* the budget, bytes */
     unsigned partitions;            /* spill partitions (files) */
-    unsigned runs;                  /* groups of partitions run with one set of sites */
+    unsigned workers;               /* threads that ran them */
+    unsigned evictions;             /* times a worker released its loaded sites */
+    uint64_t switch_line;           /* the first line partitioned (1: from the start) */
+    const char *switch_input;       /* its input; NULL: nothing was partitioned */
     uint64_t spill_bytes;           /* compressed bytes written to spill files */
 } spill_stats;
 
-/* Runs one input (a path, or "-" for stdin). @return 0 or 2 (message printed). */
-int spill_run(const spill_config *cfg, const char *path, const char *input_name,
-              pipeline_totals *tot, spill_stats *st);
+/* Runs the rest of an input: @pending (may be NULL) then @r's blocks to its end (the
+ * caller frees @r). Counts, tallies and byte counts are added to @tot.
+ * @return 0 or 2 (message printed). */
+int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pipeline_totals *tot,
+              spill_stats *st);
+
+/* The partition key of a URL line: a hash of its host, ASCII lower-cased. */
+uint64_t spill_host_hash(const char *url, size_t len);
+
+/*
+ * The gate of an unpartitioned run: it counts the distinct hosts of the
+ * blocks it admits, and refuses the first block whose hosts would take the
+ * sites loaded past half of @memory_limit (and every block after it).
+ */
+typedef struct {
+    uint64_t cap;                   /* distinct hosts that fit */
+    void *set;
+    int refused;
+} spill_gate;
+
+void spill_gate_init(spill_gate *g, uint64_t memory_limit);
+/* @return 0: run @b as usual; 1: partition it and the rest of the input. */
+int spill_gate_admit(spill_gate *g, const rs_block *b);
+void spill_gate_free(spill_gate *g);
 
 #endif /* RS_CLI_URLS_SPILL_H */
