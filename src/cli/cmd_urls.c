@@ -622,9 +622,10 @@ static int finish(const struct cli_opts *op, const urls_job *job, const pipeline
     }
     if (ss && ss->switch_input && o.verbose)
         fprintf(stderr, "memory limit %llu bytes: partitioned from %s:%llu on: %u partitions, %u workers, "
-                "%u evictions, %llu bytes spilled\n", (unsigned long long)ss->memory_limit,
-                ss->switch_input, (unsigned long long)ss->switch_line, ss->partitions, ss->workers,
-                ss->evictions, (unsigned long long)ss->spill_bytes);
+                "%u evictions, %llu bytes spilled; split %.2f s, run %.2f s, merge %.2f s\n",
+                (unsigned long long)ss->memory_limit, ss->switch_input, (unsigned long long)ss->switch_line,
+                ss->partitions, ss->workers, ss->evictions, (unsigned long long)ss->spill_bytes,
+                ss->seconds[0], ss->seconds[1], ss->seconds[2]);
     if (cli_out_flush(0) != 0) rc = 2; /* the records, then the note */
     report_malformed(job->first, t->counts.malformed);
     if (rc == 0 && o.stats_path && write_stats(o.stats_path, &o, t, seconds) != 0) rc = 2;

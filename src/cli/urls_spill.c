@@ -558,17 +558,163 @@ bad:
 
 /* ===== Split, run, merge ===== */
 
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/*
+ * With -j N (N > 1) the split hands the compression to N - 1 threads: the
+ * calling thread hashes lines into a staging buffer per partition and
+ * queues each full buffer to the thread that owns its partition (p mod
+ * N - 1), so every spill is still written by one thread, in line order.
+ */
+#define STAGE_BYTES ((size_t)16 << 10)
+#define QUEUE_MAX ((size_t)8 << 20)     /* queued bytes per thread before the splitter waits */
+
+typedef struct stage_chunk {
+    struct stage_chunk *next;
+    int p;
+    size_t len;
+    char data[];
+} stage_chunk;
+
+typedef struct {
+    spill_set *s;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;          /* work queued, or room made, or done */
+    stage_chunk *head, *tail;
+    size_t queued;
+    int done;
+    rs_status st;               /* the first failure */
+    char err[512];
+} compressor;
+
+static void *compress_main(void *arg)
+{
+    compressor *c = arg;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        while (c->head == NULL && !c->done) pthread_cond_wait(&c->cv, &c->mu);
+        stage_chunk *k = c->head;
+        if (k == NULL) break;
+        c->head = k->next;
+        if (c->head == NULL) c->tail = NULL;
+        pthread_mutex_unlock(&c->mu);
+        if (c->st == RS_OK) c->st = rs_spill_write(c->s->in[k->p], k->data, k->len, c->err, sizeof c->err);
+        pthread_mutex_lock(&c->mu);
+        c->queued -= k->len;
+        free(k);
+        pthread_cond_broadcast(&c->cv);
+    }
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+typedef struct {
+    spill_set *s;
+    int nc;                     /* compressor threads; 0: the splitter writes spills itself */
+    compressor *c;
+    rs_outbuf stage[NPART_MAX];
+} splitter;
+
+static rs_status stage_flush(splitter *sp, int p)
+{
+    rs_outbuf *b = &sp->stage[p];
+    if (b->len == 0) return RS_OK;
+    stage_chunk *k = malloc(sizeof *k + b->len);
+    RS_RETURN_IF(k == NULL, RS_ERR_NOMEM);
+    k->next = NULL;
+    k->p = p;
+    k->len = b->len;
+    memcpy(k->data, b->ptr, b->len);
+    b->len = 0;
+    compressor *c = &sp->c[p % sp->nc];
+    pthread_mutex_lock(&c->mu);
+    while (c->queued > QUEUE_MAX && c->st == RS_OK) pthread_cond_wait(&c->cv, &c->mu);
+    if (c->tail) c->tail->next = k;
+    else c->head = k;
+    c->tail = k;
+    c->queued += k->len;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    return RS_OK;
+}
+
+static rs_status put(splitter *sp, int p, const void *a, size_t na, const void *b, size_t nb, char *err,
+                     size_t err_cap)
+{
+    if (sp->nc == 0) {
+        RS_FORWARD(rs_spill_write(sp->s->in[p], a, na, err, err_cap));
+        return rs_spill_write(sp->s->in[p], b, nb, err, err_cap);
+    }
+    rs_outbuf *o = &sp->stage[p];
+    if (rs_outbuf_append(o, a, na) != RS_OK || rs_outbuf_append(o, b, nb) != RS_OK) return RS_ERR_NOMEM;
+    return o->len >= STAGE_BYTES ? stage_flush(sp, p) : RS_OK;
+}
+
+static int splitter_start(splitter *sp, spill_set *s, int jobs)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->s = s;
+    if (jobs < 2) return 0;
+    sp->c = calloc((size_t)jobs - 1, sizeof *sp->c);
+    if (sp->c == NULL) return 0;    /* the splitter writes itself */
+    for (int i = 0; i < jobs - 1; i++) {
+        compressor *c = &sp->c[i];
+        c->s = s;
+        pthread_mutex_init(&c->mu, NULL);
+        pthread_cond_init(&c->cv, NULL);
+        if (pthread_create(&c->th, NULL, compress_main, c) != 0) {
+            pthread_mutex_destroy(&c->mu);
+            pthread_cond_destroy(&c->cv);
+            break;
+        }
+        sp->nc = i + 1;
+    }
+    return 0;
+}
+
+/* Flushes the stages (when @st is RS_OK), stops the threads. @return the first failure. */
+static rs_status splitter_finish(splitter *sp, rs_status st, char *err, size_t err_cap)
+{
+    for (int p = 0; p < NPART_MAX && sp->nc; p++) {
+        if (st == RS_OK) st = stage_flush(sp, p);
+        rs_outbuf_free(&sp->stage[p]);
+    }
+    for (int i = 0; i < sp->nc; i++) {
+        compressor *c = &sp->c[i];
+        pthread_mutex_lock(&c->mu);
+        c->done = 1;
+        pthread_cond_broadcast(&c->cv);
+        pthread_mutex_unlock(&c->mu);
+        pthread_join(c->th, NULL);
+        if (st == RS_OK && c->st != RS_OK) {
+            st = c->st;
+            snprintf(err, err_cap, "%s", c->err);
+        }
+        pthread_mutex_destroy(&c->mu);
+        pthread_cond_destroy(&c->cv);
+    }
+    free(sp->c);
+    sp->c = NULL;
+    sp->nc = 0;
+    return st;
+}
+
 /* Writes line @ln of the input to its partition. @return RS_OK or an error (message in @err). */
-static rs_status split_line(spill_set *s, const rs_line *ln, pipeline_counts *counts, char *err,
+static rs_status split_line(splitter *sp, const rs_line *ln, pipeline_counts *counts, char *err,
                             size_t err_cap)
 {
+    spill_set *s = sp->s;
     if (ln->oversized) {
         char rec[20];
         const uint32_t mark = OVERSIZED_MARK;
         memcpy(rec, &ln->number, 8);
         memcpy(rec + 8, &mark, 4);
         memcpy(rec + 12, &ln->oversized, 8);
-        return rs_spill_write(s->in[0], rec, 20, err, err_cap);
+        return put(sp, 0, rec, 20, NULL, 0, err, err_cap);
     }
     if (is_skippable(ln->text.ptr, ln->text.len)) {
         counts->lines++;
@@ -582,8 +728,7 @@ static rs_status split_line(spill_set *s, const rs_line *ln, pipeline_counts *co
     const uint32_t len = (uint32_t)ln->text.len;
     memcpy(rec, &ln->number, 8);
     memcpy(rec + 8, &len, 4);
-    RS_FORWARD(rs_spill_write(s->in[p], rec, 12, err, err_cap));
-    return rs_spill_write(s->in[p], ln->text.ptr, len, err, err_cap);
+    return put(sp, p, rec, 12, ln->text.ptr, len, err, err_cap);
 }
 
 int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pipeline_totals *tot,
@@ -617,18 +762,23 @@ int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pi
     rs_block b;
     rs_status st = RS_OK, rst = RS_OK;
     int input_failed = 0;
+    splitter sp;
+    struct timespec t_split;
+    clock_gettime(CLOCK_MONOTONIC, &t_split);
+    splitter_start(&sp, &s, (int)jobs);
     if (pending) {
         rs_lines it;
         rs_line ln;
         rs_lines_init(&it, pending);
-        while (st == RS_OK && rs_line_next(&it, &ln)) st = split_line(&s, &ln, &counts, err, sizeof err);
+        while (st == RS_OK && rs_line_next(&it, &ln)) st = split_line(&sp, &ln, &counts, err, sizeof err);
     }
     while (st == RS_OK && (rst = rs_reader_next_block(r, &b)) == RS_OK) {
         rs_lines it;
         rs_line ln;
         rs_lines_init(&it, &b);
-        while (st == RS_OK && rs_line_next(&it, &ln)) st = split_line(&s, &ln, &counts, err, sizeof err);
+        while (st == RS_OK && rs_line_next(&it, &ln)) st = split_line(&sp, &ln, &counts, err, sizeof err);
     }
+    st = splitter_finish(&sp, st, err, sizeof err);
     if (st == RS_OK && rst != RS_ERR_EOF) input_failed = 1;
     rs_reader_stats rs;
     rs_reader_stats_get(r, &rs);
@@ -644,14 +794,16 @@ int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pi
 
     /* 2. run, 3. merge */
     stats->partitions += (unsigned)np;
-    struct timespec T0, T1, T2;
-    clock_gettime(CLOCK_MONOTONIC, &T0);
+    struct timespec t_run, t_merge, t_end;
+    clock_gettime(CLOCK_MONOTONIC, &t_run);
     int rc = run_all(cfg, &s, tot, stats);
-    clock_gettime(CLOCK_MONOTONIC, &T1);
+    clock_gettime(CLOCK_MONOTONIC, &t_merge);
     if (rc == 0 && cfg->header) rc = cfg->header(cfg->ctx);
     if (rc == 0) rc = merge(cfg, &s);
-    clock_gettime(CLOCK_MONOTONIC, &T2);
-    if (getenv("RS_PHASES")) fprintf(stderr, "run %.2f merge %.2f\n", (T1.tv_sec-T0.tv_sec)+(T1.tv_nsec-T0.tv_nsec)/1e9, (T2.tv_sec-T1.tv_sec)+(T2.tv_nsec-T1.tv_nsec)/1e9);
+    clock_gettime(CLOCK_MONOTONIC, &t_end);
+    stats->seconds[0] += seconds_between(&t_split, &t_run);
+    stats->seconds[1] += seconds_between(&t_run, &t_merge);
+    stats->seconds[2] += seconds_between(&t_merge, &t_end);
     stats->spill_bytes += atomic_load(&s.bytes);
     if (rc == 0 && input_failed) {
         cli_out_flush(0);

@@ -42,6 +42,7 @@ typedef struct {
     unsigned evictions;             /* times a worker released its loaded sites */
     uint64_t switch_line;           /* the first line partitioned (1: from the start) */
     const char *switch_input;       /* its input; NULL: nothing was partitioned */
+    double seconds[3];              /* wall time of split, run and merge */
     uint64_t spill_bytes;           /* compressed bytes written to spill files */
 } spill_stats;
 
