@@ -601,9 +601,15 @@ static void *compress_main(void *arg)
         if (k == NULL) break;
         c->head = k->next;
         if (c->head == NULL) c->tail = NULL;
+        const int ok = c->st == RS_OK;
         pthread_mutex_unlock(&c->mu);
-        if (c->st == RS_OK) c->st = rs_spill_write(c->s->in[k->p], k->data, k->len, c->err, sizeof c->err);
+        char err[512] = "";
+        const rs_status st = ok ? rs_spill_write(c->s->in[k->p], k->data, k->len, err, sizeof err) : RS_OK;
         pthread_mutex_lock(&c->mu);
+        if (st != RS_OK) {      /* kept for splitter_finish; later chunks are dropped */
+            c->st = st;
+            memcpy(c->err, err, sizeof err);
+        }
         c->queued -= k->len;
         free(k);
         pthread_cond_broadcast(&c->cv);
@@ -633,6 +639,12 @@ static rs_status stage_flush(splitter *sp, int p)
     compressor *c = &sp->c[p % sp->nc];
     pthread_mutex_lock(&c->mu);
     while (c->queued > QUEUE_MAX && c->st == RS_OK) pthread_cond_wait(&c->cv, &c->mu);
+    const rs_status failed = c->st;
+    if (failed != RS_OK) {      /* stop splitting: splitter_finish reports it */
+        pthread_mutex_unlock(&c->mu);
+        free(k);
+        return failed;
+    }
     if (c->tail) c->tail->next = k;
     else c->head = k;
     c->tail = k;
@@ -690,7 +702,7 @@ static rs_status splitter_finish(splitter *sp, rs_status st, char *err, size_t e
         pthread_cond_broadcast(&c->cv);
         pthread_mutex_unlock(&c->mu);
         pthread_join(c->th, NULL);
-        if (st == RS_OK && c->st != RS_OK) {
+        if (c->st != RS_OK && (st == RS_OK || st == c->st)) {
             st = c->st;
             snprintf(err, err_cap, "%s", c->err);
         }
