@@ -104,6 +104,8 @@ struct rs_sites {
     char errmsg[1024];
     rs_sites_options opts;   /* rs_sites_create_opts */
     rs_sites_warc_stats wstats;
+    rs_doc     **loaded;     /* documents parsed since the last rs_sites_release (under the lock) */
+    size_t       n_loaded, cap_loaded;
 };
 
 /* Initialises s->memory, the empty source rs_sites_add_body fills. */

@@ -186,14 +186,34 @@ void rs_sites_free(rs_sites *s)
     rs_map_free(&s->origins);
     rs_matcher_free(s->allow_all);
     rs_matcher_free(s->deny_all);
+    rs_free(s->loaded);
     pthread_mutex_destroy(&s->lock);
     rs_free(s);
 }
 
+/* Frees a document's matchers and ruleset (rs_sites_release); its place in the index stays. */
+static void doc_unload(rs_doc *d)
+{
+    rs_agent_matcher *a = atomic_load_explicit(&d->agents, memory_order_relaxed);
+    while (a) {
+        rs_agent_matcher *next = a->next;
+        rs_matcher_free(a->matcher);
+        rs_free(a);
+        a = next;
+    }
+    atomic_store_explicit(&d->agents, NULL, memory_order_relaxed);
+    rs_ruleset_free(d->ruleset);
+    d->ruleset = NULL;
+    d->loaded = 0;
+}
+
+/* Only the documents parsed since the last release are visited (s->loaded): a release
+ * costs what was loaded, not the size of the sources' indexes. */
 rs_status rs_sites_release(rs_sites *s)
 {
     RS_RETURN_IF(s == NULL, RS_ERR_USAGE);
-    for (size_t i = 0; i < s->nsources; i++) rs_source_unload(&s->sources[i]);
+    for (size_t i = 0; i < s->n_loaded; i++) doc_unload(s->loaded[i]);
+    s->n_loaded = 0;
     rs_map_free(&s->origins);
     return rs_map_init(&s->origins, 1024);
 }
@@ -274,6 +294,18 @@ static rs_status lookup_locked(rs_sites *s, const rs_origin *o, uint64_t h, cons
                 rs_sites_seterr(s, "%s: cannot parse robots file: %s", d->path, rs_status_str(st));
                 return st;
             }
+            if (s->n_loaded == s->cap_loaded) {   /* for rs_sites_release */
+                const size_t cap = s->cap_loaded ? 2 * s->cap_loaded : 1024;
+                rs_doc **l = rs_realloc(s->loaded, cap * sizeof *l);
+                if (l == NULL) {
+                    rs_ruleset_free(d->ruleset);
+                    d->ruleset = NULL;
+                    return RS_ERR_NOMEM;
+                }
+                s->loaded = l;
+                s->cap_loaded = cap;
+            }
+            s->loaded[s->n_loaded++] = d;
             d->loaded = 1;
             s->stats.bodies_parsed++;
         }
