@@ -378,7 +378,8 @@ static void *spill_run_open(void *ctx, int worker)
     }
     w->sites = job->sites;
     if (worker > 0) {
-        if (cli_sites_open(job->opts, &w->sites) != 0) {
+        const rs_sites_options so = { .drop_rules = 1 };   /* as the job's (cmd_urls) */
+        if (cli_sites_open_opts(job->opts, &so, &w->sites) != 0) {
             free(w);
             return NULL;
         }
@@ -661,7 +662,9 @@ int cmd_urls(int argc, char **argv)
     for (int a = 0; a < o.n_agents; a++) cli_check_agent(o.agents[a]);
 
     rs_sites *sites = NULL;
-    if (cli_sites_open(&o, &sites) != 0) return 2;
+    /* urls reports verdicts only: matchers are all a loaded site needs to keep. */
+    const rs_sites_options so = { .drop_rules = 1 };
+    if (cli_sites_open_opts(&o, &so, &sites) != 0) return 2;
     job.opts = &o;
     job.sites = sites;
     job.agents = o.agents;
