@@ -8,7 +8,8 @@
 
 #include "cli/pipeline.h"
 
-#define SPILL_SITE_COST ((uint64_t)12 << 10)  /* bytes a site costs loaded (ruleset + matcher + tables) */
+#define SPILL_SITE_COST ((uint64_t)8 << 10)   /* bytes a host costs loaded (matchers, tables): ~6.6 KB
+                                                 measured at 100k sites with drop_rules, rounded up */
 #define SPILL_MAX_JOBS 256
 
 typedef struct {
