@@ -107,8 +107,6 @@ typedef struct {
 /* What a worker keeps between blocks: its scanner and scratch, never shared. */
 typedef struct {
     rs_scanner *sc;           /* created on the worker's first block */
-    rs_sites *sites;          /* partitioned runs: this worker's sources (NULL: the job's) */
-    int own_sites;            /* sites opened for this worker, freed with it */
     uint32_t *tally_ix;       /* per scanner site: origin tally index + 1 (0 = not yet) */
     size_t tally_cap;
     rs_outbuf rule_text;
@@ -291,7 +289,7 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
     if (w->sc == NULL) {
         rs_scan_config cfg;
         memset(&cfg, 0, sizeof cfg);
-        cfg.sites = w->sites ? w->sites : job->sites;
+        cfg.sites = job->sites;
         cfg.agents = job->agents;
         cfg.agent_lens = job->agent_lens;
         cfg.n_agents = (size_t)job->n_agents;
@@ -366,30 +364,17 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
 
 #define DEFAULT_MEMORY_LIMIT ((uint64_t)1 << 30)
 
-/* Worker 0 runs on the job's sources; the others open their own (so that loading runs in
- * parallel: a miss compiles under its rs_sites' lock). */
 static void *spill_run_open(void *ctx, int worker)
 {
-    const urls_job *job = ctx;
+    (void)ctx;
+    (void)worker;
     worker_state *w = worker_state_new();
-    if (w == NULL) {
-        cli_error("out of memory");
-        return NULL;
-    }
-    w->sites = job->sites;
-    if (worker > 0) {
-        const rs_sites_options so = { .drop_rules = 1 };   /* as the job's (cmd_urls) */
-        if (cli_sites_open_opts(job->opts, &so, &w->sites) != 0) {
-            free(w);
-            return NULL;
-        }
-        w->own_sites = 1;
-    }
+    if (w == NULL) cli_error("out of memory");
     return w;
 }
 
-/* Drops the scanner and everything that refers to loaded matchers, then the matchers. */
-static void spill_evict(void *ctx, void *state)
+/* Drops the scanner and the caches that refer to loaded matchers. */
+static void spill_reset(void *ctx, void *state)
 {
     (void)ctx;
     worker_state *w = state;
@@ -397,18 +382,18 @@ static void spill_evict(void *ctx, void *state)
     w->sc = NULL;
     if (w->tally_ix) memset(w->tally_ix, 0, w->tally_cap * sizeof *w->tally_ix);
     w->rule_matcher = NULL;
-    rs_sites_release(w->sites);
+}
+
+static void spill_release(void *ctx)
+{
+    const urls_job *job = ctx;
+    rs_sites_release(job->sites);
 }
 
 static void spill_run_close(void *ctx, void *state)
 {
     (void)ctx;
-    worker_state *w = state;
-    rs_sites *sites = w->sites;
-    const int own = w->own_sites;
-    worker_state_free(w);
-    if (own) rs_sites_free(sites);
-    else rs_sites_release(sites);
+    worker_state_free(state);
 }
 
 static void spill_oversized(void *ctx, pipeline_result *res, uint64_t line_no, uint64_t len)
@@ -443,7 +428,8 @@ static void spill_configure(urls_job *job, const struct cli_opts *o, uint64_t li
     sc->ctx = job;
     sc->run_open = spill_run_open;
     sc->run_close = spill_run_close;
-    sc->evict = spill_evict;
+    sc->reset = spill_reset;
+    sc->release = spill_release;
     sc->process = process_lines;
     sc->oversized = spill_oversized;
     sc->header = spill_header;

@@ -210,15 +210,23 @@ static rs_status spill_outputs(rs_spill *out, const pipeline_result *res, const 
 
 /* ===== Run ===== */
 
-/* What the workers share. */
+/* What the workers share: the partitions, the robots sources (one rs_sites, which loads
+ * sites from several threads at once) and what is loaded in it. Evicting frees every site
+ * loaded, so it waits until no worker runs a partition (a barrier); a partition with more
+ * hosts than the budget holds runs alone, evicting inside it. */
 typedef struct {
     const spill_config *cfg;
     spill_set *s;
-    uint64_t cap;               /* host keys a worker may hold loaded (its share of the budget) */
+    uint64_t cap;               /* host keys the budget holds loaded */
     _Atomic int next;           /* the next partition to run */
     _Atomic int stop;           /* a worker failed */
-    _Atomic unsigned evictions;
-    pthread_mutex_t mu;         /* totals, the first error */
+    pthread_mutex_t mu;         /* all below; totals, the first error */
+    pthread_cond_t cv;          /* a partition ended, or an eviction did */
+    uint64_t held;              /* host keys of the partitions run since the last eviction */
+    int active;                 /* workers running a partition */
+    int pending;                /* a worker waits to evict: no partition starts */
+    int exclusive;              /* a partition runs alone */
+    unsigned epoch;             /* evictions so far: a worker's scanner is of one epoch */
     pipeline_totals *tot;
     int rc;
 } run_shared;
@@ -240,6 +248,7 @@ static void run_fail(run_shared *sh, const char *diag, size_t diag_len, const ch
         sh->rc = 2;
     }
     atomic_store(&sh->stop, 1);
+    pthread_cond_broadcast(&sh->cv);
     pthread_mutex_unlock(&sh->mu);
 }
 
@@ -252,13 +261,28 @@ typedef struct {
     size_t *ends;
     size_t cap;
     hset loaded;                /* per-line mode: host keys loaded since the last eviction */
+    unsigned epoch;             /* the eviction epoch of its scanner */
 } worker;
 
+/* Frees every loaded site. Under sh->mu, with no other worker running a partition. */
+static void evict_locked(run_shared *sh, worker *w)
+{
+    if (w) {
+        sh->cfg->reset(sh->cfg->ctx, w->state);
+        hset_clear(&w->loaded);
+        w->epoch = sh->epoch + 1;
+    }
+    sh->cfg->release(sh->cfg->ctx);
+    sh->epoch++;
+    sh->held = 0;
+}
+
+/* Inside a partition run alone (sh->exclusive). */
 static void evict(run_shared *sh, worker *w)
 {
-    sh->cfg->evict(sh->cfg->ctx, w->state);
-    hset_clear(&w->loaded);
-    atomic_fetch_add(&sh->evictions, 1);
+    pthread_mutex_lock(&sh->mu);
+    evict_locked(sh, w);
+    pthread_mutex_unlock(&sh->mu);
 }
 
 /*
@@ -396,22 +420,51 @@ static void *run_worker(void *arg)
         run_fail(sh, NULL, 0, "out of memory");
         rc = 2;
     }
-    uint64_t held = 0;          /* host keys of the partitions run since the last eviction */
     while (rc == 0 && !atomic_load(&sh->stop)) {
         const int p = atomic_fetch_add(&sh->next, 1);
         if (p >= sh->s->np) break;
         const uint64_t k = sh->s->keys[p].n;
-        if (held && held + k > sh->cap) {
-            evict(sh, &w);
-            held = 0;
+        const int alone = k > sh->cap;  /* more hosts than the budget holds: evicting inside it */
+        int go = 0;
+        pthread_mutex_lock(&sh->mu);
+        while (!atomic_load(&sh->stop)) {
+            if (!sh->pending && !sh->exclusive && !alone && (sh->held == 0 || sh->held + k <= sh->cap)) {
+                sh->held += k;
+                sh->active++;
+                go = 1;
+                break;
+            }
+            sh->pending = 1;    /* no partition starts until the eviction */
+            if (sh->active == 0 && !sh->exclusive) {
+                if (sh->held) evict_locked(sh, NULL);
+                sh->pending = 0;
+                pthread_cond_broadcast(&sh->cv);
+                if (alone) {
+                    sh->exclusive = 1;
+                    sh->active++;
+                    go = 1;
+                    break;
+                }
+                continue;
+            }
+            pthread_cond_wait(&sh->cv, &sh->mu);
         }
-        if (k <= sh->cap) {
-            held += k;
-            rc = run_partition(sh, &w, p, 0);
-        } else {   /* too many sites for a share: in blocks that fit, evicting between them */
-            rc = run_partition(sh, &w, p, 1);
-            if (rc == 0 && w.loaded.n) evict(sh, &w);
+        const unsigned epoch = sh->epoch;
+        pthread_mutex_unlock(&sh->mu);
+        if (!go) break;
+        if (w.epoch != epoch) {         /* its scanner refers to evicted sites */
+            cfg->reset(cfg->ctx, w.state);
+            w.epoch = epoch;
         }
+        rc = run_partition(sh, &w, p, alone);
+        pthread_mutex_lock(&sh->mu);
+        sh->active--;
+        if (alone) {
+            evict_locked(sh, &w);
+            sh->exclusive = 0;
+        }
+        pthread_cond_broadcast(&sh->cv);
+        pthread_mutex_unlock(&sh->mu);
     }
     cfg->run_close(cfg->ctx, w.state);
     if (rc == 0 && !atomic_load(&sh->stop)) {
@@ -455,12 +508,12 @@ static int run_all(const spill_config *cfg, spill_set *s, pipeline_totals *tot, 
     sh.tot = tot;
     int jobs = cfg->jobs < 1 ? 1 : cfg->jobs;
     if (jobs > s->np) jobs = s->np;
-    sh.cap = cfg->memory_limit / 2 / (uint64_t)jobs / SPILL_SITE_COST;
+    sh.cap = cfg->memory_limit / 2 / SPILL_SITE_COST;
     if (sh.cap < 1) sh.cap = 1;
     atomic_init(&sh.next, 0);
     atomic_init(&sh.stop, 0);
-    atomic_init(&sh.evictions, 0);
     pthread_mutex_init(&sh.mu, NULL);
+    pthread_cond_init(&sh.cv, NULL);
     pthread_t th[SPILL_MAX_JOBS];
     worker_arg args[SPILL_MAX_JOBS];
     int started = 0;
@@ -474,9 +527,11 @@ static int run_all(const spill_config *cfg, spill_set *s, pipeline_totals *tot, 
     args[0].index = 0;
     run_worker(&args[0]);
     for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
+    cfg->release(cfg->ctx);
+    pthread_cond_destroy(&sh.cv);
     pthread_mutex_destroy(&sh.mu);
     stats->workers = (unsigned)(started + 1);
-    stats->evictions += atomic_load(&sh.evictions);
+    stats->evictions += sh.epoch;
     return sh.rc;
 }
 

@@ -1,7 +1,7 @@
 /*
  * urls_spill.h - `urls` past its memory budget: a bulk run in partitions by
- * host, run by -j N workers each with only its own sites loaded, merged
- * back into input order.
+ * host, run by -j N workers with only some partitions' sites loaded at a
+ * time, merged back into input order.
  */
 #ifndef RS_CLI_URLS_SPILL_H
 #define RS_CLI_URLS_SPILL_H
@@ -13,19 +13,21 @@
 #define SPILL_MAX_JOBS 256
 
 typedef struct {
-    uint64_t memory_limit;          /* bytes; half of it for loaded sites, shared by the workers */
+    uint64_t memory_limit;          /* bytes; half of it for loaded sites (all workers') */
     int jobs;                       /* workers (-j) */
     const char *dir;                /* spill directory ($TMPDIR, else /tmp) */
     uint64_t known_sites;           /* sites the robots sources know (sizes the partitions) */
     int want_tallies;
     unsigned origin_counters;
     void *ctx;
-    /* A fresh state for worker @worker (0: the calling thread), with robots sources of its
-     * own for workers past the first (NULL: failed, message printed). Called on the worker. */
+    /* A fresh state for worker @worker (0: the calling thread); NULL: failed, message
+     * printed. Called on the worker. */
     void *(*run_open)(void *ctx, int worker);
     void (*run_close)(void *ctx, void *state);
-    /* Frees every ruleset and matcher the state's sites loaded, and what refers to them. */
-    void (*evict)(void *ctx, void *state);
+    /* Drops what a state keeps that refers to loaded sites (its scanner, caches). */
+    void (*reset)(void *ctx, void *state);
+    /* Frees every site loaded (no worker runs a partition meanwhile). */
+    void (*release)(void *ctx);
     /* Decides @block, whose line i is input line @line_nos[i]; after line i,
      * ends[2i] and ends[2i+1] hold res->out.len and res->diag.len. */
     rs_status (*process)(void *ctx, void *state, const rs_block *block, const uint64_t *line_nos,
@@ -40,7 +42,7 @@ typedef struct {
     uint64_t memory_limit;          /* the budget, bytes */
     unsigned partitions;            /* spill partitions (files) */
     unsigned workers;               /* threads that ran them */
-    unsigned evictions;             /* times a worker released its loaded sites */
+    unsigned evictions;             /* times the loaded sites were released */
     uint64_t switch_line;           /* the first line partitioned (1: from the start) */
     const char *switch_input;       /* its input; NULL: nothing was partitioned */
     double seconds[3];              /* wall time of split, run and merge */
