@@ -3,24 +3,24 @@
  * budget (--memory-limit, default 1 GiB): the input is partitioned by a hash
  * of each URL's host into temporary zstd spill files (src/scan/spill.c:
  * anonymous, so removed whatever ends the process), the partitions are run
- * by -j N workers, each with its own robots sources and only its
- * partitions' sites loaded, each partition's output goes to a spill file of
+ * by -j N workers over the job's robots sources with only some partitions'
+ * sites loaded at a time, each partition's output goes to a spill file of
  * its own, and the outputs are merged back into input order by line number:
  * the bytes on stdout and stderr are the same as without a limit.
  *
- * 1. split (calling thread): lines -> P partition spills (line number,
- *    bytes); P is a power of two from 16 to 256, enough for the sites the
- *    robots sources know to fit a worker's share of the budget about twice
- *    per partition; blank and comment lines are only counted; distinct host
- *    keys counted per partition;
- * 2. run (N workers): each takes the next partition not yet run; before it,
- *    when the host keys of the partitions it ran since its last eviction and
- *    of this one would not fit its share (half the budget / N, SITE_COST a
- *    site), it evicts: every loaded ruleset and matcher freed, its scanner
- *    dropped. A partition that does not fit a share alone is run in blocks
- *    cut where the distinct keys would pass the share, evicting between
- *    them, so it completes under the budget too. Output per line -> the
- *    partition's output spill;
+ * 1. split (calling thread, N - 1 threads compressing): lines -> P partition
+ *    spills (line number, bytes); P is a power of two from 16 to 256, enough
+ *    for the sites the robots sources know to fit half the budget / N about
+ *    twice per partition; blank and comment lines are only counted; distinct
+ *    hosts estimated per partition;
+ * 2. run (N workers): each takes the next partition not yet run; when the
+ *    hosts of the partitions run since the last eviction and of this one
+ *    would not fit half the budget (SPILL_SITE_COST a host), it waits until
+ *    no partition runs and evicts: every loaded matcher freed, every
+ *    worker's scanner dropped before its next partition. A partition with
+ *    more hosts than the budget holds runs alone, in blocks cut where its
+ *    distinct hosts would pass it, evicting between them, so it completes
+ *    under the budget too. Output per line -> the partition's output spill;
  * 3. merge (calling thread): the output spills by line number -> stdout /
  *    stderr.
  */
