@@ -538,6 +538,11 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         tb.c = (cand *)(void *)cands.ptr;
         tb.n = (uint32_t)(cands.len / sizeof(cand));
         if (st == RS_OK && tb.n) st = sort_cands(tb.c, tb.n, tb.text);
+        /* A radix trie of n strings has at most 2n + 1 nodes: one allocation each. */
+        const size_t max_nodes = 2 * (size_t)tb.n + 1;
+        if (st == RS_OK) st = rs_buf_reserve(&tb.nodes, max_nodes * sizeof(trie_node));
+        if (st == RS_OK) st = rs_buf_reserve(&tb.child_byte, max_nodes);
+        if (st == RS_OK) st = rs_buf_reserve(&tb.child_node, max_nodes * sizeof(uint32_t));
         if (st == RS_OK) {
             const uint32_t root = new_node(&tb, 0, 0);
             build(&tb, root, 0, tb.n, 0);
