@@ -1358,6 +1358,24 @@ RS_STATIC_API rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, siz
  */
 RS_STATIC_API void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *out);
 
+/** The kind of line @i of the last block (RS_SCAN_URL for every URL line, whatever its agents' records). */
+RS_STATIC_API rs_scan_kind rs_scan_line_kind(const rs_scanner *sc, size_t i);
+
+/** The totals of the last block, for callers that count records without reading them. */
+typedef struct {
+    uint64_t lines;        /* lines of the block */
+    uint64_t blank;        /* BLANK lines */
+    uint64_t malformed;    /* MALFORMED lines */
+    uint64_t oversized;    /* OVERSIZED lines */
+    uint64_t urls;         /* URL records (line x agent) */
+    uint64_t skipped;      /* SKIPPED records (line x agent) */
+    uint64_t verdict[2];   /* URL records: [0] allowed, [1] disallowed */
+    uint64_t reason[RS_REASON_COUNT]; /* URL records by rs_reason */
+} rs_scan_summary;
+
+/** Fills @out with the totals of the last block (what rs_scan_get would give, counted). */
+RS_STATIC_API void rs_scan_summarize(const rs_scanner *sc, rs_scan_summary *out);
+
 /** @return the detail of the last failure ("" if none). */
 RS_STATIC_API const char *rs_scanner_errmsg(const rs_scanner *sc);
 

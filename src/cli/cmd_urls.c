@@ -272,6 +272,31 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
     return job->opts->input_line ? cli_input_line_put(&res->out, start, job->opts->format, r->line_no) : RS_OK;
 }
 
+/* Counts and reports line @i of the scanner's block, which is not a URL (malformed or
+ * oversized); @line_nos as for process_lines. */
+static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result *res, size_t i,
+                           const uint64_t *line_nos)
+{
+    rs_scan_record rec;
+    rs_scan_get(w->sc, i, 0, &rec);
+    if (line_nos) rec.line_no = line_nos[i];
+    const rs_scan_record *r = &rec;
+    res->counts.malformed++;
+    if (r->kind == RS_SCAN_OVERSIZED) {
+        note_malformed(job, r->line_no, NULL, 0, r->oversized);
+        if (job->opts->verbose)
+            pipeline_diag(res, "%s:%llu: line of %llu bytes is too long for a URL, skipped",
+                          job->input_name, (unsigned long long)r->line_no,
+                          (unsigned long long)r->oversized);
+        return RS_OK;
+    }
+    note_malformed(job, r->line_no, r->url.ptr, r->url.len, 0);
+    if (job->opts->verbose)
+        pipeline_diag(res, "%s:%llu: malformed URL (%s), skipped", job->input_name,
+                      (unsigned long long)r->line_no, rs_origin_error_str((rs_origin_error)r->error));
+    return RS_OK;
+}
+
 /*
  * Decides @block: its line i is input line @line_nos[i] (NULL: numbered by
  * the block). With @ends (partitioned runs), after line i ends[2i] and
@@ -301,6 +326,23 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         return st;
     }
     res->counts.lines += n;
+    if (job->opts->quiet && !job->want_tallies && line_nos == NULL && ends == NULL) {
+        /* Only counts: the block's totals, and the records of the lines to report. */
+        rs_scan_summary sum;
+        rs_scan_summarize(w->sc, &sum);
+        res->counts.blank += sum.blank;
+        res->counts.urls += sum.urls;
+        res->counts.skipped += sum.skipped;
+        for (int v = 0; v < 2; v++) res->counts.verdict[v] += sum.verdict[v];
+        for (int k = 0; k < RS_REASON_COUNT; k++) res->counts.reason[k] += sum.reason[k];
+        if (sum.malformed + sum.oversized == 0) return RS_OK;
+        for (size_t i = 0; i < n; i++) {
+            const rs_scan_kind kind = rs_scan_line_kind(w->sc, i);
+            if (kind == RS_SCAN_MALFORMED || kind == RS_SCAN_OVERSIZED)
+                CLI_TRY(not_a_url(job, w, res, i, NULL));
+        }
+        return RS_OK;
+    }
     for (size_t i = 0; i < n; i++) {
         rs_scan_record rec;
         rs_scan_get(w->sc, i, 0, &rec);
@@ -326,21 +368,8 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         case RS_SCAN_BLANK:
             res->counts.blank++;
             break;
-        case RS_SCAN_OVERSIZED:
-            res->counts.malformed++;
-            note_malformed(job, r->line_no, NULL, 0, r->oversized);
-            if (job->opts->verbose)
-                pipeline_diag(res, "%s:%llu: line of %llu bytes is too long for a URL, skipped",
-                              job->input_name, (unsigned long long)r->line_no,
-                              (unsigned long long)r->oversized);
-            break;
-        default: /* RS_SCAN_MALFORMED */
-            res->counts.malformed++;
-            note_malformed(job, r->line_no, r->url.ptr, r->url.len, 0);
-            if (job->opts->verbose)
-                pipeline_diag(res, "%s:%llu: malformed URL (%s), skipped", job->input_name,
-                              (unsigned long long)r->line_no,
-                              rs_origin_error_str((rs_origin_error)r->error));
+        default: /* RS_SCAN_OVERSIZED, RS_SCAN_MALFORMED */
+            CLI_TRY(not_a_url(job, w, res, i, line_nos));
             break;
         }
     }

@@ -671,6 +671,30 @@ void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r
     r->reason = v->reason;
 }
 
+rs_scan_kind rs_scan_line_kind(const rs_scanner *sc, size_t i) { return (rs_scan_kind)sc->ent[i].kind; }
+
+void rs_scan_summarize(const rs_scanner *sc, rs_scan_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    const size_t na = sc->n_agents;
+    uint64_t kinds[8] = { 0 };
+    out->lines = sc->n_ent;
+    for (size_t i = 0; i < sc->n_ent; i++) {
+        const uint8_t kind = sc->ent[i].kind;
+        kinds[kind & 7]++;
+        if (kind != RS_SCAN_URL) continue;
+        for (const verdict *v = &sc->ver[i * na], *end = v + na; v < end; v++) {
+            if (v->kind == RS_SCAN_SKIPPED) { out->skipped++; continue; }
+            out->verdict[v->disallowed]++;
+            out->reason[v->reason]++;
+        }
+    }
+    out->blank = kinds[RS_SCAN_BLANK];
+    out->malformed = kinds[RS_SCAN_MALFORMED];
+    out->oversized = kinds[RS_SCAN_OVERSIZED];
+    out->urls = out->verdict[0] + out->verdict[1];
+}
+
 /* ===== One URL ===== */
 
 rs_status rs_site_check(rs_sites *s, const char *url, size_t url_len, const char *agent,
