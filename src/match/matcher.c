@@ -410,11 +410,11 @@ size_t rs_matcher_memory(const rs_matcher *m)
     return m ? m->bytes : 0;
 }
 
-void rs_matcher_prefetch(const rs_matcher *m)
+void rs_matcher_prefetch(const rs_matcher *m, size_t max_bytes)
 {
-    /* The header is hot (rs_matcher_prefetch_head); the tables follow it. */
-    const size_t n = m->bytes < 4096 ? m->bytes : 4096;
-    for (size_t i = 64; i < n; i += 64) __builtin_prefetch((const char *)m + i);
+    /* The header is hot (the caller fetched it); the tables follow it. */
+    const size_t n = RS_MIN(m->bytes, max_bytes);
+    for (size_t i = 128; i < n; i += 64) __builtin_prefetch((const char *)m + i);
 }
 
 /* Appends @n bytes of @src at the 8-aligned offset *off of @dst; @return where they went. */
