@@ -237,18 +237,18 @@ static int has_suffix(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-/* The convention of docs/scale-out.md, by key name. */
+/* The convention of docs/scale-out.md, by key name: the library's (rs_stats_rule_of), which
+ * is also what the writer of every command's --stats checks its names against. Rates are
+ * summed here and recomputed at the end. */
 static merge_rule rule_of(const char *key)
 {
-    static const char *const SAME[] = { "command", "kind", "schema_version", "agent", "agents",
-                                        "semantics", "missing", "scheme", "log_format", "format",
-                                        "version", NULL };
-    for (int i = 0; SAME[i]; i++)
-        if (!strcmp(key, SAME[i])) return M_SAME;
-    if (!strncmp(key, "first_", 6) || has_suffix(key, "_min")) return M_MIN;
-    if (!strncmp(key, "last_", 5) || has_suffix(key, "_max")) return M_MAX;
-    if (!strcmp(key, "seconds") || has_suffix(key, "_seconds")) return M_TIME;
-    return M_SUM;
+    switch (rs_stats_rule_of(key)) {
+    case RS_STATS_SAME: return M_SAME;
+    case RS_STATS_MIN: return M_MIN;
+    case RS_STATS_MAX: return M_MAX;
+    case RS_STATS_TIME: return M_TIME;
+    default: return M_SUM;
+    }
 }
 
 /* Fields that identify an element of a keyed list, besides its string fields. */
@@ -424,7 +424,12 @@ static int merge_value(const char *key, json_t *into, json_t *from, json_t **out
 {
     const merge_rule r = rule_of(key);
     *out = NULL;
-    if (r == M_SAME) {
+    /* objects and lists of objects merge by structure whatever their name (survey's
+     * "agents" map, diff's "agents" list); a label or a list of labels must be equal */
+    if (json_is_object(into) && json_is_object(from)) return merge_object(into, from, err, cap);
+    const int object_lists = json_is_array(into) && json_is_array(from)
+        && json_is_object(json_array_get(json_array_size(into) ? into : from, 0));
+    if (r == M_SAME && !object_lists) {
         if (!json_equal(into, from)) {
             char *a = json_dumps(into, JSON_ENCODE_ANY | JSON_COMPACT), *b = json_dumps(from, JSON_ENCODE_ANY | JSON_COMPACT);
             snprintf(err, cap, "mismatched \"%s\": %s and %s", key, a ? a : "?", b ? b : "?");
