@@ -20,13 +20,14 @@
 
 static const char HELP[] =
     "Usage: robotscan merge --records --shards DIR [--format tsv|csv|jsonl] OUT_0 ... OUT_N-1\n"
-    "       robotscan merge --stats A.json B.json ... > all.json\n"
+    "       robotscan merge --stats [--shards DIR] A.json B.json ... > all.json\n"
     "--records: OUT_K is the output of shard K of DIR (robotscan shard) from `robotscan urls`\n"
     "or `robotscan logs` run with --input-line; the records are written to stdout in input\n"
     "order, without the input_line column: the output of one run over the whole input.\n"
     "--stats: merges the --stats files of runs over disjoint parts of an input (same\n"
     "command and schema_version): sums, minima, maxima and keyed lists as described in\n"
-    "docs/scale-out.md.\n";
+    "docs/scale-out.md. With --shards DIR (the stats of every shard of DIR, in any order),\n"
+    "the #Fields: lines shard copied into W3C-style log shards are taken off lines and blank.\n";
 
 /* ===== --records ===== */
 
@@ -469,10 +470,53 @@ static int merge_value(const char *key, json_t *into, json_t *from, json_t **out
     return -1;
 }
 
-static int merge_stats(char **files, int n)
+/* DIR/shards.tsv: the shard count and the #Fields: lines shard copied (w3c-style logs). */
+static int read_shards_tsv(const char *dir, unsigned *shards, unsigned long long *copies)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/shards.tsv", dir);
+    FILE *f = fopen(p, "r");
+    if (f == NULL) {
+        cli_error("%s: %s", p, strerror(errno));
+        return -1;
+    }
+    *shards = 0;
+    *copies = 0;
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "n\t%u", shards) == 1) continue;
+        (void)sscanf(line, "header_copies\t%llu", copies);
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Takes @copies header lines off a count of the merged statistics (they were counted
+ * once per copy by the shards' runs, as every header line is by one run). */
+static int take_off(json_t *all, const char *key, unsigned long long copies)
+{
+    json_t *v = json_object_get(all, key);
+    if (v == NULL || !json_is_integer(v) || (unsigned long long)json_integer_value(v) < copies) {
+        cli_error("merge --stats --shards: \"%s\" cannot hold the %llu #Fields: lines shard copied", key, copies);
+        return -1;
+    }
+    json_object_set_new(all, key, json_integer(json_integer_value(v) - (json_int_t)copies));
+    return 0;
+}
+
+static int merge_stats(char **files, int n, const char *dir)
 {
     json_t *all = NULL;
     int rc = 0;
+    unsigned shards = 0;
+    unsigned long long copies = 0;
+    if (dir) {
+        if (read_shards_tsv(dir, &shards, &copies) != 0) return 2;
+        if ((int)shards != n) {
+            cli_error("%s has %u shards but %d statistics files were given", dir, shards, n);
+            return 2;
+        }
+    }
     for (int i = 0; i < n && rc == 0; i++) {
         json_error_t je;
         json_t *j = json_load_file(files[i], 0, &je);
@@ -499,6 +543,8 @@ static int merge_stats(char **files, int n)
         }
         json_decref(j);
     }
+    if (rc == 0 && all && copies && (take_off(all, "lines", copies) != 0 || take_off(all, "blank", copies) != 0))
+        rc = -1;
     if (rc == 0 && all) {
         /* rates follow the sums: count / seconds is recomputed where both are known */
         const json_t *secs = json_object_get(all, "seconds");
@@ -558,7 +604,7 @@ int cmd_merge(int argc, char **argv)
         goto done;
     }
     if (stats) {
-        rc = merge_stats(files, n);
+        rc = merge_stats(files, n, dir);
         goto done;
     }
     rs_format fmt;
