@@ -207,7 +207,7 @@ static int merge_records(const char *dir, rs_format fmt, char **outs, int n)
         const int got = next_record(s, fmt, 0);
         if (got < 0) rc = -1;
         else if (got == 0) heap[0] = heap[--nh];
-        else if (s->key <= prev) {
+        else if (s->key < prev) { /* equal: the records of one line (urls --agent A --agent B) */
             cli_error("%s: records are not in input order (run each shard without --memory-limit "
                       "reordering? position %llu after %llu)", s->name, (unsigned long long)s->key,
                       (unsigned long long)prev);

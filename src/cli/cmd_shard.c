@@ -15,10 +15,13 @@
  * DIR/shard-K.robots  with --robots: the --robots arguments for shard K, one
  *                     a line (a single file as given; a directory or a
  *                     manifest as a manifest DIR/robots-K/S<i>.tsv of only
- *                     shard K's sites, pointing at the original files)
+ *                     shard K's sites, pointing at the original files; a
+ *                     WARC as DIR/robots-K/S<i>.warc.gz with only the captures
+ *                     shard K's sites use: shard_warc.c)
  * DIR/shards.tsv      kind, n, lines and the inputs
  */
 #include "cli/cli.h"
+#include "cli/shard_warc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -43,8 +46,8 @@ static const char HELP[] =
     "  --by site          the only partitioning (the default)\n"
     "  -n N               number of shards (1..4096)\n"
     "  --out DIR          where the shards go (created; must be empty or new)\n"
-    "  --robots PATH      also split these robots sources (directory or *.tsv manifest;\n"
-    "                     a single file is given to every shard): DIR/shard-K.robots\n"
+    "  --robots PATH      also split these robots sources (directory, *.tsv manifest or WARC;\n"
+    "                     a single robots.txt is given to every shard): DIR/shard-K.robots\n"
     "  --logs             the inputs are access logs (implied by the options below)\n"
     "  --log-format F     as for robotscan logs (every format; auto is settled once on the\n"
     "                     input and written to DIR/shards.tsv: run the shards with it; w3c\n"
@@ -419,8 +422,10 @@ static int split_robots(const sharder *sh, const char *const *robots, int n_robo
             rc = split_dir(sh, i, robots[i], lists);
         } else if (ends_with(robots[i], ".tsv")) {
             rc = split_manifest(sh, i, robots[i], lists);
+        } else if (shard_is_warc(robots[i])) {
+            rc = shard_split_warc(robots[i], sh->n, sh->dir, i, lists);
         } else {
-            /* one robots.txt for every URL (or a WARC): every shard reads it as given */
+            /* one robots.txt for every URL: every shard reads it as given */
             char *a = abs_path(robots[i]);
             if (a == NULL) rc = -1;
             for (uint32_t k = 0; a && k < sh->n; k++) fprintf(lists[k], "%s\n", a);
