@@ -515,7 +515,10 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
             __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].u.hash & sc->mask]);
         if (j + PREFETCH_AHEAD / 2 < nurl) {   /* its slot arrived: now the site record */
             const lsite *c = sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD / 2].u.hash & sc->mask].site;
-            if (c) __builtin_prefetch(c);
+            if (c) {            /* the record and its key, which starts in its second line */
+                __builtin_prefetch(c);
+                __builtin_prefetch((const char *)c + 64);
+            }
         }
         urlkey *k = &sc->uk[j];
         ent *e = &sc->ent[k->idx];
@@ -616,7 +619,10 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
      * URLs are worth: a lone URL walks a few lines, not the whole matcher). */
     for (size_t g = 0; g < nt; g++) {
         const lsite *s = sc->gsite[g];
-        if (g + 8 < nt) __builtin_prefetch(sc->gsite[g + 8]);
+        if (g + 8 < nt) {       /* ag[] may start in the record's second line */
+            __builtin_prefetch(sc->gsite[g + 8]);
+            __builtin_prefetch((const char *)sc->gsite[g + 8] + 64);
+        }
         if (g + 4 < nt) {
             const lsite *nx = sc->gsite[g + 4];
             for (size_t a = 0; a < na; a++)
