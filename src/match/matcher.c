@@ -410,11 +410,11 @@ size_t rs_matcher_memory(const rs_matcher *m)
     return m ? m->bytes : 0;
 }
 
-void rs_matcher_prefetch(const rs_matcher *m)
+void rs_matcher_prefetch(const rs_matcher *m, size_t max_bytes)
 {
-    /* The header is hot (rs_matcher_prefetch_head); the tables follow it. */
-    const size_t n = m->bytes < 4096 ? m->bytes : 4096;
-    for (size_t i = 64; i < n; i += 64) __builtin_prefetch((const char *)m + i);
+    /* The header is hot (the caller fetched it); the tables follow it. */
+    const size_t n = RS_MIN(m->bytes, max_bytes);
+    for (size_t i = 128; i < n; i += 64) __builtin_prefetch((const char *)m + i);
 }
 
 /* Appends @n bytes of @src at the 8-aligned offset *off of @dst; @return where they went. */
@@ -538,6 +538,11 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         tb.c = (cand *)(void *)cands.ptr;
         tb.n = (uint32_t)(cands.len / sizeof(cand));
         if (st == RS_OK && tb.n) st = sort_cands(tb.c, tb.n, tb.text);
+        /* A radix trie of n strings has at most 2n + 1 nodes: one allocation each. */
+        const size_t max_nodes = 2 * (size_t)tb.n + 1;
+        if (st == RS_OK) st = rs_buf_reserve(&tb.nodes, max_nodes * sizeof(trie_node));
+        if (st == RS_OK) st = rs_buf_reserve(&tb.child_byte, max_nodes);
+        if (st == RS_OK) st = rs_buf_reserve(&tb.child_node, max_nodes * sizeof(uint32_t));
         if (st == RS_OK) {
             const uint32_t root = new_node(&tb, 0, 0);
             build(&tb, root, 0, tb.n, 0);
