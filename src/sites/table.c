@@ -343,8 +343,7 @@ static void free_agent_matcher(rs_agent_matcher *a)
     rs_free(a);
 }
 
-/* Pushes @n onto @d's list unless the agent is there already (then frees it). Under the lock. */
-/* Lists @d, a source document given its first matcher, for rs_sites_release. */
+/* Lists @d, a source document given its first matcher, for rs_sites_release. Under the lock. */
 static void hold(rs_sites *s, rs_doc *d)
 {
     if (s->n_held == s->cap_held) {
@@ -360,6 +359,7 @@ static void hold(rs_sites *s, rs_doc *d)
     s->held[s->n_held++] = d;
 }
 
+/* Pushes @n onto @d's list unless the agent is there already (then frees it). Under the lock. */
 static const rs_agent_matcher *publish(rs_sites *s, rs_doc *d, rs_agent_matcher *n)
 {
     const rs_agent_matcher *a = find_agent(d, n->agent, n->agent_len, n->semantics);
