@@ -1056,6 +1056,7 @@ typedef struct {
     size_t (*count_newlines)(const char *p, size_t n);       /* number of '\n' */
     size_t (*find_any)(const char *p, size_t n, const rs_byteset *set); /* first member, or n */
     size_t (*find_substr)(const char *h, size_t n, const char *s, size_t m); /* leftmost s, or n */
+    size_t (*mask_any)(const char *p, size_t n, const rs_byteset *set, uint64_t *bits); /* see below */
 } rs_simd_kernels;
 
 /** @return the index of the first '\n' in p[0 .. n), or n if there is none. */
@@ -1070,6 +1071,13 @@ RS_STATIC_API size_t rs_simd_find_any(const char *p, size_t n, const rs_byteset 
  *         and s[0 .. m); O(n * m) at worst.
  */
 RS_STATIC_API size_t rs_simd_find_substr(const char *h, size_t n, const char *s, size_t m);
+/**
+ * The positions of @set's members in p[0 .. n) as a bitmap: bit j of
+ * bits[k] is set when p[64 k + j] is in @set. Writes the (n + 63) / 64 words
+ * bits[0 ..] (bits past n are 0), reads only p[0 .. n).
+ * @return the number of members found (bits set).
+ */
+RS_STATIC_API size_t rs_simd_mask_any(const char *p, size_t n, const rs_byteset *set, uint64_t *bits);
 
 /** @return the name of the kernel set in use ("scalar", "sse2", "avx2"). */
 RS_STATIC_API const char *rs_simd_impl_name(void);

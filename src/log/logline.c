@@ -96,7 +96,36 @@ struct rs_logformat {
     size_t   n_items;
     char    *text;        /* literal bytes of all items */
     unsigned fields;      /* RS_LOGF_* */
+    int      combined;    /* exactly the combined layout: parse_combined_fast applies */
 };
+
+/* The items of the combined layout, for is_combined(). */
+static const struct {
+    enum field field;     /* F_SKIP for a literal */
+    const char *lit;
+} combined_items[] = {
+    {F_CLIENT, NULL}, {F_SKIP, " "}, {F_SKIP, NULL}, {F_SKIP, " "}, {F_USER, NULL}, {F_SKIP, " ["},
+    {F_TIME_LOCAL, NULL}, {F_SKIP, "] \""}, {F_REQUEST, NULL}, {F_SKIP, "\" "}, {F_STATUS, NULL},
+    {F_SKIP, " "}, {F_BYTES, NULL}, {F_SKIP, " \""}, {F_REFERER, NULL}, {F_SKIP, "\" \""}, {F_UA, NULL},
+    {F_SKIP, "\""},
+};
+
+/* Whatever string compiled it (`combined`, the nginx or the Apache spelling). */
+static int is_combined(const rs_logformat *fmt)
+{
+    const size_t n = sizeof combined_items / sizeof combined_items[0];
+    if (fmt->n_items != n) return 0;
+    for (size_t k = 0; k < n; k++) {
+        const item *it = &fmt->items[k];
+        const char *lit = combined_items[k].lit;
+        if (lit == NULL) {
+            if (it->lit_len != 0 || it->field != (uint8_t)combined_items[k].field) return 0;
+        } else if (it->lit_len != strlen(lit) || memcmp(fmt->text + it->lit_off, lit, it->lit_len) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
 
 static void set_err(char *err, size_t err_cap, const char *msg, const char *name, size_t name_len)
 {
@@ -341,6 +370,7 @@ rs_status rs_logformat_create(const char *spec, size_t spec_len, char *err, size
         it->quoted = fmt->text[prev->lit_off + prev->lit_len - 1] == '"' && fmt->text[nx->lit_off] == '"';
     }
     fmt->n_items = n;
+    fmt->combined = is_combined(fmt);
 out:
     rs_free(unquoted);
     if (st != RS_OK) {
@@ -653,8 +683,140 @@ static void clear(rs_logrec *r, const char *line)
     r->bytes = -1;
 }
 
+/* ===== The combined layout in one pass =====
+ *
+ * Most logs are combined. parse_combined_fast() reads the usual shape of such
+ * a line from one bitmap of its `"`, `\` and tab bytes (rs_simd_mask_any):
+ * no backslash, no tab, exactly six quotes, each where the layout wants it.
+ * Then every field ends where the item walk of rs_logline_parse would end it
+ * (a quoted field at the first `"` followed by the rest of its literal, an
+ * unquoted one at the first space), so the record is the same; any other
+ * line (and every failure) goes to the item walk, which decides it. */
+
+/* {'"', '\\', '\t'} */
+static const rs_byteset quote_backslash_tab = {
+    {(1ull << '"') | (1ull << '\t'), (1ull << ('\\' - 64)), 0, 0}, {'"', '\\', '\t'}, 3
+};
+
+#define FAST_MAX_LINE 4096   /* longer lines take the item walk */
+
+/* parse_time_local through @tc: a line of the cached date and zone reads only
+ * hh:mm:ss (the date was validated when cached; only the clock can be wrong). */
+static int time_local_cached(rs_logtime_cache *tc, const char *s, size_t len, int64_t *epoch)
+{
+    if (tc != NULL && len == 26 && tc->valid && memcmp(s, tc->date, 12) == 0 && memcmp(s + 20, tc->zone, 6) == 0) {
+        const unsigned char *c = (const unsigned char *)s + 12;
+        for (int k = 0; k < 8; k++)
+            if (k == 2 || k == 5 ? c[k] != ':' : (unsigned)(c[k] - '0') > 9) return parse_time_local(s, len, epoch);
+        const unsigned h = (c[0] - '0') * 10u + (c[1] - '0'), mi = (c[3] - '0') * 10u + (c[4] - '0'),
+                       sec = (c[6] - '0') * 10u + (c[7] - '0');
+        if (h > 23 || mi > 59 || sec > 60) return 0;
+        *epoch = tc->base + (int64_t)h * 3600 + (int64_t)mi * 60 + sec;
+        return 1;
+    }
+    if (!parse_time_local(s, len, epoch)) return 0;
+    if (tc != NULL && len == 26) {
+        const unsigned char *c = (const unsigned char *)s + 12;
+        const int64_t clock = ((c[0] - '0') * 10 + (c[1] - '0')) * 3600 + ((c[3] - '0') * 10 + (c[4] - '0')) * 60
+                              + (c[6] - '0') * 10 + (c[7] - '0');
+        memcpy(tc->date, s, 12);
+        memcpy(tc->zone, s + 20, 6);
+        tc->base = *epoch - clock;
+        tc->valid = 1;
+    }
+    return 1;
+}
+
+/* The end of a run of spaces at p (no tabs: the caller saw none in the line). */
+static inline const char *skip_spaces(const char *p, const char *end)
+{
+    while (p < end && *p == ' ') p++;
+    return p;
+}
+
+/* @return 1 with *out filled as the item walk fills it, 0 to leave the line to
+ * the item walk. @line has no trailing '\r'; len > 0, line[0] not blank. */
+static int parse_combined_fast(rs_logtime_cache *tc, const char *line, size_t len, rs_logrec *out)
+{
+    if (len > FAST_MAX_LINE) return 0;
+    uint64_t bits[FAST_MAX_LINE / 64];
+    if (rs_simd_mask_any(line, len, &quote_backslash_tab, bits) != 6) return 0;
+    const char *q[6];
+    size_t nq = 0;
+    for (size_t w = 0; nq < 6; w++)
+        for (uint64_t m = bits[w]; m; m &= m - 1) q[nq++] = line + w * 64 + (size_t)__builtin_ctzll(m);
+    for (int k = 0; k < 6; k++)
+        if (*q[k] != '"') return 0;                   /* a backslash or a tab */
+    const char *const end = line + len;
+
+    /* client SP ident SP user SP [time] SP " : all before q[0] */
+    const char *p = line, *e;
+    rs_str client, user, time;
+    if ((e = memchr(p, ' ', (size_t)(q[0] - p))) == NULL) return 0;
+    client = (rs_str){p, (size_t)(e - p)};
+    p = skip_spaces(e, q[0]);
+    if ((e = memchr(p, ' ', (size_t)(q[0] - p))) == NULL) return 0;   /* ident: skipped */
+    p = skip_spaces(e, q[0]);
+    if ((e = memchr(p, ' ', (size_t)(q[0] - p))) == NULL) return 0;
+    user = (rs_str){p, (size_t)(e - p)};
+    p = skip_spaces(e, q[0]);
+    if (p >= q[0] || *p != '[') return 0;
+    p++;
+    if ((e = memchr(p, ']', (size_t)(end - p))) == NULL || e >= q[0]) return 0;
+    time = (rs_str){p, (size_t)(e - p)};
+    p = e + 1;
+    if (p >= q[0] || *p != ' ') return 0;
+    if (skip_spaces(p, q[0]) != q[0]) return 0;
+
+    /* "request" SP status SP bytes SP "referer" SP "user agent" */
+    if (q[1] + 1 >= end || q[1][1] != ' ') return 0;
+    const rs_str request = {q[0] + 1, (size_t)(q[1] - q[0] - 1)};
+    p = skip_spaces(q[1] + 1, q[2]);
+    if ((e = memchr(p, ' ', (size_t)(q[2] - p))) == NULL) return 0;
+    const rs_str status = {p, (size_t)(e - p)};
+    p = skip_spaces(e, q[2]);
+    if ((e = memchr(p, ' ', (size_t)(q[2] - p))) == NULL) return 0;
+    const rs_str bytes = {p, (size_t)(e - p)};
+    if (skip_spaces(e, q[2]) != q[2]) return 0;
+    if (q[3][1] != ' ' || skip_spaces(q[3] + 1, q[4]) != q[4]) return 0;
+    const rs_str referer = {q[2] + 1, (size_t)(q[3] - q[2] - 1)};
+    const rs_str ua = {q[4] + 1, (size_t)(q[5] - q[4] - 1)};
+    if (q[5] + 1 < end && q[5][1] != ' ') return 0;
+
+    if (!time_local_cached(tc, time.ptr, time.len, &out->epoch)) return 0;
+    out->time = time;
+    out->flags |= RS_LOGREC_HAS_TIME;
+    if (store(out, F_CLIENT, client) != RS_LOGLINE_OK || store(out, F_USER, user) != RS_LOGLINE_OK
+        || store(out, F_REQUEST, request) != RS_LOGLINE_OK || store(out, F_STATUS, status) != RS_LOGLINE_OK
+        || store(out, F_BYTES, bytes) != RS_LOGLINE_OK || store(out, F_REFERER, referer) != RS_LOGLINE_OK
+        || store(out, F_UA, ua) != RS_LOGLINE_OK)
+        return 0;
+    if (q[5] + 1 < end) out->flags |= RS_LOGREC_EXTRA_FIELDS;
+    if (out->request.len > 0) rs_logline_split_request(out);
+    else out->flags |= RS_LOGREC_BAD_REQUEST;
+    return 1;
+}
+
 rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, size_t len,
                                    rs_logrec *out)
+{
+    return rs_logline_parse_cached(fmt, NULL, line, len, out);
+}
+
+rs_logline_status rs_logline_parse_cached(const rs_logformat *fmt, rs_logtime_cache *tc, const char *line,
+                                          size_t len, rs_logrec *out)
+{
+    clear(out, line);
+    if (fmt->combined && len > 0) {
+        const size_t n = line[len - 1] == '\r' ? len - 1 : len;
+        if (n > 0 && !is_ws(line[0]) && line[0] != '\r' && line[0] != '\n') {
+            if (parse_combined_fast(tc, line, n, out)) return RS_LOGLINE_OK;
+        }
+    }
+    return rs_logline_parse_walk(fmt, line, len, out);
+}
+
+rs_logline_status rs_logline_parse_walk(const rs_logformat *fmt, const char *line, size_t len, rs_logrec *out)
 {
     clear(out, line);
     if (len > 0 && line[len - 1] == '\r') len--;
