@@ -168,7 +168,7 @@ typedef struct {
  * identified as. Direct-mapped, keyed by hash and verified by the bytes, so
  * a hit is exact; cleared when the identifier (site) changes.
  */
-#define UA_CACHE_SLOTS 1024
+#define UA_CACHE_SLOTS 2048        /* pairs of slots (2-way): a few hundred agents fit */
 #define UA_CACHE_MAX 240
 typedef struct {
     uint64_t hash;
@@ -197,6 +197,11 @@ typedef struct {
     rs_botid *botid;                     /* for base.ruleset */
     botid_entry *botids;                 /* cache: ruleset -> identifier */
     ua_slot *ua_cache;                   /* for botid; NULL until first use */
+    const ua_slot *ua_last;              /* the slot the last user agent hit or filled */
+    int last_fixed;                      /* last origin: --host, the line had no host, port, scheme */
+    struct site_memo { const char *group; size_t len; rs_site_result site; } sites[8];
+    size_t n_sites;                      /* lookups for the current origin, by group agent */
+    struct delay_memo { const rs_ruleset *rs; const char *agent; size_t len; double delay; } delays[16];
     const rs_botid *ua_cache_for;
     size_t n_botids;
     const rs_ruleset *delay_rs;          /* cache of the last crawl-delay lookup */
@@ -284,10 +289,25 @@ static rs_status botid_for(logs_worker *w, const rs_ruleset *rs, rs_botid **out)
     return RS_OK;
 }
 
+static double crawl_delay_lookup(logs_worker *w, const rs_ruleset *rs, rs_str agent);
+
 /* Crawl-delay (seconds) of the groups @agent follows in @rs; 0 when none. */
 static double crawl_delay(logs_worker *w, const rs_ruleset *rs, rs_str agent)
 {
     if (rs == NULL) return 0;
+    /* Keyed by the group agent's bytes in the bot identifier: fixed per bot. */
+    struct delay_memo *m = &w->delays[((uintptr_t)agent.ptr >> 3 ^ (uintptr_t)rs >> 4) & 15];
+    if (m->rs == rs && m->agent == agent.ptr && m->len == agent.len) return m->delay;
+    const double d = crawl_delay_lookup(w, rs, agent);
+    m->rs = rs;
+    m->agent = agent.ptr;
+    m->len = agent.len;
+    m->delay = d;
+    return d;
+}
+
+static double crawl_delay_lookup(logs_worker *w, const rs_ruleset *rs, rs_str agent)
+{
     if (rs == w->delay_rs && agent.len < sizeof w->delay_agent && strlen(w->delay_agent) == agent.len
         && memcmp(w->delay_agent, agent.ptr, agent.len) == 0)
         return w->delay;
@@ -323,13 +343,24 @@ static int identify(logs_worker *w, const char *ua, size_t len, rs_bot *bot)
     if (w->ua_cache_for != w->botid) {
         for (size_t i = 0; i < UA_CACHE_SLOTS; i++) w->ua_cache[i].len = 0;
         w->ua_cache_for = w->botid;
+        w->ua_last = NULL;
+    }
+    /* Lines of one client come in runs: the last user agent again, no hash. */
+    const ua_slot *l = w->ua_last;
+    if (l != NULL && l->len == len && memcmp(l->ua, ua, len) == 0) {
+        if (l->is_bot) *bot = l->bot;
+        return l->is_bot;
     }
     const uint64_t h = XXH3_64bits(ua, len);
-    ua_slot *s = &w->ua_cache[h & (UA_CACHE_SLOTS - 1)];
-    if (s->len == len && s->hash == h && memcmp(s->ua, ua, len) == 0) {
-        if (s->is_bot) *bot = s->bot;
-        return s->is_bot;
-    }
+    ua_slot *s = &w->ua_cache[h & (UA_CACHE_SLOTS - 2)];
+    for (int way = 0; way < 2; way++)
+        if (s[way].len == len && s[way].hash == h && memcmp(s[way].ua, ua, len) == 0) {
+            w->ua_last = &s[way];
+            if (s[way].is_bot) *bot = s[way].bot;
+            return s[way].is_bot;
+        }
+    if (s[0].len) s[1] = s[0];    /* the older one goes */
+    w->ua_last = s;
     const int is_bot = rs_bot_identify(w->botid, ua, len, bot);
     s->hash = h;
     s->len = (uint16_t)len;
@@ -391,6 +422,9 @@ static void format_time(char *dst, size_t cap, int64_t epoch, int full)
 /* Finds the origin of the line's site; 0 when it has none (counted by the caller). */
 static int line_origin(const logs_job *job, logs_worker *w, const rs_logrec *rec)
 {
+    /* --host and lines without a host, port or scheme (combined): one origin. */
+    const int fixed = rec->host.len == 0 && rec->port.len == 0 && rec->scheme.len == 0;
+    if (fixed && w->last_fixed) return w->last_origin_ok;
     rs_str host = rec->host;
     if (host.len == 0) host = (rs_str){ job->host, job->host ? strlen(job->host) : 0 };
     if (host.len == 0) return 0;
@@ -420,16 +454,44 @@ static int line_origin(const logs_job *job, logs_worker *w, const rs_logrec *rec
     const int n = snprintf(key, sizeof key, "%s://%.*s%s%.*s", scheme, (int)host.len, host.ptr,
                            port.len ? ":" : "", (int)port.len, port.ptr);
     if (n < 0 || (size_t)n >= sizeof key) return 0;
-    if ((size_t)n == w->last_key_len && memcmp(key, w->last_key, (size_t)n) == 0) return w->last_origin_ok;
+    w->last_fixed = 0;
+    if ((size_t)n == w->last_key_len && memcmp(key, w->last_key, (size_t)n) == 0) {
+        w->last_fixed = fixed;
+        return w->last_origin_ok;
+    }
     memcpy(w->last_key, key, (size_t)n);
     w->last_key_len = (size_t)n;
     w->last_origin_ok = 0;
     w->base_ready = 0;
+    w->n_sites = 0;
+    w->last_fixed = fixed;
     if (rs_origin_parse(key, (size_t)n, w->last_origin_buf, sizeof w->last_origin_buf, &w->last_origin) != RS_OK
         || w->last_origin.error != RS_ORIGIN_OK)
         return 0;
     w->last_origin_ok = 1;
     return 1;
+}
+
+/* rs_site_lookup for the current origin and @group, remembered per origin
+ * (a handful of group agents per site; rulesets and matchers stay loaded). */
+static rs_status site_for_group(logs_job *job, logs_worker *w, pipeline_result *res, const rs_origin *origin,
+                                rs_str group, rs_site_result *site)
+{
+    for (size_t i = 0; i < w->n_sites; i++)
+        if (w->sites[i].group == group.ptr && w->sites[i].len == group.len) {
+            *site = w->sites[i].site;
+            return RS_OK;
+        }
+    rs_status st = rs_site_lookup(job->sites, origin, group.ptr, group.len, site);
+    if (st != RS_OK) {
+        pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites));
+        return st;
+    }
+    const size_t slot = w->n_sites < 8 ? w->n_sites++ : (size_t)(group.len & 7);
+    w->sites[slot].group = group.ptr;
+    w->sites[slot].len = group.len;
+    w->sites[slot].site = *site;
+    return RS_OK;
 }
 
 static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, const rs_logrec *rec,
@@ -510,11 +572,7 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
         reason = robots_fetch ? "robots-txt" : "no-match";
     } else {
         rs_site_result site;
-        rs_status st = rs_site_lookup(job->sites, origin, group.ptr, group.len, &site);
-        if (st != RS_OK) {
-            pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites));
-            return st;
-        }
+        CLI_TRY(site_for_group(job, w, res, origin, group, &site));
         if (robots_fetch) {
             reason = "robots-txt";   /* never a violation; counts in the crawl-delay spacing */
         } else {
@@ -592,7 +650,13 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
         CLI_TRY(rs_tally_find(acc->paths, k->ptr, k->len, &ix));
         rs_tally_counters(acc->paths, ix)[0]++;
         char num[32];
-        snprintf(num, sizeof num, "\t%u\t", v.line);
+        size_t nl = sizeof num;
+        num[--nl] = '\0';
+        num[--nl] = '\t';
+        unsigned line = v.line;
+        do num[--nl] = (char)('0' + line % 10); while ((line /= 10) != 0);
+        num[--nl] = '\t';
+        memmove(num, num + nl, sizeof num - nl);
         k->len = 0;
         CLI_TRY(rs_outbuf_append(k, bot.token.ptr, bot.token.len));
         CLI_TRY(rs_outbuf_append(k, "\t", 1));
@@ -723,6 +787,43 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
 
 static int delay_cmp(const void *a, const void *b);
 
+/*
+ * Sorts crawl-delay entries by (key, epoch, rec), a total order (rec is
+ * unique), as qsort with delay_cmp would: a stable counting sort by key
+ * (keys are dense "bot\torigin" indexes), then each key's run is checked and
+ * only sorted when it is not in order already (a log's times mostly ascend).
+ */
+static void sort_delays(struct delay_entry *d, size_t n)
+{
+    if (n < 2) return;
+    uint32_t maxk = 0;
+    for (size_t i = 0; i < n; i++)
+        if (d[i].key > maxk) maxk = d[i].key;
+    size_t *start = maxk < n ? calloc((size_t)maxk + 2, sizeof *start) : NULL;
+    struct delay_entry *tmp = start ? malloc(n * sizeof *tmp) : NULL;
+    if (tmp == NULL) {
+        free(start);
+        qsort(d, n, sizeof *d, delay_cmp);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) start[d[i].key + 1]++;
+    for (size_t k = 0; k <= maxk; k++) start[k + 1] += start[k];
+    for (size_t i = 0; i < n; i++) tmp[start[d[i].key]++] = d[i];   /* start[k] ends at run k's end */
+    memcpy(d, tmp, n * sizeof *d);
+    free(tmp);
+    size_t a = 0;
+    for (size_t k = 0; k <= maxk; k++) {
+        const size_t b = start[k];
+        for (size_t i = a + 1; i < b; i++)
+            if (delay_cmp(&d[i - 1], &d[i]) > 0) {
+                qsort(d + a, b - a, sizeof *d, delay_cmp);
+                break;
+            }
+        a = b;
+    }
+    free(start);
+}
+
 /* Moves the records in memory to the records spill file. @return 0 or -1. */
 static int spill_records(logs_job *job)
 {
@@ -754,7 +855,7 @@ static int spill_run(logs_job *job)
     spill_file *r = realloc(job->runs, (job->n_runs + 1) * sizeof *r);
     if (r == NULL) return -1;
     job->runs = r;
-    qsort(job->delays, job->n_delays, sizeof *job->delays, delay_cmp);
+    sort_delays(job->delays, job->n_delays);
     if (spill_open(&r[job->n_runs]) != 0) return -1;
     job->n_runs++;
     if (spill_write(&r[job->n_runs - 1], job->delays, job->n_delays * sizeof *job->delays) != 0
@@ -870,7 +971,7 @@ static uint8_t *delay_violations(logs_job *job, uint64_t *key_viol)
 {
     uint8_t *v = calloc(job->n_records ? job->n_records : 1, 1);
     if (v == NULL) return NULL;
-    if (job->n_delays) qsort(job->delays, job->n_delays, sizeof *job->delays, delay_cmp); /* delays may be NULL */
+    sort_delays(job->delays, job->n_delays); /* delays may be NULL */
     delay_scan sc = { { 0, 0, 0, 0 }, 0 };
     if (job->n_runs == 0) {
         for (size_t i = 0; i < job->n_delays; i++) delay_step(job, &sc, &job->delays[i], v, key_viol);

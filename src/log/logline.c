@@ -734,8 +734,54 @@ static inline const char *skip_spaces(const char *p, const char *end)
     return p;
 }
 
+/* The first space in [p, end), or NULL. */
+static inline const char *find_space(const char *p, const char *end)
+{
+    for (; p < end; p++)
+        if (*p == ' ') return p;
+    return NULL;
+}
+
+/* A field value as store() keeps it: `-` is empty. */
+static inline rs_str field(const char *p, const char *e)
+{
+    return e - p == 1 && *p == '-' ? (rs_str){p, 0} : (rs_str){p, (size_t)(e - p)};
+}
+
+/* Digits only, at most @max of them (`-` is handled by the caller). */
+static inline int read_uint(const char *p, const char *e, size_t max, int64_t *v)
+{
+    if (p == e || (size_t)(e - p) > max) return 0;
+    int64_t x = 0;
+    for (; p < e; p++) {
+        const unsigned d = (unsigned char)*p - (unsigned)'0';
+        if (d > 9) return 0;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 1;
+}
+
+/* rs_logline_split_request for the usual `METHOD SP target SP HTTP/1.x`
+ * (same slices); 0 for anything else, left to it. */
+static inline int split_request_usual(rs_logrec *r)
+{
+    const char *s = r->request.ptr, *end = s + r->request.len, *sp = s;
+    while (sp < end && is_method_char((unsigned char)*sp)) sp++;
+    if (sp == s || sp == end || *sp != ' ') return 0;
+    const char *t = skip_spaces(sp, end);
+    if (end - t < 10 || end[-1] == ' ' || end[-9] != ' ' || memcmp(end - 8, "HTTP/1.", 7) != 0) return 0;
+    const char *te = end - 9;
+    while (te > t && te[-1] == ' ') te--;
+    r->method = (rs_str){s, (size_t)(sp - s)};
+    r->protocol = (rs_str){end - 8, 8};
+    r->target = (rs_str){t, (size_t)(te - t)};
+    return 1;
+}
+
 /* @return 1 with *out filled as the item walk fills it, 0 to leave the line to
- * the item walk. @line has no trailing '\r'; len > 0, line[0] not blank. */
+ * the item walk (*out is then unspecified). @line has no trailing '\r';
+ * len > 0, line[0] not blank. */
 static int parse_combined_fast(rs_logtime_cache *tc, const char *line, size_t len, rs_logrec *out)
 {
     if (len > FAST_MAX_LINE) return 0;
@@ -745,55 +791,57 @@ static int parse_combined_fast(rs_logtime_cache *tc, const char *line, size_t le
     size_t nq = 0;
     for (size_t w = 0; nq < 6; w++)
         for (uint64_t m = bits[w]; m; m &= m - 1) q[nq++] = line + w * 64 + (size_t)__builtin_ctzll(m);
-    for (int k = 0; k < 6; k++)
-        if (*q[k] != '"') return 0;                   /* a backslash or a tab */
+    if ((*q[0] ^ '"') | (*q[1] ^ '"') | (*q[2] ^ '"') | (*q[3] ^ '"') | (*q[4] ^ '"') | (*q[5] ^ '"'))
+        return 0;                                     /* a backslash or a tab */
     const char *const end = line + len;
 
     /* client SP ident SP user SP [time] SP " : all before q[0] */
-    const char *p = line, *e;
-    rs_str client, user, time;
-    if ((e = memchr(p, ' ', (size_t)(q[0] - p))) == NULL) return 0;
-    client = (rs_str){p, (size_t)(e - p)};
+    const char *p = line, *e, *c0, *c1, *u0, *u1;
+    if ((e = find_space(p, q[0])) == NULL) return 0;
+    c0 = p;
+    c1 = e;
     p = skip_spaces(e, q[0]);
-    if ((e = memchr(p, ' ', (size_t)(q[0] - p))) == NULL) return 0;   /* ident: skipped */
+    if ((e = find_space(p, q[0])) == NULL) return 0;   /* ident: skipped */
     p = skip_spaces(e, q[0]);
-    if ((e = memchr(p, ' ', (size_t)(q[0] - p))) == NULL) return 0;
-    user = (rs_str){p, (size_t)(e - p)};
+    if ((e = find_space(p, q[0])) == NULL) return 0;
+    u0 = p;
+    u1 = e;
     p = skip_spaces(e, q[0]);
-    if (p >= q[0] || *p != '[') return 0;
-    p++;
-    if ((e = memchr(p, ']', (size_t)(end - p))) == NULL || e >= q[0]) return 0;
-    time = (rs_str){p, (size_t)(e - p)};
-    p = e + 1;
-    if (p >= q[0] || *p != ' ') return 0;
-    if (skip_spaces(p, q[0]) != q[0]) return 0;
+    /* [dd/Mon/yyyy:hh:mm:ss +hhmm]: a time that parses has no `]`, so the
+     * `]` after its 26 bytes is the first one, where the item walk ends it. */
+    if (q[0] - p < 29 || p[0] != '[' || p[27] != ']' || p[28] != ' ') return 0;
+    const rs_str time = {p + 1, 26};
+    if (skip_spaces(p + 28, q[0]) != q[0]) return 0;
 
     /* "request" SP status SP bytes SP "referer" SP "user agent" */
-    if (q[1] + 1 >= end || q[1][1] != ' ') return 0;
-    const rs_str request = {q[0] + 1, (size_t)(q[1] - q[0] - 1)};
+    if (q[1][1] != ' ') return 0;                     /* q[1] < q[5]: in the line */
     p = skip_spaces(q[1] + 1, q[2]);
-    if ((e = memchr(p, ' ', (size_t)(q[2] - p))) == NULL) return 0;
-    const rs_str status = {p, (size_t)(e - p)};
+    const char *s0 = p;
+    if ((e = find_space(p, q[2])) == NULL) return 0;
+    const char *s1 = e;
     p = skip_spaces(e, q[2]);
-    if ((e = memchr(p, ' ', (size_t)(q[2] - p))) == NULL) return 0;
-    const rs_str bytes = {p, (size_t)(e - p)};
+    const char *b0 = p;
+    if ((e = find_space(p, q[2])) == NULL) return 0;
+    const char *b1 = e;
     if (skip_spaces(e, q[2]) != q[2]) return 0;
     if (q[3][1] != ' ' || skip_spaces(q[3] + 1, q[4]) != q[4]) return 0;
-    const rs_str referer = {q[2] + 1, (size_t)(q[3] - q[2] - 1)};
-    const rs_str ua = {q[4] + 1, (size_t)(q[5] - q[4] - 1)};
-    if (q[5] + 1 < end && q[5][1] != ' ') return 0;
+    const int extra = q[5] + 1 < end;
+    if (extra && q[5][1] != ' ') return 0;
 
-    if (!time_local_cached(tc, time.ptr, time.len, &out->epoch)) return 0;
-    out->time = time;
-    out->flags |= RS_LOGREC_HAS_TIME;
-    if (store(out, F_CLIENT, client) != RS_LOGLINE_OK || store(out, F_USER, user) != RS_LOGLINE_OK
-        || store(out, F_REQUEST, request) != RS_LOGLINE_OK || store(out, F_STATUS, status) != RS_LOGLINE_OK
-        || store(out, F_BYTES, bytes) != RS_LOGLINE_OK || store(out, F_REFERER, referer) != RS_LOGLINE_OK
-        || store(out, F_UA, ua) != RS_LOGLINE_OK)
-        return 0;
-    if (q[5] + 1 < end) out->flags |= RS_LOGREC_EXTRA_FIELDS;
-    if (out->request.len > 0) rs_logline_split_request(out);
-    else out->flags |= RS_LOGREC_BAD_REQUEST;
+    int64_t epoch, status = 0, bytes = -1;
+    if (!time_local_cached(tc, time.ptr, time.len, &epoch)) return 0;
+    if (!(s1 - s0 == 1 && *s0 == '-') && !read_uint(s0, s1, 3, &status)) return 0;
+    if (!(b1 - b0 == 1 && *b0 == '-') && !read_uint(b0, b1, 18, &bytes)) return 0;
+    const rs_str none = {line, 0};
+    *out = (rs_logrec){
+        .client = field(c0, c1), .user = field(u0, u1), .host = none, .port = none, .time = time,
+        .request = field(q[0] + 1, q[1]), .method = none, .target = none, .protocol = none,
+        .referer = field(q[2] + 1, q[3]), .user_agent = field(q[4] + 1, q[5]), .epoch = epoch,
+        .bytes = bytes, .status = (int)status, .flags = RS_LOGREC_HAS_TIME | (extra ? RS_LOGREC_EXTRA_FIELDS : 0u),
+        .error_offset = 0, .scheme = none,
+    };
+    if (out->request.len == 0) out->flags |= RS_LOGREC_BAD_REQUEST;
+    else if (!split_request_usual(out)) rs_logline_split_request(out);
     return 1;
 }
 
@@ -806,7 +854,6 @@ rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, si
 rs_logline_status rs_logline_parse_cached(const rs_logformat *fmt, rs_logtime_cache *tc, const char *line,
                                           size_t len, rs_logrec *out)
 {
-    clear(out, line);
     if (fmt->combined && len > 0) {
         const size_t n = line[len - 1] == '\r' ? len - 1 : len;
         if (n > 0 && !is_ws(line[0]) && line[0] != '\r' && line[0] != '\n') {
