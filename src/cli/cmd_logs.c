@@ -202,6 +202,9 @@ typedef struct {
     struct site_memo { const char *group; size_t len; rs_site_result site; } sites[8];
     size_t n_sites;                      /* lookups for the current origin, by group agent */
     struct delay_memo { const rs_ruleset *rs; const char *agent; size_t len; double delay; } delays[16];
+    /* tally indexes of the last keys, by bot token bytes (fixed per bot) */
+    struct bot_memo { const rs_tally *t; const char *tok; size_t len; uint32_t ix; } bot_ix[32];
+    struct period_memo { const rs_tally *t; const char *tok; size_t len; int64_t hour; uint32_t ih, id; } period_ix[64];
     const rs_botid *ua_cache_for;
     size_t n_botids;
     const rs_ruleset *delay_rs;          /* cache of the last crawl-delay lookup */
@@ -588,7 +591,15 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
      * is counted apart: not among the real bot's violations. */
     res->counts.urls++;
     uint32_t ix;
-    CLI_TRY(rs_tally_find(acc->bots, bot.token.ptr, bot.token.len, &ix));
+    {
+        struct bot_memo *m = &w->bot_ix[((uintptr_t)bot.token.ptr >> 3) & 31];
+        if (m->t == acc->bots && m->tok == bot.token.ptr && m->len == bot.token.len && m->ix < rs_tally_size(acc->bots)) {
+            ix = m->ix;
+        } else {
+            CLI_TRY(rs_tally_find(acc->bots, bot.token.ptr, bot.token.len, &ix));
+            *m = (struct bot_memo){ acc->bots, bot.token.ptr, bot.token.len, ix };
+        }
+    }
     uint64_t *bc = rs_tally_counters(acc->bots, ix);
     bc[B_HITS]++;
     if (spoofed) {
@@ -617,18 +628,29 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
             w->time_epoch = rec->epoch;
         }
         time_col = w->time_iso;
+        /* the hour's and day's keys of this bot, remembered (years 1970..9999) */
+        const int64_t hour = rec->epoch >= 0 && rec->epoch < INT64_C(253402300800) ? rec->epoch / 3600 : -1;
+        struct period_memo *m = &w->period_ix[((uint64_t)hour * 31 + ((uintptr_t)bot.token.ptr >> 3)) & 63];
+        const int memo = hour >= 0 && m->t == acc->hours && m->hour == hour && m->tok == bot.token.ptr
+                         && m->len == bot.token.len && m->ih < rs_tally_size(acc->hours)
+                         && m->id < rs_tally_size(acc->days);
+        uint32_t pix[2] = { memo ? m->ih : 0, memo ? m->id : 0 };
         for (int per = 0; per < 2; per++) {   /* hour, day: "YYYY-MM-DDTHH" and its first 10 bytes */
-            k->len = 0;
-            CLI_TRY(rs_outbuf_append(k, bot.token.ptr, bot.token.len));
-            CLI_TRY(rs_outbuf_append(k, "\t", 1));
-            CLI_TRY(rs_outbuf_append(k, time_col, per ? 10 : 13));
             rs_tally *tl = per ? acc->days : acc->hours;
-            CLI_TRY(rs_tally_find(tl, k->ptr, k->len, &ix));
-            uint64_t *hc = rs_tally_counters(tl, ix);
+            if (!memo) {
+                k->len = 0;
+                CLI_TRY(rs_outbuf_append(k, bot.token.ptr, bot.token.len));
+                CLI_TRY(rs_outbuf_append(k, "\t", 1));
+                CLI_TRY(rs_outbuf_append(k, time_col, per ? 10 : 13));
+                CLI_TRY(rs_tally_find(tl, k->ptr, k->len, &pix[per]));
+            }
+            uint64_t *hc = rs_tally_counters(tl, pix[per]);
             hc[H_HITS]++;
             if (spoofed) hc[H_SPOOFED]++;
             else hc[H_DISALLOWED] += (uint64_t)v.disallowed;
         }
+        if (!memo && hour >= 0)
+            *m = (struct period_memo){ acc->hours, bot.token.ptr, bot.token.len, hour, pix[0], pix[1] };
     }
     rs_str rule = { "", 0 };
     rs_rule_info info;
@@ -787,11 +809,47 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
 
 static int delay_cmp(const void *a, const void *b);
 
+static inline int delay_less(const struct delay_entry *x, const struct delay_entry *y)
+{
+    return x->epoch != y->epoch ? x->epoch < y->epoch : x->rec < y->rec;
+}
+
+/*
+ * Sorts one key's entries by (epoch, rec): a natural merge sort (logs are
+ * runs of ascending times, e.g. one per rotated file), merging neighbouring
+ * runs pairwise through @tmp until one is left.
+ */
+static void sort_runs(struct delay_entry *d, size_t n, struct delay_entry *tmp)
+{
+    for (;;) {
+        size_t a = 0, runs = 0;
+        while (a < n) {
+            size_t m = a + 1;
+            while (m < n && !delay_less(&d[m], &d[m - 1])) m++;
+            if (m == n) {                     /* a last run without a partner */
+                memcpy(tmp + a, d + a, (n - a) * sizeof *d);
+                runs++;
+                break;
+            }
+            size_t b = m + 1;
+            while (b < n && !delay_less(&d[b], &d[b - 1])) b++;
+            size_t i = a, j = m, o = a;
+            while (i < m && j < b) tmp[o++] = delay_less(&d[j], &d[i]) ? d[j++] : d[i++];
+            while (i < m) tmp[o++] = d[i++];
+            while (j < b) tmp[o++] = d[j++];
+            runs++;
+            a = b;
+        }
+        memcpy(d, tmp, n * sizeof *d);
+        if (runs <= 1) return;
+    }
+}
+
 /*
  * Sorts crawl-delay entries by (key, epoch, rec), a total order (rec is
  * unique), as qsort with delay_cmp would: a stable counting sort by key
- * (keys are dense "bot\torigin" indexes), then each key's run is checked and
- * only sorted when it is not in order already (a log's times mostly ascend).
+ * (keys are dense "bot\torigin" indexes), then each key's entries by a
+ * natural merge sort (sort_runs), which costs one pass when they are in order.
  */
 static void sort_delays(struct delay_entry *d, size_t n)
 {
@@ -810,17 +868,15 @@ static void sort_delays(struct delay_entry *d, size_t n)
     for (size_t k = 0; k <= maxk; k++) start[k + 1] += start[k];
     for (size_t i = 0; i < n; i++) tmp[start[d[i].key]++] = d[i];   /* start[k] ends at run k's end */
     memcpy(d, tmp, n * sizeof *d);
-    free(tmp);
     size_t a = 0;
     for (size_t k = 0; k <= maxk; k++) {
         const size_t b = start[k];
-        for (size_t i = a + 1; i < b; i++)
-            if (delay_cmp(&d[i - 1], &d[i]) > 0) {
-                qsort(d + a, b - a, sizeof *d, delay_cmp);
-                break;
-            }
+        size_t i = a + 1;
+        while (i < b && !delay_less(&d[i], &d[i - 1])) i++;
+        if (i < b) sort_runs(d + a, b - a, tmp + a);
         a = b;
     }
+    free(tmp);
     free(start);
 }
 
