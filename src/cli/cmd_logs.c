@@ -2,10 +2,11 @@
  * cmd_logs.c - `robotscan logs`: access logs + robots sources -> which bot
  * hits broke robots.txt, and which came faster than the crawl-delay.
  *
- * Workers parse lines, identify the crawler from the User-Agent (built-in
- * table + the tokens the site's robots.txt names), match the hit with the
- * rules of the group that crawler follows, count per bot, and format the
- * record without its last column. The main thread keeps records in input
+ * Workers parse lines and hand each to the library's auditor
+ * (src/log/audit.c: site, crawler from the User-Agent or the ranges, URL,
+ * verdict of the group it follows, crawl-delay); this file keeps the options,
+ * the --agent filter, the counters and the output: it counts per bot and
+ * formats the record without its last column. The main thread keeps records in input
  * order; crawl-delay needs every hit of a (bot, origin) in time order, which
  * merged logs do not give, so delay violations are decided after the whole
  * input is read, and records are written then. Past --memory-limit / 4,
@@ -24,7 +25,6 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 static const char HELP[] =
     "Usage: robotscan logs --robots PATH [--robots PATH...] [OPTIONS] [FILE...]\n"
@@ -159,60 +159,14 @@ typedef struct {
 /* ===== Worker state ===== */
 
 typedef struct {
-    const rs_ruleset *rs;
-    rs_botid *botid;
-} botid_entry;
-
-/*
- * Logs repeat a few hundred user agents endlessly: remember what each was
- * identified as. Direct-mapped, keyed by hash and verified by the bytes, so
- * a hit is exact; cleared when the identifier (site) changes.
- */
-#define UA_CACHE_SLOTS 2048        /* pairs of slots (2-way): a few hundred agents fit */
-#define UA_CACHE_MAX 240
-typedef struct {
-    uint64_t hash;
-    uint16_t len;          /* 0 = empty slot */
-    uint8_t  is_bot;
-    rs_bot   bot;
-    char     ua[UA_CACHE_MAX];
-} ua_slot;
-
-typedef struct {
     rs_logparser *parser;                /* this worker's (formats have state) */
+    rs_log_auditor *auditor;             /* the per-hit decision (src/log/audit.c) */
     int64_t time_epoch;                  /* cache of the last formatted time */
     char time_iso[32];
-    char last_scheme[8];
-    size_t last_scheme_len;
-    char origin_buf[RS_ORIGIN_MAX];
-    char last_key[RS_ORIGIN_MAX + 16];   /* scheme + host + port of the last line */
-    size_t last_key_len;
-    char last_host[256], last_port[8];   /* raw fields of the last line (fast path) */
-    size_t last_host_len, last_port_len;
-    rs_origin last_origin;               /* slices into last_origin_buf */
-    char last_origin_buf[RS_ORIGIN_MAX];
-    int last_origin_ok;
-    int base_ready;                      /* base and botid are for the last origin */
-    rs_site_result base;                 /* lookup for the empty agent: the ruleset */
-    rs_botid *botid;                     /* for base.ruleset */
-    botid_entry *botids;                 /* cache: ruleset -> identifier */
-    ua_slot *ua_cache;                   /* for botid; NULL until first use */
-    const ua_slot *ua_last;              /* the slot the last user agent hit or filled */
-    int last_fixed;                      /* last origin: --host, the line had no host, port, scheme */
-    struct site_memo { const char *group; size_t len; rs_site_result site; } sites[8];
-    size_t n_sites;                      /* lookups for the current origin, by group agent */
-    struct delay_memo { const rs_ruleset *rs; const char *agent; size_t len; double delay; } delays[16];
     /* tally indexes of the last keys, by bot token bytes (fixed per bot) */
     struct bot_memo { const rs_tally *t; const char *tok; size_t len; uint32_t ix; } bot_ix[32];
     struct period_memo { const rs_tally *t; const char *tok; size_t len; int64_t hour; uint32_t ih, id; } period_ix[64];
-    const rs_botid *ua_cache_for;
-    size_t n_botids;
-    const rs_ruleset *delay_rs;          /* cache of the last crawl-delay lookup */
-    char delay_agent[64];
-    double delay;
-    rs_outbuf url, rule, key;
-    char *scratch;
-    size_t scratch_cap;
+    rs_outbuf key;
 } logs_worker;
 
 static void *worker_new(void) { return calloc(1, sizeof(logs_worker)); }
@@ -221,14 +175,9 @@ static void worker_free(void *p)
 {
     logs_worker *w = p;
     if (w == NULL) return;
-    for (size_t i = 0; i < w->n_botids; i++) rs_botid_free(w->botids[i].botid);
     rs_logparser_free(w->parser);
-    free(w->botids);
-    free(w->ua_cache);
-    rs_outbuf_free(&w->url);
-    rs_outbuf_free(&w->rule);
+    rs_log_auditor_free(w->auditor);
     rs_outbuf_free(&w->key);
-    free(w->scratch);
     free(w);
 }
 
@@ -262,117 +211,6 @@ static void acc_free(void *p)
     free(a);
 }
 
-/* The bot identifier for a site's ruleset (NULL: built-in table only), cached. */
-static rs_status botid_for(logs_worker *w, const rs_ruleset *rs, rs_botid **out)
-{
-    for (size_t i = 0; i < w->n_botids; i++)
-        if (w->botids[i].rs == rs) { *out = w->botids[i].botid; return RS_OK; }
-    rs_str stack[256];
-    rs_str *cands = stack;
-    size_t n = rs ? rs_ruleset_tokens(rs, stack, 256) : 0;
-    if (n > 256) {
-        cands = malloc(n * sizeof *cands);
-        if (cands == NULL) return RS_ERR_NOMEM;
-        rs_ruleset_tokens(rs, cands, n);
-    }
-    rs_botid *b = NULL;
-    rs_status st = rs_botid_create(cands, n, &b);
-    if (cands != stack) free(cands);
-    CLI_TRY(st);
-    botid_entry *e = realloc(w->botids, (w->n_botids + 1) * sizeof *e);
-    if (e == NULL) {
-        rs_botid_free(b);
-        return RS_ERR_NOMEM;
-    }
-    w->botids = e;
-    e[w->n_botids].rs = rs;
-    e[w->n_botids].botid = b;
-    w->n_botids++;
-    *out = b;
-    return RS_OK;
-}
-
-static double crawl_delay_lookup(logs_worker *w, const rs_ruleset *rs, rs_str agent);
-
-/* Crawl-delay (seconds) of the groups @agent follows in @rs; 0 when none. */
-static double crawl_delay(logs_worker *w, const rs_ruleset *rs, rs_str agent)
-{
-    if (rs == NULL) return 0;
-    /* Keyed by the group agent's bytes in the bot identifier: fixed per bot. */
-    struct delay_memo *m = &w->delays[((uintptr_t)agent.ptr >> 3 ^ (uintptr_t)rs >> 4) & 15];
-    if (m->rs == rs && m->agent == agent.ptr && m->len == agent.len) return m->delay;
-    const double d = crawl_delay_lookup(w, rs, agent);
-    m->rs = rs;
-    m->agent = agent.ptr;
-    m->len = agent.len;
-    m->delay = d;
-    return d;
-}
-
-static double crawl_delay_lookup(logs_worker *w, const rs_ruleset *rs, rs_str agent)
-{
-    if (rs == w->delay_rs && agent.len < sizeof w->delay_agent && strlen(w->delay_agent) == agent.len
-        && memcmp(w->delay_agent, agent.ptr, agent.len) == 0)
-        return w->delay;
-    double d = 0;
-    rs_str v;
-    if (rs_ruleset_group_value(rs, agent.ptr, agent.len, "crawl-delay", &v) && v.len < 32) {
-        char tmp[32];
-        memcpy(tmp, v.ptr, v.len);
-        tmp[v.len] = '\0';
-        char *end;
-        d = strtod(tmp, &end);
-        if (end == tmp || *end != '\0' || !(d > 0) || !isfinite(d)) d = 0; /* non-numeric: ignored */
-    }
-    w->delay_rs = rs;
-    if (agent.len < sizeof w->delay_agent) {
-        memcpy(w->delay_agent, agent.ptr, agent.len);
-        w->delay_agent[agent.len] = '\0';
-    } else {
-        w->delay_rs = NULL;
-    }
-    w->delay = d;
-    return d;
-}
-
-/* rs_bot_identify through the worker's cache. */
-static int identify(logs_worker *w, const char *ua, size_t len, rs_bot *bot)
-{
-    if (len == 0 || len > UA_CACHE_MAX) return rs_bot_identify(w->botid, ua, len, bot);
-    if (w->ua_cache == NULL) {
-        w->ua_cache = calloc(UA_CACHE_SLOTS, sizeof *w->ua_cache);
-        if (w->ua_cache == NULL) return rs_bot_identify(w->botid, ua, len, bot);
-    }
-    if (w->ua_cache_for != w->botid) {
-        for (size_t i = 0; i < UA_CACHE_SLOTS; i++) w->ua_cache[i].len = 0;
-        w->ua_cache_for = w->botid;
-        w->ua_last = NULL;
-    }
-    /* Lines of one client come in runs: the last user agent again, no hash. */
-    const ua_slot *l = w->ua_last;
-    if (l != NULL && l->len == len && memcmp(l->ua, ua, len) == 0) {
-        if (l->is_bot) *bot = l->bot;
-        return l->is_bot;
-    }
-    const uint64_t h = XXH3_64bits(ua, len);
-    ua_slot *s = &w->ua_cache[h & (UA_CACHE_SLOTS - 2)];
-    for (int way = 0; way < 2; way++)
-        if (s[way].len == len && s[way].hash == h && memcmp(s[way].ua, ua, len) == 0) {
-            w->ua_last = &s[way];
-            if (s[way].is_bot) *bot = s[way].bot;
-            return s[way].is_bot;
-        }
-    if (s[0].len) s[1] = s[0];    /* the older one goes */
-    w->ua_last = s;
-    const int is_bot = rs_bot_identify(w->botid, ua, len, bot);
-    s->hash = h;
-    s->len = (uint16_t)len;
-    s->is_bot = (uint8_t)is_bot;
-    if (is_bot) s->bot = *bot;
-    memcpy(s->ua, ua, len);
-    return is_bot;
-}
-
 static int agent_wanted(const struct cli_opts *o, rs_str token)
 {
     if (o->n_agents == 0) return 1;
@@ -380,12 +218,6 @@ static int agent_wanted(const struct cli_opts *o, rs_str token)
         if (strlen(o->agents[i]) == token.len && strncasecmp(o->agents[i], token.ptr, token.len) == 0)
             return 1;
     return 0;
-}
-
-static int is_robots_txt(rs_str path)
-{
-    return path.len >= 11 && memcmp(path.ptr, "/robots.txt", 11) == 0
-           && (path.len == 11 || path.ptr[11] == '?');
 }
 
 /* UTC "YYYY-MM-DDTHH" (@full = 0), "YYYY-MM-DDTHH:MM:SSZ" (1) or "YYYY-MM-DD" (2).
@@ -422,169 +254,53 @@ static void format_time(char *dst, size_t cap, int64_t epoch, int full)
 
 /* ===== One line ===== */
 
-/* Finds the origin of the line's site; 0 when it has none (counted by the caller). */
-static int line_origin(const logs_job *job, logs_worker *w, const rs_logrec *rec)
+/* An auditor error: the sites' message for a lookup that failed. */
+static rs_status audit_fail(const logs_job *job, pipeline_result *res, rs_status st)
 {
-    /* --host and lines without a host, port or scheme (combined): one origin. */
-    const int fixed = rec->host.len == 0 && rec->port.len == 0 && rec->scheme.len == 0;
-    if (fixed && w->last_fixed) return w->last_origin_ok;
-    rs_str host = rec->host;
-    if (host.len == 0) host = (rs_str){ job->host, job->host ? strlen(job->host) : 0 };
-    if (host.len == 0) return 0;
-    rs_str port = rec->port;
-    const rs_str rscheme = rec->scheme.len < sizeof w->last_scheme ? rec->scheme : (rs_str){ "", 0 };
-    /* Most logs are of one site: skip everything when host and port repeat. */
-    if (w->last_key_len && host.len == w->last_host_len && port.len == w->last_port_len
-        && rscheme.len == w->last_scheme_len && memcmp(rscheme.ptr, w->last_scheme, rscheme.len) == 0
-        && memcmp(host.ptr, w->last_host, host.len) == 0 && memcmp(port.ptr, w->last_port, port.len) == 0)
-        return w->last_origin_ok;
-    memcpy(w->last_scheme, rscheme.ptr, rscheme.len);
-    w->last_scheme_len = rscheme.len;
-    if (host.len <= sizeof w->last_host && port.len <= sizeof w->last_port) {
-        memcpy(w->last_host, host.ptr, host.len);
-        memcpy(w->last_port, port.ptr, port.len);
-        w->last_host_len = host.len;
-        w->last_port_len = port.len;
-    } else {
-        w->last_host_len = (size_t)-1; /* never equal: no fast path */
-    }
-    const char *scheme = job->scheme;
-    if (port.len == 3 && memcmp(port.ptr, "443", 3) == 0) scheme = "https";
-    else if (port.len) scheme = "http";
-    if (rscheme.len == 5 && strncasecmp(rscheme.ptr, "https", 5) == 0) scheme = "https";
-    else if (rscheme.len == 4 && strncasecmp(rscheme.ptr, "http", 4) == 0) scheme = "http";
-    char key[RS_ORIGIN_MAX + 16];
-    const int n = snprintf(key, sizeof key, "%s://%.*s%s%.*s", scheme, (int)host.len, host.ptr,
-                           port.len ? ":" : "", (int)port.len, port.ptr);
-    if (n < 0 || (size_t)n >= sizeof key) return 0;
-    w->last_fixed = 0;
-    if ((size_t)n == w->last_key_len && memcmp(key, w->last_key, (size_t)n) == 0) {
-        w->last_fixed = fixed;
-        return w->last_origin_ok;
-    }
-    memcpy(w->last_key, key, (size_t)n);
-    w->last_key_len = (size_t)n;
-    w->last_origin_ok = 0;
-    w->base_ready = 0;
-    w->n_sites = 0;
-    w->last_fixed = fixed;
-    if (rs_origin_parse(key, (size_t)n, w->last_origin_buf, sizeof w->last_origin_buf, &w->last_origin) != RS_OK
-        || w->last_origin.error != RS_ORIGIN_OK)
-        return 0;
-    w->last_origin_ok = 1;
-    return 1;
-}
-
-/* rs_site_lookup for the current origin and @group, remembered per origin
- * (a handful of group agents per site; rulesets and matchers stay loaded). */
-static rs_status site_for_group(logs_job *job, logs_worker *w, pipeline_result *res, const rs_origin *origin,
-                                rs_str group, rs_site_result *site)
-{
-    for (size_t i = 0; i < w->n_sites; i++)
-        if (w->sites[i].group == group.ptr && w->sites[i].len == group.len) {
-            *site = w->sites[i].site;
-            return RS_OK;
-        }
-    rs_status st = rs_site_lookup(job->sites, origin, group.ptr, group.len, site);
-    if (st != RS_OK) {
-        pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites));
-        return st;
-    }
-    const size_t slot = w->n_sites < 8 ? w->n_sites++ : (size_t)(group.len & 7);
-    w->sites[slot].group = group.ptr;
-    w->sites[slot].len = group.len;
-    w->sites[slot].site = *site;
-    return RS_OK;
+    if (st != RS_ERR_NOMEM) pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites));
+    return st;
 }
 
 static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, const rs_logrec *rec,
                          uint64_t line_no)
 {
     logs_acc *acc = res->user;
-    if (!line_origin(job, w, rec)) {
+    if (w->auditor == NULL) {
+        const rs_log_audit_config cfg = { job->sites, job->host, job->scheme, job->ranges, 1 };
+        CLI_TRY(rs_log_auditor_create(&cfg, &w->auditor));
+    }
+    rs_log_hit hit;
+    rs_status st = rs_log_audit_bot(w->auditor, rec, &hit);
+    if (st != RS_OK) return audit_fail(job, res, st);
+    if (hit.kind == RS_LOGHIT_NO_SITE) {
         res->counts.malformed++;
         if (job->opts->verbose)
             pipeline_diag(res, "%s:%llu: no valid site for this line (host '%.*s'), skipped",
                           job->input_name, (unsigned long long)line_no, (int)rec->host.len, rec->host.ptr);
         return RS_OK;
     }
-    const rs_origin *origin = &w->last_origin;
-    /* The site's ruleset gives the candidate tokens of the bot identifier. */
-    if (!w->base_ready) {
-        rs_site_result base;
-        rs_status st = rs_site_lookup(job->sites, origin, "", 0, &base);
-        if (st != RS_OK) {
-            pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites));
-            return st;
-        }
-        w->base = base;
-        CLI_TRY(botid_for(w, base.ruleset, &w->botid));
-        w->base_ready = 1;
-    }
-    rs_bot bot;
-    int verified = V_UNKNOWN;
-    if (rec->user_agent.len == 0 && job->ranges != NULL) {
-        /* No user agent (common format): the published ranges say whose IP it is. */
-        rs_str owner;
-        if (!rs_ipranges_owner(job->ranges, rec->client.ptr, rec->client.len, &owner)
-            || !identify(w, owner.ptr, owner.len, &bot)) {
-            res->counts.extra[X_NON_BOT]++;
-            return RS_OK;
-        }
-        res->counts.extra[X_BY_IP]++;
-        verified = V_YES;
-    } else if (!identify(w, rec->user_agent.ptr, rec->user_agent.len, &bot)) {
+    if (hit.kind == RS_LOGHIT_NOT_BOT) {
         res->counts.extra[X_NON_BOT]++;
         return RS_OK;
-    } else if (job->ranges != NULL) {
-        const int c = rs_ipranges_check(job->ranges, bot.token.ptr, bot.token.len, rec->client.ptr, rec->client.len);
-        verified = c > 0 ? V_YES : c == 0 ? V_NO : V_UNKNOWN;
     }
+    if (hit.by_ip) res->counts.extra[X_BY_IP]++;
+    const rs_bot bot = hit.bot;
+    const int verified = hit.verified;   /* V_* == RS_VERIFIED_* */
     const int spoofed = verified == V_NO;
     if (!agent_wanted(job->opts, bot.token)) {
         res->counts.extra[X_FILTERED]++;
         return RS_OK;
     }
-
-    /* The URL: the request target, absolute already or under the origin. */
-    w->url.len = 0;
-    const rs_str t = rec->target;
-    if (!(t.len >= 7 && (strncasecmp(t.ptr, "http://", 7) == 0
-                         || (t.len >= 8 && strncasecmp(t.ptr, "https://", 8) == 0))))
-        CLI_TRY(rs_outbuf_append(&w->url, origin->origin.ptr, origin->origin.len));
-    CLI_TRY(rs_outbuf_append(&w->url, t.ptr, t.len));
-    const char *url = w->url.ptr;
-    const size_t url_len = w->url.len;
-    if (w->scratch_cap < url_len + 2) {
-        char *p = realloc(w->scratch, url_len + 64);
-        if (p == NULL) return RS_ERR_NOMEM;
-        w->scratch = p;
-        w->scratch_cap = url_len + 64;
-    }
-    const rs_str path = rs_url_path(url, url_len, w->scratch, w->scratch_cap);
-
-    /* The group the crawler follows; some crawlers ignore '*' groups. */
-    const rs_str group = rs_bot_group_agent(w->botid, &bot);
-    const int bound = !((bot.flags & RS_BOT_IGNORES_STAR) && !(bot.flags & RS_BOT_GROUP_NAMED));
-    rs_verdict v = { 0, 0, -1 };
-    const char *reason;
-    const rs_matcher *matcher = NULL;
-    double delay = 0;
-    const int robots_fetch = is_robots_txt(path);
-    if (!bound) {
-        reason = robots_fetch ? "robots-txt" : "no-match";
-    } else {
-        rs_site_result site;
-        CLI_TRY(site_for_group(job, w, res, origin, group, &site));
-        if (robots_fetch) {
-            reason = "robots-txt";   /* never a violation; counts in the crawl-delay spacing */
-        } else {
-            matcher = site.matcher;
-            if (matcher) rs_matcher_match(matcher, path.ptr, path.len, &v);
-            reason = rs_reason_str(rs_site_reason(&site, matcher ? &v : NULL));
-        }
-        delay = crawl_delay(w, site.ruleset, group);
-    }
+    if ((st = rs_log_audit_decide(w->auditor, rec, &hit)) != RS_OK) return audit_fail(job, res, st);
+    const rs_origin *origin = hit.origin;
+    const char *url = hit.url.ptr;
+    const size_t url_len = hit.url.len;
+    const rs_str path = hit.path;
+    const int bound = hit.bound;
+    const rs_verdict v = hit.verdict;
+    const char *reason = hit.reason;
+    const double delay = hit.delay;
+    const int robots_fetch = hit.robots_fetch;
     const int has_time = (rec->flags & RS_LOGREC_HAS_TIME) != 0;
 
     /* Counters. A spoofed hit (claims a bot, comes from outside its ranges)
@@ -652,16 +368,7 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
         if (!memo && hour >= 0)
             *m = (struct period_memo){ acc->hours, bot.token.ptr, bot.token.len, hour, pix[0], pix[1] };
     }
-    rs_str rule = { "", 0 };
-    rs_rule_info info;
-    if (matcher && v.rule >= 0 && rs_matcher_rule(matcher, v.rule, &info) == RS_OK) {
-        w->rule.len = 0;
-        const char *kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
-        CLI_TRY(rs_outbuf_append(&w->rule, kind, strlen(kind)));
-        CLI_TRY(rs_outbuf_append(&w->rule, info.pattern.ptr, info.pattern.len));
-        rule.ptr = w->rule.ptr;
-        rule.len = w->rule.len;
-    }
+    const rs_str rule = hit.rule;
     if (v.disallowed && !spoofed) {
         k->len = 0;
         CLI_TRY(rs_outbuf_append(k, bot.token.ptr, bot.token.len));
