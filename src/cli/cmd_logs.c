@@ -524,32 +524,35 @@ static inline int delay_less(const struct delay_entry *x, const struct delay_ent
 /*
  * Sorts one key's entries by (epoch, rec): a natural merge sort (logs are
  * runs of ascending times, e.g. one per rotated file), merging neighbouring
- * runs pairwise through @tmp until one is left.
+ * runs pairwise, back and forth between @d and @tmp, until one is left.
  */
 static void sort_runs(struct delay_entry *d, size_t n, struct delay_entry *tmp)
 {
+    struct delay_entry *src = d, *dst = tmp;
     for (;;) {
         size_t a = 0, runs = 0;
         while (a < n) {
             size_t m = a + 1;
-            while (m < n && !delay_less(&d[m], &d[m - 1])) m++;
+            while (m < n && !delay_less(&src[m], &src[m - 1])) m++;
+            runs++;
             if (m == n) {                     /* a last run without a partner */
-                memcpy(tmp + a, d + a, (n - a) * sizeof *d);
-                runs++;
+                memcpy(dst + a, src + a, (n - a) * sizeof *d);
                 break;
             }
             size_t b = m + 1;
-            while (b < n && !delay_less(&d[b], &d[b - 1])) b++;
+            while (b < n && !delay_less(&src[b], &src[b - 1])) b++;
             size_t i = a, j = m, o = a;
-            while (i < m && j < b) tmp[o++] = delay_less(&d[j], &d[i]) ? d[j++] : d[i++];
-            while (i < m) tmp[o++] = d[i++];
-            while (j < b) tmp[o++] = d[j++];
-            runs++;
+            while (i < m && j < b) dst[o++] = delay_less(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < m) dst[o++] = src[i++];
+            while (j < b) dst[o++] = src[j++];
             a = b;
         }
-        memcpy(d, tmp, n * sizeof *d);
-        if (runs <= 1) return;
+        struct delay_entry *t = src;
+        src = dst;
+        dst = t;
+        if (runs <= 1) break;
     }
+    if (src != d) memcpy(d, src, n * sizeof *d);
 }
 
 /*

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 typedef struct {

@@ -767,6 +767,13 @@ static inline const char *skip_spaces(const char *p, const char *end)
     return p;
 }
 
+/* The same from @e, a space: the usual single space costs one test. */
+static inline const char *after_space(const char *e, const char *end)
+{
+    const char *p = e + 1;
+    return p < end && *p == ' ' ? skip_spaces(p, end) : p;
+}
+
 /* The first space in [p, end), or NULL; 8 bytes at a time while they fit. */
 static inline const char *find_space(const char *p, const char *end)
 {
@@ -807,7 +814,9 @@ static inline int read_uint(const char *p, const char *e, size_t max, int64_t *v
 static inline int split_request_usual(rs_logrec *r)
 {
     const char *s = r->request.ptr, *end = s + r->request.len, *sp = s;
-    while (sp < end && is_method_char((unsigned char)*sp)) sp++;
+    /* method bytes: A-Z a-z 0-9 - _ (is_method_char), as a bitmap of the low 128 */
+    static const uint64_t method_bits[2] = { 0x03FF200000000000ull, 0x07FFFFFE87FFFFFEull };
+    for (unsigned char c; sp < end && (c = (unsigned char)*sp) < 128 && (method_bits[c >> 6] >> (c & 63) & 1);) sp++;
     if (sp == s || sp == end || *sp != ' ') return 0;
     const char *t = skip_spaces(sp, end);
     if (end - t < 10 || end[-1] == ' ' || end[-9] != ' ' || load32(end - 8) != load32("HTTP")
@@ -842,31 +851,31 @@ static int parse_combined_fast(rs_logtime_cache *tc, const char *line, size_t le
     if ((e = find_space(p, q[0])) == NULL) return 0;
     c0 = p;
     c1 = e;
-    p = skip_spaces(e, q[0]);
+    p = after_space(e, q[0]);
     if ((e = find_space(p, q[0])) == NULL) return 0;   /* ident: skipped */
-    p = skip_spaces(e, q[0]);
+    p = after_space(e, q[0]);
     if ((e = find_space(p, q[0])) == NULL) return 0;
     u0 = p;
     u1 = e;
-    p = skip_spaces(e, q[0]);
+    p = after_space(e, q[0]);
     /* [dd/Mon/yyyy:hh:mm:ss +hhmm]: a time that parses has no `]`, so the
      * `]` after its 26 bytes is the first one, where the item walk ends it. */
     if (q[0] - p < 29 || p[0] != '[' || p[27] != ']' || p[28] != ' ') return 0;
     const rs_str time = {p + 1, 26};
-    if (skip_spaces(p + 28, q[0]) != q[0]) return 0;
+    if (after_space(p + 28, q[0]) != q[0]) return 0;
 
     /* "request" SP status SP bytes SP "referer" SP "user agent" */
     if (q[1][1] != ' ') return 0;                     /* q[1] < q[5]: in the line */
-    p = skip_spaces(q[1] + 1, q[2]);
+    p = after_space(q[1] + 1, q[2]);
     const char *s0 = p;
     if ((e = find_space(p, q[2])) == NULL) return 0;
     const char *s1 = e;
-    p = skip_spaces(e, q[2]);
+    p = after_space(e, q[2]);
     const char *b0 = p;
     if ((e = find_space(p, q[2])) == NULL) return 0;
     const char *b1 = e;
-    if (skip_spaces(e, q[2]) != q[2]) return 0;
-    if (q[3][1] != ' ' || skip_spaces(q[3] + 1, q[4]) != q[4]) return 0;
+    if (after_space(e, q[2]) != q[2]) return 0;
+    if (q[3][1] != ' ' || after_space(q[3] + 1, q[4]) != q[4]) return 0;
     const int extra = q[5] + 1 < end;
     if (extra && q[5][1] != ' ') return 0;
 
