@@ -153,8 +153,8 @@ Test(logfast, odd_lines_equal_the_item_walk)
 {
     const char *const specs[] = {
         "combined",
-        "$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" "
-        "\"$http_user_agent\"",
+        ("$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent \"$http_referer\" "
+         "\"$http_user_agent\""),
         "%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-Agent}i\"",
     };
     for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
