@@ -629,6 +629,10 @@ typedef struct {
                          when rs_sites_each reaches it and released after it, so memory is
                          that of the largest WARC file, not of all of them (plus 16 bytes per
                          origin to skip origins an earlier source served); implies defer_errors */
+    int drop_rules;   /* keep only compiled matchers: a robots file's parsed rules are freed once
+                         the matchers asked for are compiled (about a third of the memory of a
+                         loaded site), so rs_site_result.ruleset is NULL for files, directories,
+                         manifests and WARC captures, and a later agent re-reads the body */
 } rs_sites_options;
 
 /** rs_sites_create with options (@opts may be NULL: the defaults, all 0). */

@@ -8,10 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-int cli_sites_open(const struct cli_opts *o, rs_sites **out)
+int cli_sites_open(const struct cli_opts *o, rs_sites **out) { return cli_sites_open_opts(o, NULL, out); }
+
+int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs_sites **out)
 {
     rs_sites *sites = NULL;
-    const rs_status st = rs_sites_create(o->robots, (size_t)o->n_robots, &sites);
+    const rs_status st = rs_sites_create_opts(o->robots, (size_t)o->n_robots, so, &sites);
     if (st != RS_OK) {
         cli_error("%s", sites ? rs_sites_errmsg(sites) : rs_status_str(st));
         rs_sites_free(sites);

@@ -236,7 +236,7 @@ static int print_summary(const survey_ctx *c)
 int cli_stream_sites_open(const struct cli_opts *o, rs_sites **out);
 int cli_stream_sites_open(const struct cli_opts *o, rs_sites **out)
 {
-    rs_sites_options so = { o->keep_going, 1, 1 };
+    rs_sites_options so = { .keep_going = o->keep_going, .defer_errors = 1, .stream = 1 };
     rs_sites *sites = NULL;
     const rs_status st = rs_sites_create_opts(o->robots, (size_t)o->n_robots, &so, &sites);
     if (st != RS_OK) {

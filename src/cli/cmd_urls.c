@@ -554,7 +554,9 @@ int cmd_urls(int argc, char **argv)
     for (int a = 0; a < o.n_agents; a++) cli_check_agent(o.agents[a]);
 
     rs_sites *sites = NULL;
-    if (cli_sites_open(&o, &sites) != 0) return 2;
+    /* urls reports verdicts only: matchers are all a loaded site needs to keep. */
+    const rs_sites_options so = { .drop_rules = 1 };
+    if (cli_sites_open_opts(&o, &so, &sites) != 0) return 2;
     job.opts = &o;
     job.sites = sites;
     job.agents = o.agents;

@@ -90,6 +90,8 @@ void pipeline_fail(pipeline_result *res, rs_status st, const char *fmt, ...)
 
 /* Opens --robots sources with --semantics. @return 0, or 2 after an error message. */
 int cli_sites_open(const struct cli_opts *o, rs_sites **out);
+/* cli_sites_open with rs_sites_options (NULL: the defaults). */
+int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs_sites **out);
 /* Fills jobs, progress, header and format of @cfg from the options. */
 void cli_pipeline_defaults(const struct cli_opts *o, pipeline_config *cfg);
 /* Runs every input (stdin when none), setting *input_name for messages.

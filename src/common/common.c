@@ -51,7 +51,7 @@ rs_status rs_buf_reserve(rs_buf *b, size_t extra)
     return RS_OK;
 }
 
-rs_status rs_buf_append(rs_buf *b, const void *src, size_t size)
+rs_status rs_buf_append_slow(rs_buf *b, const void *src, size_t size)
 {
     RS_FORWARD(rs_buf_reserve(b, size));
     if (size) memcpy(b->ptr + b->len, src, size);

@@ -63,7 +63,18 @@ typedef struct {
 } rs_buf;
 
 rs_status rs_buf_reserve(rs_buf *b, size_t extra);
-rs_status rs_buf_append(rs_buf *b, const void *src, size_t size);
+rs_status rs_buf_append_slow(rs_buf *b, const void *src, size_t size);
+
+/* Inline while there is room: compilation appends many small pieces. */
+static inline rs_status rs_buf_append(rs_buf *b, const void *src, size_t size)
+{
+    if (RS_LIKELY(b->cap - b->len >= size && size)) {
+        memcpy(b->ptr + b->len, src, size);
+        b->len += size;
+        return RS_OK;
+    }
+    return rs_buf_append_slow(b, src, size);
+}
 void      rs_buf_free(rs_buf *b);
 
 #endif /* RS_COMMON_H */

@@ -16,32 +16,48 @@
 
 typedef struct {
     const char *prefix;
+    uint8_t len;
     rs_directive directive;
     int typo;
 } key_form;
 
-/* Order matters: user-agent, allow, disallow, sitemap (as the reference). */
+#define FORM(s, d, t) { s, sizeof(s) - 1, d, t }
+
+/* Order matters: user-agent, allow, disallow, sitemap (as the reference).
+ * Every form starts with one of 'u', 'a', 'd', 's', and forms of different
+ * first letters never compete, so a key is only tried against the forms of
+ * its first letter, in this order. */
 static const key_form KEY_FORMS[] = {
-    { "user-agent", RS_DIRECTIVE_USER_AGENT, 0 },
-    { "useragent",  RS_DIRECTIVE_USER_AGENT, 1 },
-    { "user agent", RS_DIRECTIVE_USER_AGENT, 1 },
-    { "allow",      RS_DIRECTIVE_ALLOW,      0 },
-    { "disallow",   RS_DIRECTIVE_DISALLOW,   0 },
-    { "dissallow",  RS_DIRECTIVE_DISALLOW,   1 },
-    { "dissalow",   RS_DIRECTIVE_DISALLOW,   1 },
-    { "disalow",    RS_DIRECTIVE_DISALLOW,   1 },
-    { "diasllow",   RS_DIRECTIVE_DISALLOW,   1 },
-    { "disallaw",   RS_DIRECTIVE_DISALLOW,   1 },
-    { "sitemap",    RS_DIRECTIVE_SITEMAP,    0 },
-    { "site-map",   RS_DIRECTIVE_SITEMAP,    1 },
+    FORM("user-agent", RS_DIRECTIVE_USER_AGENT, 0),
+    FORM("useragent",  RS_DIRECTIVE_USER_AGENT, 1),
+    FORM("user agent", RS_DIRECTIVE_USER_AGENT, 1),
+    FORM("allow",      RS_DIRECTIVE_ALLOW,      0),
+    FORM("disallow",   RS_DIRECTIVE_DISALLOW,   0),
+    FORM("dissallow",  RS_DIRECTIVE_DISALLOW,   1),
+    FORM("dissalow",   RS_DIRECTIVE_DISALLOW,   1),
+    FORM("disalow",    RS_DIRECTIVE_DISALLOW,   1),
+    FORM("diasllow",   RS_DIRECTIVE_DISALLOW,   1),
+    FORM("disallaw",   RS_DIRECTIVE_DISALLOW,   1),
+    FORM("sitemap",    RS_DIRECTIVE_SITEMAP,    0),
+    FORM("site-map",   RS_DIRECTIVE_SITEMAP,    1),
 };
 
 static rs_directive classify_key(const char *key, size_t len, uint32_t *flags)
 {
-    for (size_t i = 0; i < sizeof(KEY_FORMS) / sizeof(KEY_FORMS[0]); i++) {
-        if (rs_istarts(key, len, KEY_FORMS[i].prefix)) {
-            if (KEY_FORMS[i].typo) *flags |= RS_LINE_TYPO_KEY;
-            return KEY_FORMS[i].directive;
+    if (len == 0) return RS_DIRECTIVE_UNKNOWN;
+    size_t from, to;        /* the forms starting with key[0], KEY_FORMS[from, to) */
+    switch (rs_ascii_lower((unsigned char)key[0])) {
+    case 'u': from = 0; to = 3; break;
+    case 'a': from = 3; to = 4; break;
+    case 'd': from = 4; to = 10; break;
+    case 's': from = 10; to = 12; break;
+    default: return RS_DIRECTIVE_UNKNOWN;
+    }
+    for (size_t i = from; i < to; i++) {
+        const key_form *f = &KEY_FORMS[i];
+        if (len >= f->len && rs_ieq(key, f->len, f->prefix, f->len)) {
+            if (f->typo) *flags |= RS_LINE_TYPO_KEY;
+            return f->directive;
         }
     }
     return RS_DIRECTIVE_UNKNOWN;
@@ -60,7 +76,19 @@ size_t rs_canonicalize(const char *src, size_t src_size, char *dst, size_t dst_c
     size_t j = 0;
     (void)dst_cap;
     assert(dst_cap >= 3 * src_size);
+    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
     for (size_t i = 0; i < src_size; i++) {
+        /* Eight bytes with neither '%' nor a byte >= 0x80 are copied as they are. */
+        while (i + 8 <= src_size) {
+            uint64_t w;
+            memcpy(&w, src + i, 8);
+            const uint64_t pct = w ^ (ones * '%');
+            if (((w | ((pct - ones) & ~pct)) & highs) != 0) break;
+            memcpy(dst + j, &w, 8);
+            i += 8;
+            j += 8;
+        }
+        if (i == src_size) break;
         const unsigned char c = (unsigned char)src[i];
         if (c == '%' && i + 2 < src_size && is_hex((unsigned char)src[i + 1])
             && is_hex((unsigned char)src[i + 2])) {

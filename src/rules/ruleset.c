@@ -84,8 +84,9 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
     builder b;
     memset(&b, 0, sizeof b);
     b.group = UINT32_MAX;
-    /* Never a NULL arena: spans of length 0 still point into it (NULL + 0 is UB). */
-    rs_status st = rs_buf_reserve(&b.text, 1);
+    /* Never a NULL arena: spans of length 0 still point into it (NULL + 0 is UB).
+     * Sized for the usual case (patterns take at most the body's bytes) in one go. */
+    rs_status st = rs_buf_reserve(&b.text, size + 1);
     if (st == RS_OK) st = rs_robots_parse(body, size, on_line, &b, NULL);
     if (st == RS_OK) st = b.status;
     rs_ruleset *rs = NULL;

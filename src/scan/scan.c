@@ -345,18 +345,19 @@ static rs_status resolve_slow(rs_scanner *sc, const char *url, size_t len, rs_or
     }
     sc->stats.site_misses++;
     if (o->error != RS_ORIGIN_OK) return RS_OK;
-    for (size_t a = 0; a < sc->n_agents; a++) {
-        rs_site_result r;
-        const rs_status s2 = rs_site_lookup_sem(sc->sites, o, sc->agents[a], sc->agent_lens[a],
-                                                sc->semantics, &r);
-        if (s2 != RS_OK) {
-            snprintf(sc->errmsg, sizeof sc->errmsg, "%s", rs_sites_errmsg(sc->sites));
-            return s2;
-        }
-        ag[a].matcher = r.matcher;
-        ag[a].reason = r.reason;
+    rs_site_result one[16];
+    rs_site_result *r = sc->n_agents <= 16 ? one : rs_malloc(sc->n_agents * sizeof *r);
+    RS_RETURN_IF(r == NULL, RS_ERR_NOMEM);
+    const rs_status s2 = rs_site_lookup_agents(sc->sites, o, (const char *const *)sc->agents,
+                                               sc->agent_lens, sc->n_agents, sc->semantics, r);
+    if (s2 != RS_OK)
+        snprintf(sc->errmsg, sizeof sc->errmsg, "%s", rs_sites_errmsg(sc->sites));
+    for (size_t a = 0; s2 == RS_OK && a < sc->n_agents; a++) {
+        ag[a].matcher = r[a].matcher;
+        ag[a].reason = r[a].reason;
     }
-    return RS_OK;
+    if (r != one) rs_free(r);
+    return s2;
 }
 
 static rs_status table_grow(rs_scanner *sc)

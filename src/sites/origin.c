@@ -10,10 +10,11 @@
  * anything about robots.txt.
  *
  * Decisions (documented in robotscan.h):
- *  - The authority starts after "scheme://" when "://" comes before the
- *    first '/', '?' or ';' (the rule rs_url_path uses, SPEC 2.3.14), else
- *    after a leading "//", else at the start (scheme taken as http). It ends
- *    at the first '/', '?', '#' or ';'.
+ *  - Scheme and authority are split by rs_url_split, the matcher's own
+ *    split (SPEC 2.3.14): the authority starts after "scheme://" when "://"
+ *    starts at the first '/', '?' or ';' (after a leading "//"), else after
+ *    a leading "//", else at the start (scheme taken as http). It ends at
+ *    the first '/', '?', '#' or ';'.
  *  - Input with neither "scheme://" nor a leading "//" may not carry userinfo
  *    or an empty port: `mailto:a@b.c` and `http:/x` are then malformed
  *    instead of becoming http://b.c and http://http.
@@ -337,8 +338,6 @@ static uint32_t default_port(const char *scheme, size_t len)
 }
 
 /* 1: ends the authority ('/', '?', '#', ';'), 2: '@'. */
-static const unsigned char auth_class[256] = {['/'] = 1, ['?'] = 1, ['#'] = 1, [';'] = 1, ['@'] = 2};
-
 static int is_ws(unsigned char c) { return c <= 0x20; }
 
 static rs_origin_error parse(const char *url, size_t len, char *dst, rs_origin *out, int *nomem)
@@ -348,17 +347,20 @@ static rs_origin_error parse(const char *url, size_t len, char *dst, rs_origin *
     while (len > 0 && is_ws((unsigned char)url[len - 1])) len--;
     if (len == 0) return RS_ORIGIN_NO_HOST; /* also keeps a NULL url out of pointer arithmetic */
 
-    /* Scheme: "://" before the first '/', '?' or ';' (SPEC 2.3.14). */
-    size_t p = 0;
-    while (p < len && url[p] != '/' && url[p] != '?' && url[p] != ';') p++;
+    /* Scheme and authority exactly where the matcher's split puts them
+     * (rs_url_split, SPEC 2.3.14): "scheme://" when "://" starts at the first
+     * '/', '?' or ';' (after a leading "//"), else a leading "//", else the
+     * start; the authority ends at the first '/', '?', '#' or ';'. One split
+     * for both, so a URL's origin and its path never disagree. */
+    const rs_url_parts parts = rs_url_split(url, len);
+    const size_t a = parts.authority, e = parts.authority_end;
+    const size_t start = len >= 2 && url[0] == '/' && url[1] == '/' ? 2 : 0;
     const char *scheme = "http";
-    size_t scheme_len = 4, a = 0;
-    int explicit_authority = 0; /* "scheme://" or "//": userinfo and an empty port are fine */
-    if (p >= 1 && p + 1 < len && url[p] == '/' && url[p - 1] == ':' && url[p + 1] == '/') {
-        scheme = url;
-        scheme_len = p - 1;
-        a = p + 2;
-        explicit_authority = 1;
+    size_t scheme_len = 4;
+    const int explicit_authority = a > 0; /* "scheme://" or "//": userinfo and an empty port are fine */
+    if (a > start) {
+        scheme = url + start;
+        scheme_len = a - 3 - start;
         if (scheme_len == 0 || scheme_len > SCHEME_MAX) return RS_ORIGIN_BAD_SCHEME;
         unsigned char c0 = (unsigned char)rs_ascii_lower((unsigned char)scheme[0]);
         if (c0 < 'a' || c0 > 'z') return RS_ORIGIN_BAD_SCHEME;
@@ -369,20 +371,13 @@ static rs_origin_error parse(const char *url, size_t len, char *dst, rs_origin *
             dst[i] = (char)c;
         }
     } else {
-        if (len >= 2 && url[0] == '/' && url[1] == '/') { a = 2; explicit_authority = 1; }
         memcpy(dst, scheme, scheme_len);
     }
 
-    /* Authority: up to the first '/', '?', '#' or ';'. */
+    /* The last '@' of the authority ends the userinfo. */
     const char *at = NULL;
-    size_t e = a;
-    for (; e < len; e++) {
-        const unsigned char c = (unsigned char)url[e];
-        if (RS_UNLIKELY(auth_class[c])) {
-            if (auth_class[c] == 1) break;
-            at = url + e; /* the last '@' ends the userinfo */
-        }
-    }
+    for (size_t i = e; i > a; i--)
+        if (url[i - 1] == '@') { at = url + i - 1; break; }
     const char *auth = url + a;
     size_t auth_len = e - a;
     if (at != NULL) {

@@ -65,6 +65,7 @@ typedef struct {
     size_t     name_off;     /* directory entries: offset of the entry name in path */
     rs_ruleset *ruleset;     /* set under the lock, before any matcher is pushed */
     int         loaded;      /* ruleset parsed (only read under the lock) */
+    int         loading;     /* a thread reads and compiles it outside the lock (under the lock) */
     _Atomic(rs_agent_matcher *) agents;
     const char *key;         /* the source's index key ("*" for a single file); not owned */
     size_t      key_len;
@@ -92,7 +93,8 @@ typedef struct {
 } rs_source;
 
 struct rs_sites {
-    pthread_mutex_t lock;    /* serialises every miss: resolve, read, parse, compile */
+    pthread_mutex_t lock;    /* serialises every miss: resolve and publish (table.c) */
+    pthread_cond_t  loaded;  /* a document's loading ended (rs_doc.loading) */
     rs_semantics semantics;
     rs_source   *sources;
     size_t       nsources;
@@ -118,8 +120,15 @@ void      rs_source_unload(rs_source *src);
 /* The first document of any source that knows @o (NULL: none). Under the lock. */
 rs_doc   *rs_sources_resolve(rs_sites *s, const rs_origin *o);
 
-/* Reads at most RS_ROBOTS_MAX_BODY bytes of @path into a new buffer. Sets s->errmsg. */
+/* Reads at most RS_ROBOTS_MAX_BODY bytes of @path into a new buffer. Sets s->errmsg (@s may be NULL). */
 rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size);
+/* rs_read_body that counts nothing: *compressed says whether the file was gzip or zstd. */
+rs_status rs_read_body_ex(rs_sites *s, const char *path, char **body, size_t *size, int *compressed);
+
+/* rs_site_lookup of n agents at once with the semantics given (src/scan):
+ * one read and parse of the body serves every agent that misses. */
+rs_status rs_site_lookup_agents(rs_sites *s, const rs_origin *origin, const char *const *agents,
+                                const size_t *lens, size_t n, rs_semantics sem, rs_site_result *out);
 
 /* rs_site_lookup with the semantics given, not the handle's (src/scan). */
 rs_status rs_site_lookup_sem(rs_sites *s, const rs_origin *origin, const char *agent,

@@ -8,16 +8,19 @@
  * (sources.c), parse or match robots.txt (src/robots, src/rules, src/match).
  *
  * Concurrency. Every miss (new origin, first use of a robots file, first
- * use of an agent on a file) takes one mutex and re-checks, so each body is
- * read and parsed once and each (file, agent) compiled once. Hits take no
- * lock: the origin map's slots and each document's agent list are published
+ * use of an agent on a file) takes one mutex to resolve the origin and
+ * again to publish; a body read by path is read, parsed and compiled between
+ * the two without it, so threads load different sites at once (a thread
+ * missing a file another one is loading waits for it). Hits take no lock:
+ * the origin map's slots and each document's agent list are published
  * with release stores and read with acquire loads, and nothing reachable
  * from a published pointer is modified or freed before rs_sites_free. A
  * document's ruleset is stored before its first matcher is pushed, so a
  * reader that found the matcher also sees the ruleset.
  *
  * Memory: one map entry per distinct origin looked up, one ruleset per
- * robots file used, one matcher per (file, agent, semantics) used.
+ * robots file used (none with rs_sites_options.drop_rules), one matcher per
+ * (file, agent, semantics) used.
  */
 #include "sites/sites.h"
 
@@ -141,6 +144,11 @@ static rs_status sites_new(const rs_sites_options *opts, rs_sites **out)
         rs_free(s);
         return RS_ERR_NOMEM;
     }
+    if (pthread_cond_init(&s->loaded, NULL) != 0) {
+        pthread_mutex_destroy(&s->lock);
+        rs_free(s);
+        return RS_ERR_NOMEM;
+    }
     *out = s;
     if (opts != NULL) s->opts = *opts;
     s->semantics = RS_SEMANTICS_GOOGLE;
@@ -186,6 +194,7 @@ void rs_sites_free(rs_sites *s)
     rs_map_free(&s->origins);
     rs_matcher_free(s->allow_all);
     rs_matcher_free(s->deny_all);
+    pthread_cond_destroy(&s->loaded);
     pthread_mutex_destroy(&s->lock);
     rs_free(s);
 }
@@ -248,9 +257,8 @@ static void fill_none(rs_site_result *out)
     out->reason = RS_REASON_NO_ROBOTS;
 }
 
-/* The miss path, under the lock: resolve the origin, load the body, compile. */
-static rs_status lookup_locked(rs_sites *s, const rs_origin *o, uint64_t h, const char *agent,
-                               size_t agent_len, rs_semantics sem, rs_site_result *out)
+/* The origin's document, resolved through the sources on first sight (under the lock). */
+static rs_status resolve_locked(rs_sites *s, const rs_origin *o, uint64_t h, rs_doc **out)
 {
     rs_map_entry *e = rs_map_find(&s->origins, h, o->origin.ptr, o->origin.len);
     if (e == NULL) {
@@ -258,45 +266,207 @@ static rs_status lookup_locked(rs_sites *s, const rs_origin *o, uint64_t h, cons
         RS_FORWARD(rs_map_insert(&s->origins, h, o->origin.ptr, o->origin.len, d));
         e = rs_map_find(&s->origins, h, o->origin.ptr, o->origin.len);
     }
-    rs_doc *d = e->value;
-    if (d == NULL) { fill_none(out); return RS_OK; }
-    if (d->outcome != RS_REASON_NO_MATCH) { fill(s, d, NULL, out); return RS_OK; }
+    *out = e->value;
+    return RS_OK;
+}
 
-    const rs_agent_matcher *a = find_agent(d, agent, agent_len, sem);
-    if (a == NULL) {
-        if (!d->loaded) {
-            char *body = NULL;
-            size_t size = 0;
-            RS_FORWARD(rs_doc_body(s, d, &body, &size));
-            const rs_status st = rs_ruleset_parse(body, size, &d->ruleset);
-            rs_free(body);
-            if (st != RS_OK) {
-                rs_sites_seterr(s, "%s: cannot parse robots file: %s", d->path, rs_status_str(st));
-                return st;
-            }
-            d->loaded = 1;
-            s->stats.bodies_parsed++;
-        }
-        rs_agent_matcher *n = rs_malloc(sizeof *n + agent_len);
-        RS_RETURN_IF(n == NULL, RS_ERR_NOMEM);
-        const rs_status st = rs_matcher_create(d->ruleset, agent, agent_len, sem, &n->matcher);
-        if (st != RS_OK) {
-            rs_free(n);
+/* A body read by path (file, directory, manifest) can be read and parsed by
+ * any thread without the lock; WARC captures share a file position. */
+static int readable_unlocked(const rs_sites *s, const rs_doc *d)
+{
+    return d->source < s->nsources && s->sources[d->source].kind != RS_SOURCE_WARC;
+}
+
+/* Parses @d's body into *out (a new ruleset). Sets s->errmsg: call under the lock. */
+static rs_status parse_doc(rs_sites *s, const rs_doc *d, rs_ruleset **out)
+{
+    char *body = NULL;
+    size_t size = 0;
+    RS_FORWARD(rs_doc_body(s, d, &body, &size));
+    const rs_status st = rs_ruleset_parse(body, size, out);
+    rs_free(body);
+    if (st != RS_OK)
+        rs_sites_seterr(s, "%s: cannot parse robots file: %s", d->path, rs_status_str(st));
+    return st;
+}
+
+static rs_status compile(rs_sites *s, const rs_doc *d, const rs_ruleset *rs, const char *agent,
+                         size_t agent_len, rs_semantics sem, rs_agent_matcher **out)
+{
+    rs_agent_matcher *n = rs_malloc(sizeof *n + agent_len);
+    RS_RETURN_IF(n == NULL, RS_ERR_NOMEM);
+    const rs_status st = rs_matcher_create(rs, agent, agent_len, sem, &n->matcher);
+    if (st != RS_OK) {
+        rs_free(n);
+        if (s != NULL)
             rs_sites_seterr(s, "%s: cannot compile robots file for agent '%.*s': %s",
                             d->path ? d->path : "(from memory)",
                             (int)RS_MIN(agent_len, 100), agent, rs_status_str(st));
-            return st;
-        }
-        n->semantics = sem;
-        n->agent_len = agent_len;
-        if (agent_len) memcpy(n->agent, agent, agent_len);
-        n->next = atomic_load_explicit(&d->agents, memory_order_relaxed);
-        atomic_store_explicit(&d->agents, n, memory_order_release);
-        s->stats.matchers++;
-        a = n;
+        return st;
     }
-    fill(s, d, a, out);
+    n->semantics = sem;
+    n->agent_len = agent_len;
+    if (agent_len) memcpy(n->agent, agent, agent_len);
+    *out = n;
     return RS_OK;
+}
+
+static void free_agent_matcher(rs_agent_matcher *a)
+{
+    if (a == NULL) return;
+    rs_matcher_free(a->matcher);
+    rs_free(a);
+}
+
+/* Pushes @n onto @d's list unless the agent is there already (then frees it). Under the lock. */
+static const rs_agent_matcher *publish(rs_sites *s, rs_doc *d, rs_agent_matcher *n)
+{
+    const rs_agent_matcher *a = find_agent(d, n->agent, n->agent_len, n->semantics);
+    if (a != NULL) {            /* another thread compiled it meanwhile */
+        free_agent_matcher(n);
+        return a;
+    }
+    n->next = atomic_load_explicit(&d->agents, memory_order_relaxed);
+    atomic_store_explicit(&d->agents, n, memory_order_release);
+    s->stats.matchers++;
+    return n;
+}
+
+/*
+ * Publishes what a miss made for @d, under the lock: @own (a ruleset parsed
+ * for it, or NULL) is kept as the document's unless drop_rules is set or
+ * another thread's came first, and stored before any matcher is pushed (a
+ * reader that finds the matcher then sees the ruleset); mk[i] (or NULL: the
+ * agent was there) is pushed and out[i] filled. Takes ownership of @own and mk[].
+ */
+static rs_status finish_locked(rs_sites *s, rs_doc *d, rs_ruleset *own, rs_agent_matcher **mk,
+                               const char *const *agents, const size_t *lens, size_t n,
+                               rs_semantics sem, rs_site_result *out)
+{
+    if (own != NULL) {
+        s->stats.bodies_parsed++;
+        if (!d->loaded && !s->opts.drop_rules) {
+            d->ruleset = own;
+            d->loaded = 1;
+            own = NULL;
+        }
+    }
+    rs_status st = RS_OK;
+    for (size_t i = 0; i < n; i++) {
+        const rs_agent_matcher *a = mk[i] ? publish(s, d, mk[i]) : find_agent(d, agents[i], lens[i], sem);
+        mk[i] = NULL;
+        if (a == NULL) { st = RS_ERR_USAGE; continue; }  /* never: compiled or found */
+        fill(s, d, a, &out[i]);
+    }
+    rs_ruleset_free(own);
+    return st;
+}
+
+/* The agents of @agents missing on @d: compiled into mk[] from @rs. @s NULL: no error message. */
+static rs_status compile_missing(rs_sites *s, const rs_doc *d, const rs_ruleset *rs,
+                                 const char *const *agents, const size_t *lens, size_t n,
+                                 rs_semantics sem, rs_agent_matcher **mk)
+{
+    for (size_t i = 0; i < n; i++)
+        if (find_agent(d, agents[i], lens[i], sem) == NULL)
+            RS_FORWARD(compile(s, d, rs, agents[i], lens[i], sem, &mk[i]));
+    return RS_OK;
+}
+
+static int any_missing(const rs_doc *d, const char *const *agents, const size_t *lens, size_t n,
+                       rs_semantics sem)
+{
+    for (size_t i = 0; i < n; i++)
+        if (find_agent(d, agents[i], lens[i], sem) == NULL) return 1;
+    return 0;
+}
+
+/*
+ * Lookups of several agents at one origin: one body read and parse serves
+ * every agent that misses. A body read by path is read, parsed and compiled
+ * outside the lock, so threads load different sites at once; the lock only
+ * resolves the origin and publishes (a thread that misses a document another
+ * is loading waits for it, so each is read once). A failure there retries
+ * under the lock, which reports it (rs_sites_errmsg); WARC captures are read
+ * under the lock.
+ */
+rs_status rs_site_lookup_agents(rs_sites *s, const rs_origin *o, const char *const *agents,
+                                const size_t *lens, size_t n, rs_semantics sem, rs_site_result *out)
+{
+    RS_RETURN_IF(s == NULL || o == NULL || out == NULL || o->error != RS_ORIGIN_OK ||
+                 o->origin.len == 0 || (n > 0 && (agents == NULL || lens == NULL)), RS_ERR_USAGE);
+    for (size_t i = 0; i < n; i++) RS_RETURN_IF(agents[i] == NULL && lens[i] > 0, RS_ERR_USAGE);
+    const uint64_t h = rs_map_hash(o->origin.ptr, o->origin.len);
+    const rs_map_entry *e = rs_map_find(&s->origins, h, o->origin.ptr, o->origin.len);
+    if (RS_LIKELY(e != NULL)) {
+        const rs_doc *d = e->value;
+        size_t i = 0;
+        for (; i < n; i++) {
+            if (d == NULL) { fill_none(&out[i]); continue; }
+            if (d->outcome != RS_REASON_NO_MATCH) { fill(s, d, NULL, &out[i]); continue; }
+            const rs_agent_matcher *a = find_agent(d, agents[i], lens[i], sem);
+            if (a == NULL) break;
+            fill(s, d, a, &out[i]);
+        }
+        if (RS_LIKELY(i == n)) return RS_OK;
+    }
+
+    rs_agent_matcher *made[16] = { 0 };
+    rs_agent_matcher **mk = n <= 16 ? made : rs_calloc(n, sizeof *mk);
+    RS_RETURN_IF(mk == NULL, RS_ERR_NOMEM);
+    rs_ruleset *rs = NULL;
+    pthread_mutex_lock(&s->lock);
+    rs_doc *d = NULL;
+    rs_status st = resolve_locked(s, o, h, &d);
+    while (st == RS_OK && d != NULL && d->loading)   /* another thread loads it: wait, then re-check */
+        pthread_cond_wait(&s->loaded, &s->lock);
+    int unlocked = st == RS_OK && d != NULL && d->outcome == RS_REASON_NO_MATCH && !d->loaded
+                   && readable_unlocked(s, d) && any_missing(d, agents, lens, n, sem);
+    if (unlocked) {
+        d->loading = 1;
+        pthread_mutex_unlock(&s->lock);
+        /* Documents live until rs_sites_free or rs_sites_release (never while
+         * lookups run) and d->path does not change after indexing. */
+        char *body = NULL;
+        size_t size = 0;
+        int compressed = 0;
+        unlocked = rs_read_body_ex(NULL, d->path, &body, &size, &compressed) == RS_OK
+                   && rs_ruleset_parse(body, size, &rs) == RS_OK
+                   && compile_missing(NULL, d, rs, agents, lens, n, sem, mk) == RS_OK;
+        rs_free(body);
+        pthread_mutex_lock(&s->lock);
+        d->loading = 0;
+        pthread_cond_broadcast(&s->loaded);
+        if (unlocked) {
+            if (compressed) s->wstats.compressed_files++;
+            st = finish_locked(s, d, rs, mk, agents, lens, n, sem, out);
+            rs = NULL;
+        }
+    }
+    if (st == RS_OK && !unlocked) {
+        for (size_t i = 0; i < n; i++) { free_agent_matcher(mk[i]); mk[i] = NULL; }
+        rs_ruleset_free(rs);
+        rs = NULL;
+        if (d == NULL) {
+            for (size_t i = 0; i < n; i++) fill_none(&out[i]);
+        } else if (d->outcome != RS_REASON_NO_MATCH) {
+            for (size_t i = 0; i < n; i++) fill(s, d, NULL, &out[i]);
+        } else {
+            if (!d->loaded && any_missing(d, agents, lens, n, sem) && (st = parse_doc(s, d, &rs)) != RS_OK)
+                rs = NULL;
+            if (st == RS_OK)
+                st = compile_missing(s, d, rs ? rs : d->ruleset, agents, lens, n, sem, mk);
+            if (st == RS_OK) {
+                st = finish_locked(s, d, rs, mk, agents, lens, n, sem, out);
+                rs = NULL;
+            }
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    rs_ruleset_free(rs);
+    for (size_t i = 0; i < n; i++) free_agent_matcher(mk[i]);
+    if (mk != made) rs_free(mk);
+    return st;
 }
 
 rs_status rs_site_lookup(rs_sites *s, const rs_origin *o, const char *agent, size_t agent_len,
@@ -309,19 +479,7 @@ rs_status rs_site_lookup(rs_sites *s, const rs_origin *o, const char *agent, siz
 rs_status rs_site_lookup_sem(rs_sites *s, const rs_origin *o, const char *agent, size_t agent_len,
                              rs_semantics sem, rs_site_result *out)
 {
-    RS_RETURN_IF(s == NULL || o == NULL || out == NULL || o->error != RS_ORIGIN_OK ||
-                 o->origin.len == 0 || (agent == NULL && agent_len > 0), RS_ERR_USAGE);
-    const uint64_t h = rs_map_hash(o->origin.ptr, o->origin.len);
-    const rs_map_entry *e = rs_map_find(&s->origins, h, o->origin.ptr, o->origin.len);
-    if (RS_LIKELY(e != NULL)) {
-        const rs_doc *d = e->value;
-        if (d == NULL) { fill_none(out); return RS_OK; }
-        if (d->outcome != RS_REASON_NO_MATCH) { fill(s, d, NULL, out); return RS_OK; }
-        const rs_agent_matcher *a = find_agent(d, agent, agent_len, sem);
-        if (RS_LIKELY(a != NULL)) { fill(s, d, a, out); return RS_OK; }
-    }
-    pthread_mutex_lock(&s->lock);
-    const rs_status st = lookup_locked(s, o, h, agent, agent_len, sem, out);
-    pthread_mutex_unlock(&s->lock);
-    return st;
+    const char *const agents[1] = { agent };
+    const size_t lens[1] = { agent_len };
+    return rs_site_lookup_agents(s, o, agents, lens, 1, sem, out);
 }

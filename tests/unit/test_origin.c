@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "robotscan.h"
 
@@ -388,4 +389,31 @@ Test(origin, random_inputs_are_safe)
     }
     cr_log_info("random: %zu of 200000 had an origin", ok);
     cr_expect_gt(ok, 1000);
+}
+
+/* Origin and path come from one split (rs_url_split): where the matcher
+ * reads the path, the origin's authority ends, even for odd inputs. */
+Test(origin, same_split_as_the_path)
+{
+    ORIGIN_IS("//http://x/y", "http://x");      /* "//" then a scheme: as the path split reads it */
+    ORIGIN_IS("//a://b/x", "a://b");
+    ORIGIN_IS("//example.com/x", "http://example.com");
+    static const char *const urls[] = {
+        "//http://x/y", "//a://b/x", "http://a@b@c/x", "HTTP://Example.COM:80/x", "//h:/x",
+        "http://example.com#frag/x", "http://example.com;p=1", "example.com?q", "x://y",
+    };
+    for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
+        const char *u = urls[i];
+        const rs_url_parts p = rs_url_split(u, strlen(u));
+        char buf[RS_ORIGIN_MAX];
+        rs_origin o;
+        cr_assert_eq(rs_origin_parse(u, strlen(u), buf, sizeof buf, &o), RS_OK);
+        if (o.error != RS_ORIGIN_OK) continue;
+        /* the host's raw bytes sit inside [authority, authority_end) */
+        const char *h = strchr(u + p.authority, '@') && strchr(u + p.authority, '@') < u + p.authority_end
+                        ? strrchr(u, '@') + 1 : u + p.authority;
+        cr_expect(h >= u + p.authority && h <= u + p.authority_end, "%s", u);
+        cr_expect(strncasecmp(h, o.host.ptr, 1) == 0, "%s: host %.*s starts at %s", u,
+                  (int)o.host.len, o.host.ptr, h);
+    }
 }
