@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rs_warc_free(w);
 
     const char *paths[1] = { path };
-    rs_sites_options so = { keep, 1, (data[0] >> 3) & 1 };
+    rs_sites_options so = { .keep_going = keep, .defer_errors = 1, .stream = (data[0] >> 3) & 1 };
     rs_sites *s = NULL;
     if (rs_sites_create_opts(paths, 1, &so, &s) == RS_OK) {
         each_ctx c = { 0 };
