@@ -270,7 +270,10 @@ TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-report te
 test: MOREFLAGS += -Werror
 test: all $(SHARED_DEP) ## build everything and run every test (summary at the end)
 	@rm -f $(RESULTS); bad=0; for s in $(TEST_STEPS); do \
-	    $(MAKE) --no-print-directory MOREFLAGS='$(MOREFLAGS)' RESULTS=$(RESULTS) $$s || bad=1; done; \
+	    n=$$(grep -c '^FAIL ' $(RESULTS) 2>/dev/null || true); \
+	    $(MAKE) --no-print-directory MOREFLAGS='$(MOREFLAGS)' RESULTS=$(RESULTS) $$s || { bad=1; \
+	        [ "$$(grep -c '^FAIL ' $(RESULTS) 2>/dev/null || true)" != "$$n" ] || \
+	        echo "FAIL $$s (the step failed before its suites ran: a build error above?)" >>$(RESULTS); }; done; \
 	tests/summary.sh $(RESULTS) || bad=1; exit $$bad
 
 check: all test-unit ## the fast subset: unit tests only

@@ -1366,6 +1366,24 @@ RS_STATIC_API rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, siz
  */
 RS_STATIC_API void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *out);
 
+/** The kind of line @i of the last block (RS_SCAN_URL for every URL line, whatever its agents' records). */
+RS_STATIC_API rs_scan_kind rs_scan_line_kind(const rs_scanner *sc, size_t i);
+
+/** The totals of the last block, for callers that count records without reading them. */
+typedef struct {
+    uint64_t lines;        /* lines of the block */
+    uint64_t blank;        /* BLANK lines */
+    uint64_t malformed;    /* MALFORMED lines */
+    uint64_t oversized;    /* OVERSIZED lines */
+    uint64_t urls;         /* URL records (line x agent) */
+    uint64_t skipped;      /* SKIPPED records (line x agent) */
+    uint64_t verdict[2];   /* URL records: [0] allowed, [1] disallowed */
+    uint64_t reason[RS_REASON_COUNT]; /* URL records by rs_reason */
+} rs_scan_summary;
+
+/** Fills @out with the totals of the last block (what rs_scan_get would give, counted). */
+RS_STATIC_API void rs_scan_summarize(const rs_scanner *sc, rs_scan_summary *out);
+
 /** @return the detail of the last failure ("" if none). */
 RS_STATIC_API const char *rs_scanner_errmsg(const rs_scanner *sc);
 
@@ -1787,6 +1805,67 @@ RS_STATIC_API rs_status rs_tally_json_list(rs_outbuf *out, const rs_tally *t, co
 
 /** Adds every counter of @src into @dst (same counter count). */
 RS_STATIC_API rs_status rs_tally_merge(rs_tally *dst, const rs_tally *src);
+
+/*
+ * Mergeable --stats documents (src/report/stats_json.c, docs/scale-out.md):
+ * the one writer of every bulk command's statistics. Only values that
+ * `robotscan merge --stats` combines exactly can be written, and each under a
+ * name whose merge rule (rs_stats_rule_of) fits: counts (summed), labels
+ * (equal everywhere, or the identity of a list element), minima/maxima,
+ * timings, rates, and tallies as keyed lists. A misfit sets RS_ERR_USAGE,
+ * returned by rs_stats_finish; after any error the writer writes nothing.
+ */
+typedef enum {
+    RS_STATS_SUM,   /* counts: summed (strings: must be equal, or identify a list element) */
+    RS_STATS_MIN,   /* first_*, *_min */
+    RS_STATS_MAX,   /* last_*, *_max */
+    RS_STATS_TIME,  /* seconds, *_seconds: the maximum (parts run side by side) */
+    RS_STATS_RATE,  /* *_per_second: recomputed from a count and seconds */
+    RS_STATS_SAME   /* command, schema_version, agent, ...: equal in every part */
+} rs_stats_rule;
+
+/** The merge rule of a --stats value named @name (docs/scale-out.md). */
+RS_STATIC_API rs_stats_rule rs_stats_rule_of(const char *name);
+
+typedef struct {
+    rs_outbuf *out;
+    rs_status  status;
+    unsigned   depth;
+    uint64_t   written;  /* bit d: the object or list at depth d has a value already */
+    uint64_t   in_list;  /* bit d: depth d is a list */
+} rs_stats_writer;
+
+/** Keyed-list options: @by_key orders by key bytes (else total descending, then key);
+ *  @prefix keeps only keys whose first field is @prefix (not written); @limit: 0 = all. */
+typedef struct {
+    int    by_key;
+    rs_str prefix;
+    size_t limit;
+} rs_stats_tally_opts;
+
+/** Starts a document on @out: `{"command":@command,"schema_version":@schema_version`. */
+RS_STATIC_API void rs_stats_begin(rs_stats_writer *w, rs_outbuf *out, const char *command, unsigned schema_version);
+/* In an object, @name names the value; in a list, @name is NULL. */
+RS_STATIC_API void rs_stats_count(rs_stats_writer *w, const char *name, uint64_t v);
+RS_STATIC_API void rs_stats_label(rs_stats_writer *w, const char *name, const char *s, size_t len);
+/** A list of strings (merged: concatenated, each once). */
+RS_STATIC_API void rs_stats_labels(rs_stats_writer *w, const char *name, const char *const *v, size_t n);
+/** A minimum or maximum (@name first_*, last_*, *_min, *_max): a string (ISO 8601) or NULL (none). */
+RS_STATIC_API void rs_stats_bound(rs_stats_writer *w, const char *name, const char *value);
+RS_STATIC_API void rs_stats_seconds(rs_stats_writer *w, const char *name, double seconds);
+RS_STATIC_API void rs_stats_rate(rs_stats_writer *w, const char *name, double per_second);
+/** Opens an object or a list (closed by rs_stats_end). */
+RS_STATIC_API void rs_stats_object(rs_stats_writer *w, const char *name);
+/** An object named by a slice (a map keyed by data, e.g. survey's agents). */
+RS_STATIC_API void rs_stats_object_n(rs_stats_writer *w, const char *name, size_t len);
+RS_STATIC_API void rs_stats_list(rs_stats_writer *w, const char *name);
+RS_STATIC_API void rs_stats_end(rs_stats_writer *w);
+/** @t as a keyed list, as rs_tally_json_list (counter names must be summed names). @opts may be NULL. */
+RS_STATIC_API void rs_stats_tally(rs_stats_writer *w, const char *name, const rs_tally *t,
+                                  const char *const *key_names, size_t n_keys, const char *const *counter_names,
+                                  size_t n_counters, const rs_stats_tally_opts *opts);
+/** Closes the document (`}` and a newline). @return RS_OK or the first error. */
+RS_STATIC_API rs_status rs_stats_finish(rs_stats_writer *w);
 
 /*
  * HTML report (src/report/html.c): --stats JSON documents of the bulk

@@ -913,17 +913,13 @@ static void summary_text(rs_outbuf *o, const diff_job *job, const summary_data *
 }
 
 /* "compared":N,"newly_disallowed":N,... */
-static void json_counters(rs_outbuf *b, const uint64_t *c)
+static void stats_counters(rs_stats_writer *w, const uint64_t *c)
 {
     static const char *const NAMES[RS_DIFF_COUNTERS] = {
         "compared", "newly_disallowed", "newly_allowed", "unchanged",
         "hits", "hits_newly_disallowed", "hits_newly_allowed", "hits_unchanged",
     };
-    char tmp[64];
-    for (int i = 0; i < RS_DIFF_COUNTERS; i++) {
-        snprintf(tmp, sizeof tmp, "%s\"%s\":%llu", i ? "," : "", NAMES[i], (unsigned long long)c[i]);
-        put(b, tmp);
-    }
+    for (int i = 0; i < RS_DIFF_COUNTERS; i++) rs_stats_count(w, NAMES[i], c[i]);
 }
 
 /* Rule-level diff counts of one (origin, agent) pair (for --stats). */
@@ -1083,72 +1079,70 @@ static int rules_diff(const diff_job *job, const summary_data *s, rs_outbuf *out
     return rc;
 }
 
+/* By the library's mergeable-statistics writer (rs_stats_*): counts per agent and per
+ * (origin, agent); lists of objects merged by their string fields. */
 static int write_stats(const char *path, const diff_job *job, const summary_data *s, const pipeline_counts *c,
                        const rule_counts *rules)
 {
     rs_outbuf b = { 0 };
-    char tmp[512];
     static const char *const SEM[2] = { "google", "first-match" };
     static const char *const SIDE[2] = { "old", "new" };
     const struct cli_opts *o = job->opts;
-    snprintf(tmp, sizeof tmp, "{\"command\":\"diff\",\"schema_version\":1,\"input\":\"%s\"",
-             job->d->logs ? "logs" : "urls");
-    put(&b, tmp);
+    rs_stats_writer w;
+    rs_stats_begin(&w, &b, "diff", 1);
+    const char *input = job->d->logs ? "logs" : "urls";
+    rs_stats_label(&w, "input", input, strlen(input));
     for (int side = 0; side < 2; side++) {
-        snprintf(tmp, sizeof tmp, ",\"%s\":{\"semantics\":\"%s\",\"robots\":[", SIDE[side], SEM[job->sem[side]]);
-        put(&b, tmp);
+        rs_stats_object(&w, SIDE[side]);
+        rs_stats_label(&w, "semantics", SEM[job->sem[side]], strlen(SEM[job->sem[side]]));
         const int n = o->n_robots ? o->n_robots : job->d->side[side].n;
+        rs_stats_list(&w, "robots");
         for (int i = 0; i < n; i++) {
             const char *p = o->n_robots ? o->robots[i] : job->d->side[side].paths[i];
-            if (i) put(&b, ",");
-            rs_outbuf_json_string(&b, p, strlen(p));
+            rs_stats_label(&w, NULL, p, strlen(p));
         }
-        put(&b, "]}");
+        rs_stats_end(&w);
+        rs_stats_end(&w);
     }
-    put(&b, ",\"inputs\":[");
-    for (int i = 0; i < o->n_args; i++) {
-        if (i) put(&b, ",");
-        rs_outbuf_json_string(&b, o->args[i], strlen(o->args[i]));
-    }
-    snprintf(tmp, sizeof tmp, "],\"lines\":%llu,\"blank\":%llu,\"malformed\":%llu,\"skipped\":%llu",
-             (unsigned long long)c->lines, (unsigned long long)c->blank, (unsigned long long)c->malformed,
-             (unsigned long long)c->skipped);
-    put(&b, tmp);
+    rs_stats_labels(&w, "inputs", (const char *const *)o->args, (size_t)o->n_args);
+    rs_stats_count(&w, "lines", c->lines);
+    rs_stats_count(&w, "blank", c->blank);
+    rs_stats_count(&w, "malformed", c->malformed);
+    rs_stats_count(&w, "skipped", c->skipped);
     if (job->d->logs) {
-        snprintf(tmp, sizeof tmp, ",\"non_bot\":%llu,\"bot_one_side\":%llu,\"bot_named_differently\":%llu",
-                 (unsigned long long)c->extra[X_NON_BOT], (unsigned long long)c->extra[X_ONE_SIDE_BOT],
-                 (unsigned long long)c->extra[X_BOT_DIFFERS]);
-        put(&b, tmp);
+        rs_stats_count(&w, "non_bot", c->extra[X_NON_BOT]);
+        rs_stats_count(&w, "bot_one_side", c->extra[X_ONE_SIDE_BOT]);
+        rs_stats_count(&w, "bot_named_differently", c->extra[X_BOT_DIFFERS]);
     }
-    put(&b, ",\"total\":{");
-    json_counters(&b, s->total);
-    put(&b, "},\"agents\":[");
+    rs_stats_object(&w, "total");
+    stats_counters(&w, s->total);
+    rs_stats_end(&w);
+    rs_stats_list(&w, "agents");
     for (size_t a = 0; a < s->n_agents; a++) {
-        put(&b, a ? ",{\"agent\":" : "{\"agent\":");
-        rs_outbuf_json_string(&b, s->agents[a].agent.ptr, s->agents[a].agent.len);
-        put(&b, ",");
-        json_counters(&b, s->agents[a].c);
-        put(&b, "}");
+        rs_stats_object(&w, NULL);
+        rs_stats_label(&w, "agent", s->agents[a].agent.ptr, s->agents[a].agent.len);
+        stats_counters(&w, s->agents[a].c);
+        rs_stats_end(&w);
     }
-    put(&b, "],\"origins\":[");
+    rs_stats_end(&w);
+    rs_stats_list(&w, "origins");
     for (size_t i = 0; i < s->n_pairs; i++) {
         const pair_row *p = &s->pairs[i];
-        put(&b, i ? ",{\"origin\":" : "{\"origin\":");
-        rs_outbuf_json_string(&b, p->origin.ptr, p->origin.len);
-        put(&b, ",\"agent\":");
-        rs_outbuf_json_string(&b, p->agent.ptr, p->agent.len);
-        put(&b, ",");
-        json_counters(&b, p->c);
+        rs_stats_object(&w, NULL);
+        rs_stats_label(&w, "origin", p->origin.ptr, p->origin.len);
+        rs_stats_label(&w, "agent", p->agent.ptr, p->agent.len);
+        stats_counters(&w, p->c);
         if (rules) {
-            snprintf(tmp, sizeof tmp, ",\"rules_added\":%u,\"rules_removed\":%u,\"rules_changed_effect\":%u",
-                     rules[i].changes[RS_RULE_ADDED], rules[i].changes[RS_RULE_REMOVED],
-                     rules[i].changes[RS_RULE_CHANGED_EFFECT]);
-            put(&b, tmp);
+            rs_stats_count(&w, "rules_added", rules[i].changes[RS_RULE_ADDED]);
+            rs_stats_count(&w, "rules_removed", rules[i].changes[RS_RULE_REMOVED]);
+            rs_stats_count(&w, "rules_changed_effect", rules[i].changes[RS_RULE_CHANGED_EFFECT]);
         }
-        put(&b, "}");
+        rs_stats_end(&w);
     }
-    put(&b, "]}\n");
-    const int rc = cli_write_file(path, b.ptr, b.len, "statistics");
+    rs_stats_end(&w);
+    const rs_status st = rs_stats_finish(&w);
+    const int rc = st == RS_OK ? cli_write_file(path, b.ptr, b.len, "statistics") : -1;
+    if (st != RS_OK) cli_error("statistics: %s", rs_status_str(st));
     rs_outbuf_free(&b);
     return rc;
 }

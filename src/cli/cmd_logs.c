@@ -898,129 +898,61 @@ static void summary(rs_outbuf *o, rs_format format, const bot_row *rows, size_t 
     }
 }
 
-/* Tally rows in key order, so stats do not depend on how -j N split the work. */
-static const rs_tally *sort_tally;
-
-static int tally_key_cmp(const void *a, const void *b)
-{
-    const rs_str x = rs_tally_key(sort_tally, *(const uint32_t *)a), y = rs_tally_key(sort_tally, *(const uint32_t *)b);
-    const int c = memcmp(x.ptr, y.ptr, x.len < y.len ? x.len : y.len);
-    return c ? c : (x.len > y.len) - (x.len < y.len);
-}
-
-static uint32_t *sorted_rows(const rs_tally *t)
-{
-    const uint32_t n = rs_tally_size(t);
-    uint32_t *ix = malloc((n ? n : 1) * sizeof *ix);
-    if (ix == NULL) return NULL;
-    for (uint32_t i = 0; i < n; i++) ix[i] = i;
-    sort_tally = t;   /* main thread only */
-    qsort(ix, n, sizeof *ix, tally_key_cmp);
-    return ix;
-}
-
-/* "hours"/"days": [{agent, hour|day, hits, violations, spoofed}], by agent then time */
-static void stats_periods(rs_outbuf *b, const rs_tally *t, const char *name, const char *unit)
-{
-    char tmp[160];
-    snprintf(tmp, sizeof tmp, "],\"%s\":[", name);
-    put(b, tmp);
-    int first = 1;
-    uint32_t *order = sorted_rows(t);
-    for (uint32_t o = 0; order != NULL && o < rs_tally_size(t); o++) {
-        const uint32_t h = order[o];
-        const rs_str k = rs_tally_key(t, h);
-        const char *tab = memchr(k.ptr, '\t', k.len);
-        if (tab == NULL) continue;
-        put(b, first ? "{\"agent\":" : ",{\"agent\":");
-        first = 0;
-        rs_outbuf_json_string(b, k.ptr, (size_t)(tab - k.ptr));
-        snprintf(tmp, sizeof tmp, ",\"%s\":", unit);
-        put(b, tmp);
-        rs_outbuf_json_string(b, tab + 1, (size_t)(k.ptr + k.len - tab - 1));
-        const uint64_t *hc = rs_tally_counters_const(t, h);
-        snprintf(tmp, sizeof tmp, ",\"hits\":%llu,\"violations\":%llu,\"spoofed\":%llu}", (unsigned long long)hc[H_HITS],
-                 (unsigned long long)hc[H_DISALLOWED], (unsigned long long)hc[H_SPOOFED]);
-        put(b, tmp);
-    }
-    free(order);
-}
-
-/* Stats JSON (SPEC 12): schema_version 2; only sums, counts, min/max and
- * per-hour/day histograms, so the stats of shards merge exactly. */
+/* Stats JSON (SPEC 12), by the library's mergeable-statistics writer (rs_stats_*):
+ * schema_version 2; only sums, counts, min/max, keyed tallies and per-hour/day
+ * histograms (tallies in key order or by count, so nothing depends on how -j N
+ * split the work), so the stats of shards merge exactly. */
 static int write_stats(const char *path, const bot_row *rows, size_t n, const logs_acc *acc,
                        const pipeline_counts *c, double seconds, const char *format_name)
 {
     rs_outbuf b = { 0 };
-    char tmp[768];
-    snprintf(tmp, sizeof tmp,
-             "{\"schema_version\":2,\"command\":\"logs\",\"log_format\":\"%s\",\"lines\":%llu,\"bot_hits\":%llu,"
-             "\"non_bot_hits\":%llu,\"other_bot_hits\":%llu,\"malformed\":%llu,\"blank\":%llu,\"violations\":%llu,"
-             "\"spoofed_hits\":%llu,\"hits_attributed_by_ip\":%llu,\"bots\":[",
-             format_name, (unsigned long long)c->lines, (unsigned long long)c->urls,
-             (unsigned long long)c->extra[X_NON_BOT], (unsigned long long)c->extra[X_FILTERED],
-             (unsigned long long)c->malformed, (unsigned long long)c->blank, (unsigned long long)c->verdict[1],
-             (unsigned long long)c->extra[X_SPOOFED], (unsigned long long)c->extra[X_BY_IP]);
-    put(&b, tmp);
-    uint32_t *rule_order = sorted_rows(acc->rules);   /* equal counts: key order */
+    rs_stats_writer w;
+    rs_stats_begin(&w, &b, "logs", 2);
+    rs_stats_label(&w, "log_format", format_name, strlen(format_name));
+    rs_stats_count(&w, "lines", c->lines);
+    rs_stats_count(&w, "bot_hits", c->urls);
+    rs_stats_count(&w, "non_bot_hits", c->extra[X_NON_BOT]);
+    rs_stats_count(&w, "other_bot_hits", c->extra[X_FILTERED]);
+    rs_stats_count(&w, "malformed", c->malformed);
+    rs_stats_count(&w, "blank", c->blank);
+    rs_stats_count(&w, "violations", c->verdict[1]);
+    rs_stats_count(&w, "spoofed_hits", c->extra[X_SPOOFED]);
+    rs_stats_count(&w, "hits_attributed_by_ip", c->extra[X_BY_IP]);
+    rs_stats_list(&w, "bots");
+    static const char *const RULE_KEY[] = { "origin", "#line", "rule" }, *const RULE_COUNTERS[] = { "count" };
     for (size_t i = 0; i < n; i++) {
-        put(&b, i ? ",{\"agent\":" : "{\"agent\":");
-        rs_outbuf_json_string(&b, rows[i].bot.ptr, rows[i].bot.len);
-        char first[40], last[40];
         const uint64_t *bc = rows[i].c;
+        char first[40], last[40];
         fetch_time(first, sizeof first, bc[B_FIRST_FETCH]);
         fetch_time(last, sizeof last, bc[B_LAST_FETCH]);
-        snprintf(tmp, sizeof tmp,
-                 ",\"hits\":%llu,\"violations\":%llu,\"delay_violations\":%llu,\"distinct_violated_paths\":%llu,"
-                 "\"robots_txt_fetches\":%llu,\"first_robots_txt_fetch\":%s%s%s,\"last_robots_txt_fetch\":%s%s%s,"
-                 "\"verified\":%llu,\"unverified\":%llu,\"spoofed\":%llu,\"spoofed_violations\":%llu,"
-                 "\"top_rules\":[",
-                 (unsigned long long)bc[B_HITS], (unsigned long long)bc[B_DISALLOWED],
-                 (unsigned long long)rows[i].delay_violations, (unsigned long long)rows[i].paths,
-                 (unsigned long long)bc[B_ROBOTS_FETCHES], bc[B_FIRST_FETCH] ? "\"" : "",
-                 bc[B_FIRST_FETCH] ? first : "null", bc[B_FIRST_FETCH] ? "\"" : "",
-                 bc[B_LAST_FETCH] ? "\"" : "", bc[B_LAST_FETCH] ? last : "null",
-                 bc[B_LAST_FETCH] ? "\"" : "", (unsigned long long)bc[B_VERIFIED], (unsigned long long)bc[B_UNKNOWN],
-                 (unsigned long long)bc[B_SPOOFED], (unsigned long long)bc[B_SPOOFED_DISALLOWED]);
-        put(&b, tmp);
-        /* Top 10 violated rules of this bot: key "bot\torigin\tline\trule". */
-        uint32_t top[10];
-        size_t ntop = 0;
-        for (uint32_t ro = 0; rule_order != NULL && ro < rs_tally_size(acc->rules); ro++) {
-            const uint32_t r = rule_order[ro];
-            if (!key_has_bot(rs_tally_key(acc->rules, r), rows[i].bot)) continue;
-            const uint64_t cnt = rs_tally_counters_const(acc->rules, r)[0];
-            size_t at = ntop < 10 ? ntop++ : 10;
-            while (at > 0 && rs_tally_counters_const(acc->rules, top[at - 1])[0] < cnt) {
-                if (at < 10) top[at] = top[at - 1];
-                at--;
-            }
-            if (at < 10) top[at] = r;
-        }
-        for (size_t t = 0; t < ntop; t++) {
-            const rs_str k = rs_tally_key(acc->rules, top[t]);
-            const char *f1 = k.ptr + rows[i].bot.len + 1;
-            const char *end = k.ptr + k.len;
-            const char *f2 = memchr(f1, '\t', (size_t)(end - f1));
-            const char *f3 = f2 ? memchr(f2 + 1, '\t', (size_t)(end - f2 - 1)) : NULL;
-            if (f3 == NULL) continue;
-            put(&b, t ? ",{\"origin\":" : "{\"origin\":");
-            rs_outbuf_json_string(&b, f1, (size_t)(f2 - f1));
-            snprintf(tmp, sizeof tmp, ",\"line\":%.*s,\"rule\":", (int)(f3 - f2 - 1), f2 + 1);
-            put(&b, tmp);
-            rs_outbuf_json_string(&b, f3 + 1, (size_t)(end - f3 - 1));
-            snprintf(tmp, sizeof tmp, ",\"count\":%llu}",
-                     (unsigned long long)rs_tally_counters_const(acc->rules, top[t])[0]);
-            put(&b, tmp);
-        }
-        put(&b, "]}");
+        rs_stats_object(&w, NULL);
+        rs_stats_label(&w, "agent", rows[i].bot.ptr, rows[i].bot.len);
+        rs_stats_count(&w, "hits", bc[B_HITS]);
+        rs_stats_count(&w, "violations", bc[B_DISALLOWED]);
+        rs_stats_count(&w, "delay_violations", rows[i].delay_violations);
+        rs_stats_count(&w, "distinct_violated_paths", rows[i].paths);
+        rs_stats_count(&w, "robots_txt_fetches", bc[B_ROBOTS_FETCHES]);
+        rs_stats_bound(&w, "first_robots_txt_fetch", bc[B_FIRST_FETCH] ? first : NULL);
+        rs_stats_bound(&w, "last_robots_txt_fetch", bc[B_LAST_FETCH] ? last : NULL);
+        rs_stats_count(&w, "verified", bc[B_VERIFIED]);
+        rs_stats_count(&w, "unverified", bc[B_UNKNOWN]);
+        rs_stats_count(&w, "spoofed", bc[B_SPOOFED]);
+        rs_stats_count(&w, "spoofed_violations", bc[B_SPOOFED_DISALLOWED]);
+        /* the 10 most violated rules of this bot: keys "bot\torigin\tline\trule" */
+        const rs_stats_tally_opts top = { 0, rows[i].bot, 10 };
+        rs_stats_tally(&w, "top_rules", acc->rules, RULE_KEY, 3, RULE_COUNTERS, 1, &top);
+        rs_stats_end(&w);
     }
-    free(rule_order);
-    stats_periods(&b, acc->hours, "hours", "hour");
-    stats_periods(&b, acc->days, "days", "day");
-    snprintf(tmp, sizeof tmp, "],\"seconds\":%.6f}\n", seconds);
-    put(&b, tmp);
-    const int rc = cli_write_file(path, b.ptr, b.len, "statistics");
+    rs_stats_end(&w);
+    static const char *const HOUR_KEY[] = { "agent", "hour" }, *const DAY_KEY[] = { "agent", "day" };
+    static const char *const PERIOD_COUNTERS[] = { "hits", "violations", "spoofed" };
+    const rs_stats_tally_opts by_key = { 1, { NULL, 0 }, 0 };
+    rs_stats_tally(&w, "hours", acc->hours, HOUR_KEY, 2, PERIOD_COUNTERS, 3, &by_key);
+    rs_stats_tally(&w, "days", acc->days, DAY_KEY, 2, PERIOD_COUNTERS, 3, &by_key);
+    rs_stats_seconds(&w, "seconds", seconds);
+    const rs_status st = rs_stats_finish(&w);
+    const int rc = st == RS_OK ? cli_write_file(path, b.ptr, b.len, "statistics") : -1;
+    if (st != RS_OK) cli_error("statistics: %s", rs_status_str(st));
     rs_outbuf_free(&b);
     return rc;
 }

@@ -20,13 +20,14 @@
 
 static const char HELP[] =
     "Usage: robotscan merge --records --shards DIR [--format tsv|csv|jsonl] OUT_0 ... OUT_N-1\n"
-    "       robotscan merge --stats A.json B.json ... > all.json\n"
+    "       robotscan merge --stats [--shards DIR] A.json B.json ... > all.json\n"
     "--records: OUT_K is the output of shard K of DIR (robotscan shard) from `robotscan urls`\n"
     "or `robotscan logs` run with --input-line; the records are written to stdout in input\n"
     "order, without the input_line column: the output of one run over the whole input.\n"
     "--stats: merges the --stats files of runs over disjoint parts of an input (same\n"
     "command and schema_version): sums, minima, maxima and keyed lists as described in\n"
-    "docs/scale-out.md.\n";
+    "docs/scale-out.md. With --shards DIR (the stats of every shard of DIR, in any order),\n"
+    "the #Fields: lines shard copied into W3C-style log shards are taken off lines and blank.\n";
 
 /* ===== --records ===== */
 
@@ -206,7 +207,7 @@ static int merge_records(const char *dir, rs_format fmt, char **outs, int n)
         const int got = next_record(s, fmt, 0);
         if (got < 0) rc = -1;
         else if (got == 0) heap[0] = heap[--nh];
-        else if (s->key <= prev) {
+        else if (s->key < prev) { /* equal: the records of one line (urls --agent A --agent B) */
             cli_error("%s: records are not in input order (run each shard without --memory-limit "
                       "reordering? position %llu after %llu)", s->name, (unsigned long long)s->key,
                       (unsigned long long)prev);
@@ -237,18 +238,18 @@ static int has_suffix(const char *s, const char *suf)
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-/* The convention of docs/scale-out.md, by key name. */
+/* The convention of docs/scale-out.md, by key name: the library's (rs_stats_rule_of), which
+ * is also what the writer of every command's --stats checks its names against. Rates are
+ * summed here and recomputed at the end. */
 static merge_rule rule_of(const char *key)
 {
-    static const char *const SAME[] = { "command", "kind", "schema_version", "agent", "agents",
-                                        "semantics", "missing", "scheme", "log_format", "format",
-                                        "version", NULL };
-    for (int i = 0; SAME[i]; i++)
-        if (!strcmp(key, SAME[i])) return M_SAME;
-    if (!strncmp(key, "first_", 6) || has_suffix(key, "_min")) return M_MIN;
-    if (!strncmp(key, "last_", 5) || has_suffix(key, "_max")) return M_MAX;
-    if (!strcmp(key, "seconds") || has_suffix(key, "_seconds")) return M_TIME;
-    return M_SUM;
+    switch (rs_stats_rule_of(key)) {
+    case RS_STATS_SAME: return M_SAME;
+    case RS_STATS_MIN: return M_MIN;
+    case RS_STATS_MAX: return M_MAX;
+    case RS_STATS_TIME: return M_TIME;
+    default: return M_SUM;
+    }
 }
 
 /* Fields that identify an element of a keyed list, besides its string fields. */
@@ -424,7 +425,12 @@ static int merge_value(const char *key, json_t *into, json_t *from, json_t **out
 {
     const merge_rule r = rule_of(key);
     *out = NULL;
-    if (r == M_SAME) {
+    /* objects and lists of objects merge by structure whatever their name (survey's
+     * "agents" map, diff's "agents" list); a label or a list of labels must be equal */
+    if (json_is_object(into) && json_is_object(from)) return merge_object(into, from, err, cap);
+    const int object_lists = json_is_array(into) && json_is_array(from)
+        && json_is_object(json_array_get(json_array_size(into) ? into : from, 0));
+    if (r == M_SAME && !object_lists) {
         if (!json_equal(into, from)) {
             char *a = json_dumps(into, JSON_ENCODE_ANY | JSON_COMPACT), *b = json_dumps(from, JSON_ENCODE_ANY | JSON_COMPACT);
             snprintf(err, cap, "mismatched \"%s\": %s and %s", key, a ? a : "?", b ? b : "?");
@@ -464,10 +470,53 @@ static int merge_value(const char *key, json_t *into, json_t *from, json_t **out
     return -1;
 }
 
-static int merge_stats(char **files, int n)
+/* DIR/shards.tsv: the shard count and the #Fields: lines shard copied (w3c-style logs). */
+static int read_shards_tsv(const char *dir, unsigned *shards, unsigned long long *copies)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/shards.tsv", dir);
+    FILE *f = fopen(p, "r");
+    if (f == NULL) {
+        cli_error("%s: %s", p, strerror(errno));
+        return -1;
+    }
+    *shards = 0;
+    *copies = 0;
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "n\t%u", shards) == 1) continue;
+        (void)sscanf(line, "header_copies\t%llu", copies);
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Takes @copies header lines off a count of the merged statistics (they were counted
+ * once per copy by the shards' runs, as every header line is by one run). */
+static int take_off(json_t *all, const char *key, unsigned long long copies)
+{
+    json_t *v = json_object_get(all, key);
+    if (v == NULL || !json_is_integer(v) || (unsigned long long)json_integer_value(v) < copies) {
+        cli_error("merge --stats --shards: \"%s\" cannot hold the %llu #Fields: lines shard copied", key, copies);
+        return -1;
+    }
+    json_object_set_new(all, key, json_integer(json_integer_value(v) - (json_int_t)copies));
+    return 0;
+}
+
+static int merge_stats(char **files, int n, const char *dir)
 {
     json_t *all = NULL;
     int rc = 0;
+    unsigned shards = 0;
+    unsigned long long copies = 0;
+    if (dir) {
+        if (read_shards_tsv(dir, &shards, &copies) != 0) return 2;
+        if ((int)shards != n) {
+            cli_error("%s has %u shards but %d statistics files were given", dir, shards, n);
+            return 2;
+        }
+    }
     for (int i = 0; i < n && rc == 0; i++) {
         json_error_t je;
         json_t *j = json_load_file(files[i], 0, &je);
@@ -494,6 +543,8 @@ static int merge_stats(char **files, int n)
         }
         json_decref(j);
     }
+    if (rc == 0 && all && copies && (take_off(all, "lines", copies) != 0 || take_off(all, "blank", copies) != 0))
+        rc = -1;
     if (rc == 0 && all) {
         /* rates follow the sums: count / seconds is recomputed where both are known */
         const json_t *secs = json_object_get(all, "seconds");
@@ -553,7 +604,7 @@ int cmd_merge(int argc, char **argv)
         goto done;
     }
     if (stats) {
-        rc = merge_stats(files, n);
+        rc = merge_stats(files, n, dir);
         goto done;
     }
     rs_format fmt;

@@ -15,10 +15,13 @@
  * DIR/shard-K.robots  with --robots: the --robots arguments for shard K, one
  *                     a line (a single file as given; a directory or a
  *                     manifest as a manifest DIR/robots-K/S<i>.tsv of only
- *                     shard K's sites, pointing at the original files)
+ *                     shard K's sites, pointing at the original files; a
+ *                     WARC as DIR/robots-K/S<i>.warc.gz with only the captures
+ *                     shard K's sites use: shard_warc.c)
  * DIR/shards.tsv      kind, n, lines and the inputs
  */
 #include "cli/cli.h"
+#include "cli/shard_warc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -43,11 +46,13 @@ static const char HELP[] =
     "  --by site          the only partitioning (the default)\n"
     "  -n N               number of shards (1..4096)\n"
     "  --out DIR          where the shards go (created; must be empty or new)\n"
-    "  --robots PATH      also split these robots sources (directory or *.tsv manifest;\n"
-    "                     a single file is given to every shard): DIR/shard-K.robots\n"
+    "  --robots PATH      also split these robots sources (directory, *.tsv manifest or WARC;\n"
+    "                     a single robots.txt is given to every shard): DIR/shard-K.robots\n"
     "  --logs             the inputs are access logs (implied by the options below)\n"
-    "  --log-format F     as for robotscan logs (combined, vhost_combined, json, alb, nginx or\n"
-    "                     Apache strings...; not w3c, cloudfront or auto: header lines)\n"
+    "  --log-format F     as for robotscan logs (every format; auto is settled once on the\n"
+    "                     input and written to DIR/shards.tsv: run the shards with it; w3c\n"
+    "                     and cloudfront shards get a copy of the #Fields: line they need,\n"
+    "                     taken off again by `robotscan merge --stats --shards DIR`)\n"
     "  --field NAME=KEY   as for robotscan logs (json)\n"
     "  --host HOST        the site of a log that does not name it (all lines: one shard)\n"
     "  --scheme S         as for robotscan logs (default https)\n";
@@ -60,6 +65,8 @@ typedef struct {
     uint64_t *pbuf;
     size_t np;
     uint64_t lines;
+    uint64_t fields_gen;  /* the #Fields: line this shard's lines are read under (w3c) */
+    uint64_t copies;      /* #Fields: lines copied into this shard (position 0) */
 } shard_out;
 
 typedef struct {
@@ -73,6 +80,9 @@ typedef struct {
     size_t last_len;
     uint32_t last_site;       /* shard of the cached key, or NO_SITE */
     uint32_t last_shard;      /* shard of the last line with a site */
+    int stateful;             /* w3c, cloudfront, auto: in-band #Fields: lines */
+    rs_outbuf fields;         /* the current #Fields: line, as it was in the input */
+    uint64_t fields_gen;      /* how many #Fields: lines so far */
 } sharder;
 
 #define NO_SITE UINT32_MAX /* log_shard_of: the line's host is no valid site */
@@ -186,6 +196,34 @@ static uint32_t log_shard_of(const sharder *sh, rs_str rscheme, rs_str host, rs_
     return rs_shard_of_origin(o.origin.ptr, o.origin.len, sh->n);
 }
 
+/* W3C-style logs (w3c, cloudfront, auto): a line is read under the last `#Fields:` line
+ * before it. Before any other line goes to shard @k, the current #Fields: line is copied
+ * into @k unless @k already holds it (position 0 in the .pos file: no record comes from
+ * it); a #Fields: line itself goes where log_shard sends it and counts as held there.
+ * `logs` on each shard then reads every line with the columns one run reads it with. The
+ * copies are counted in shards.tsv (`header_copies`): `merge --stats --shards DIR` takes
+ * them off `lines` and `blank`, where a run counts a header line. */
+static int fields_before(sharder *sh, uint32_t k, const char *line, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
+    if (len - i >= 8 && strncasecmp(line + i, "#Fields:", 8) == 0) {
+        sh->fields.len = 0;
+        if (rs_outbuf_append(&sh->fields, line, len) != RS_OK) {
+            cli_error("out of memory");
+            return -1;
+        }
+        sh->s[k].fields_gen = ++sh->fields_gen;
+        return 0;
+    }
+    if (i < len && line[i] == '#') return 0; /* #Version, #Date...: read as directives anywhere */
+    shard_out *o = &sh->s[k];
+    if (o->fields_gen == sh->fields_gen) return 0;
+    o->fields_gen = sh->fields_gen;
+    o->copies++;
+    return shard_put(sh, k, sh->fields.ptr, sh->fields.len, 0);
+}
+
 /* Splits one input; @position: lines of the inputs before it. */
 static int shard_input(sharder *sh, const char *path, uint64_t *position)
 {
@@ -202,6 +240,8 @@ static int shard_input(sharder *sh, const char *path, uint64_t *position)
     while (rc == 0 && (st = rs_reader_next_block(r, &b)) == RS_OK) {
         rs_lines it;
         rs_line ln;
+        /* auto: settled once, on the original input, as `logs` does (its first block) */
+        if (sh->parser && b.len) (void)rs_logparser_detect(sh->parser, b.ptr, b.len);
         rs_lines_init(&it, &b);
         while (rc == 0 && rs_line_next(&it, &ln)) {
             const uint64_t pos = *position + ln.number;
@@ -218,7 +258,8 @@ static int shard_input(sharder *sh, const char *path, uint64_t *position)
             size_t len = ln.text.len;
             const uint32_t k = sh->logs ? log_shard(sh, ln.text.ptr, len)
                                         : rs_shard_of_url(ln.text.ptr, len, sh->n);
-            rc = shard_put(sh, k, ln.text.ptr, len, pos);
+            if (sh->stateful) rc = fields_before(sh, k, ln.text.ptr, len);
+            if (rc == 0) rc = shard_put(sh, k, ln.text.ptr, len, pos);
         }
     }
     *position += last;
@@ -381,8 +422,10 @@ static int split_robots(const sharder *sh, const char *const *robots, int n_robo
             rc = split_dir(sh, i, robots[i], lists);
         } else if (ends_with(robots[i], ".tsv")) {
             rc = split_manifest(sh, i, robots[i], lists);
+        } else if (shard_is_warc(robots[i])) {
+            rc = shard_split_warc(robots[i], sh->n, sh->dir, i, lists);
         } else {
-            /* one robots.txt for every URL (or a WARC): every shard reads it as given */
+            /* one robots.txt for every URL: every shard reads it as given */
             char *a = abs_path(robots[i]);
             if (a == NULL) rc = -1;
             for (uint32_t k = 0; a && k < sh->n; k++) fprintf(lists[k], "%s\n", a);
@@ -468,11 +511,7 @@ int cmd_shard(int argc, char **argv)
         char err[256] = "";
         if (rs_logparser_create(spec, strlen(spec), fields, (size_t)n_fields, err, sizeof err, &sh.parser) != RS_OK)
             return cli_usage_error("shard", "bad --log-format: %s", err[0] ? err : "cannot compile");
-        if (rs_logparser_stateful(sh.parser)) {
-            rs_logparser_free(sh.parser);
-            return cli_usage_error("shard", "--log-format %s: formats with header lines (w3c, cloudfront, "
-                                   "auto) cannot be sharded yet", spec);
-        }
+        sh.stateful = rs_logparser_stateful(sh.parser);
         if (!(rs_logparser_fields(sh.parser) & RS_LOGF_HOST) && host == NULL) {
             rs_logparser_free(sh.parser);
             return cli_usage_error("shard", "this log format does not name the site: give --host HOST");
@@ -534,13 +573,22 @@ int cmd_shard(int argc, char **argv)
         } else {
             fprintf(f, "kind\t%s\nn\t%u\nlines\t%llu\n", logs ? "logs" : "urls", sh.n,
                     (unsigned long long)position);
-            for (uint32_t k = 0; k < sh.n; k++)
+            uint64_t copies = 0;
+            for (uint32_t k = 0; k < sh.n; k++) {
                 fprintf(f, "shard\t%u\t%llu\n", k, (unsigned long long)sh.s[k].lines);
+                copies += sh.s[k].copies;
+            }
+            if (logs) {
+                /* auto as settled on the input (still "auto" when nothing settled it) */
+                fprintf(f, "log_format\t%s\n", rs_logparser_name(sh.parser));
+                fprintf(f, "header_copies\t%llu\n", (unsigned long long)copies);
+            }
             for (int i = 0; i < n_inputs; i++) fprintf(f, "input\t%s\n", inputs[i]);
             if (fclose(f) != 0) rc = -1;
         }
     }
     free(sh.s);
+    rs_outbuf_free(&sh.fields);
     rs_logparser_free(sh.parser);
     return rc ? 2 : 0;
 }

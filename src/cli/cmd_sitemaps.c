@@ -171,14 +171,18 @@ int cmd_sitemaps(int argc, char **argv)
             rc = 2;
         }
         if (o.stats_path) {
-            char json[512];
-            snprintf(json, sizeof json,
-                     "{\"schema_version\":1,\"command\":\"sitemaps\",\"origins\":%llu,\"origins_with_sitemaps\":%llu,"
-                     "\"sitemap_lines\":%llu,\"records\":%llu,\"valid\":%llu,\"invalid\":%llu,\"duplicates\":%llu}\n",
-                     (unsigned long long)c.origins, (unsigned long long)c.with_sitemaps, (unsigned long long)c.lines,
-                     (unsigned long long)c.records, (unsigned long long)c.valid, (unsigned long long)c.invalid,
-                     (unsigned long long)c.duplicates);
-            if (cli_write_file(o.stats_path, json, strlen(json), "statistics") != 0) rc = 2;
+            rs_outbuf b = { 0 };
+            rs_stats_writer w;
+            rs_stats_begin(&w, &b, "sitemaps", 1);
+            rs_stats_count(&w, "origins", c.origins);
+            rs_stats_count(&w, "origins_with_sitemaps", c.with_sitemaps);
+            rs_stats_count(&w, "sitemap_lines", c.lines);
+            rs_stats_count(&w, "records", c.records);
+            rs_stats_count(&w, "valid", c.valid);
+            rs_stats_count(&w, "invalid", c.invalid);
+            rs_stats_count(&w, "duplicates", c.duplicates);
+            if (rs_stats_finish(&w) != RS_OK || cli_write_file(o.stats_path, b.ptr, b.len, "statistics") != 0) rc = 2;
+            rs_outbuf_free(&b);
         }
     }
     if (cli_out_finish() != 0) rc = 2;

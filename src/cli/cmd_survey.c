@@ -161,46 +161,41 @@ static int read_agents(const char *path, char **text, rs_str **list, size_t *n)
     return 0;
 }
 
-static void json_u64(rs_outbuf *b, const char *name, uint64_t v, int comma)
-{
-    char tmp[96];
-    snprintf(tmp, sizeof tmp, "%s\"%s\":%llu", comma ? "," : "", name, (unsigned long long)v);
-    rs_outbuf_append(b, tmp, strlen(tmp));
-}
-
+/* By the library's mergeable-statistics writer (rs_stats_*): counts only. */
 static int write_stats(const char *path, const survey_ctx *c, const rs_sites_warc_stats *ws)
 {
     rs_outbuf b = {0};
-    rs_outbuf_append(&b, "{\"schema_version\":1,\"command\":\"survey\"", 38);
-    json_u64(&b, "origins", c->origins, 1);
-    json_u64(&b, "rules", c->rules, 1);
-    json_u64(&b, "unavailable", c->unavailable, 1);
-    json_u64(&b, "unreachable", c->unreachable, 1);
-    json_u64(&b, "html_bodies", c->html, 1);
-    json_u64(&b, "sitemap_lines", c->sitemaps_total, 1);
-    rs_outbuf_append(&b, ",\"warc\":{", 9);
-    json_u64(&b, "files", ws->warc_files, 0);
-    json_u64(&b, "records", ws->records, 1);
-    json_u64(&b, "robots_captures", ws->robots_captures, 1);
-    json_u64(&b, "superseded", ws->superseded, 1);
-    json_u64(&b, "redirects_followed", ws->redirects_followed, 1);
-    json_u64(&b, "redirects_unresolved", ws->redirects_unresolved, 1);
-    json_u64(&b, "corrupt_skipped", ws->corrupt_skipped, 1);
-    rs_outbuf_append(&b, "},\"agents\":{", 12);
+    rs_stats_writer w;
+    rs_stats_begin(&w, &b, "survey", 1);
+    rs_stats_count(&w, "origins", c->origins);
+    rs_stats_count(&w, "rules", c->rules);
+    rs_stats_count(&w, "unavailable", c->unavailable);
+    rs_stats_count(&w, "unreachable", c->unreachable);
+    rs_stats_count(&w, "html_bodies", c->html);
+    rs_stats_count(&w, "sitemap_lines", c->sitemaps_total);
+    rs_stats_object(&w, "warc");
+    rs_stats_count(&w, "files", ws->warc_files);
+    rs_stats_count(&w, "records", ws->records);
+    rs_stats_count(&w, "robots_captures", ws->robots_captures);
+    rs_stats_count(&w, "superseded", ws->superseded);
+    rs_stats_count(&w, "redirects_followed", ws->redirects_followed);
+    rs_stats_count(&w, "redirects_unresolved", ws->redirects_unresolved);
+    rs_stats_count(&w, "corrupt_skipped", ws->corrupt_skipped);
+    rs_stats_end(&w);
+    rs_stats_object(&w, "agents"); /* agent -> its counts: merged key by key */
     for (size_t a = 0; a < c->n; a++) {
-        if (a) rs_outbuf_append(&b, ",", 1);
-        rs_outbuf_json_string(&b, c->agents[a].ptr, c->agents[a].len);
-        rs_outbuf_append(&b, ":{", 2);
+        rs_stats_object_n(&w, c->agents[a].ptr, c->agents[a].len);
         for (int k = 0; k < RS_SURVEY_CLASS_COUNT; k++)
-            json_u64(&b, rs_survey_class_str((rs_survey_class)k), c->counts[a][k], k > 0);
+            rs_stats_count(&w, rs_survey_class_str((rs_survey_class)k), c->counts[a][k]);
         for (int g = 0; g < RS_SURVEY_GROUP_COUNT; g++)
-            json_u64(&b, rs_survey_group_str((rs_survey_group)g), c->counts[a][C_CLASSES + g], 1);
-        json_u64(&b, "crawl_delay", c->counts[a][C_DELAY], 1);
-        rs_outbuf_append(&b, "}", 1);
+            rs_stats_count(&w, rs_survey_group_str((rs_survey_group)g), c->counts[a][C_CLASSES + g]);
+        rs_stats_count(&w, "crawl_delay", c->counts[a][C_DELAY]);
+        rs_stats_end(&w);
     }
-    const rs_status st = rs_outbuf_append(&b, "}}\n", 3);
+    rs_stats_end(&w);
+    const rs_status st = rs_stats_finish(&w);
     int rc = st == RS_OK ? cli_write_file(path, b.ptr, b.len, "statistics") : -1;
-    if (st != RS_OK) cli_error("out of memory");
+    if (st != RS_OK) cli_error("statistics: %s", rs_status_str(st));
     rs_outbuf_free(&b);
     return rc;
 }

@@ -272,6 +272,31 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
     return job->opts->input_line ? cli_input_line_put(&res->out, start, job->opts->format, r->line_no) : RS_OK;
 }
 
+/* Counts and reports line @i of the scanner's block, which is not a URL (malformed or
+ * oversized); @line_nos as for process_lines. */
+static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result *res, size_t i,
+                           const uint64_t *line_nos)
+{
+    rs_scan_record rec;
+    rs_scan_get(w->sc, i, 0, &rec);
+    if (line_nos) rec.line_no = line_nos[i];
+    const rs_scan_record *r = &rec;
+    res->counts.malformed++;
+    if (r->kind == RS_SCAN_OVERSIZED) {
+        note_malformed(job, r->line_no, NULL, 0, r->oversized);
+        if (job->opts->verbose)
+            pipeline_diag(res, "%s:%llu: line of %llu bytes is too long for a URL, skipped",
+                          job->input_name, (unsigned long long)r->line_no,
+                          (unsigned long long)r->oversized);
+        return RS_OK;
+    }
+    note_malformed(job, r->line_no, r->url.ptr, r->url.len, 0);
+    if (job->opts->verbose)
+        pipeline_diag(res, "%s:%llu: malformed URL (%s), skipped", job->input_name,
+                      (unsigned long long)r->line_no, rs_origin_error_str((rs_origin_error)r->error));
+    return RS_OK;
+}
+
 /*
  * Decides @block: its line i is input line @line_nos[i] (NULL: numbered by
  * the block). With @ends (partitioned runs), after line i ends[2i] and
@@ -301,6 +326,23 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         return st;
     }
     res->counts.lines += n;
+    if (job->opts->quiet && !job->want_tallies && line_nos == NULL && ends == NULL) {
+        /* Only counts: the block's totals, and the records of the lines to report. */
+        rs_scan_summary sum;
+        rs_scan_summarize(w->sc, &sum);
+        res->counts.blank += sum.blank;
+        res->counts.urls += sum.urls;
+        res->counts.skipped += sum.skipped;
+        for (int v = 0; v < 2; v++) res->counts.verdict[v] += sum.verdict[v];
+        for (int k = 0; k < RS_REASON_COUNT; k++) res->counts.reason[k] += sum.reason[k];
+        if (sum.malformed + sum.oversized == 0) return RS_OK;
+        for (size_t i = 0; i < n; i++) {
+            const rs_scan_kind kind = rs_scan_line_kind(w->sc, i);
+            if (kind == RS_SCAN_MALFORMED || kind == RS_SCAN_OVERSIZED)
+                CLI_TRY(not_a_url(job, w, res, i, NULL));
+        }
+        return RS_OK;
+    }
     for (size_t i = 0; i < n; i++) {
         rs_scan_record rec;
         rs_scan_get(w->sc, i, 0, &rec);
@@ -326,21 +368,8 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         case RS_SCAN_BLANK:
             res->counts.blank++;
             break;
-        case RS_SCAN_OVERSIZED:
-            res->counts.malformed++;
-            note_malformed(job, r->line_no, NULL, 0, r->oversized);
-            if (job->opts->verbose)
-                pipeline_diag(res, "%s:%llu: line of %llu bytes is too long for a URL, skipped",
-                              job->input_name, (unsigned long long)r->line_no,
-                              (unsigned long long)r->oversized);
-            break;
-        default: /* RS_SCAN_MALFORMED */
-            res->counts.malformed++;
-            note_malformed(job, r->line_no, r->url.ptr, r->url.len, 0);
-            if (job->opts->verbose)
-                pipeline_diag(res, "%s:%llu: malformed URL (%s), skipped", job->input_name,
-                              (unsigned long long)r->line_no,
-                              rs_origin_error_str((rs_origin_error)r->error));
+        default: /* RS_SCAN_OVERSIZED, RS_SCAN_MALFORMED */
+            CLI_TRY(not_a_url(job, w, res, i, line_nos));
             break;
         }
     }
@@ -439,56 +468,41 @@ static void summary_text(rs_outbuf *o, const pipeline_counts *c, double seconds)
     rs_outbuf_append(o, line, strlen(line));
 }
 
-/* Keyed lists come from rs_tally_json_list: a fixed order (most counted first, then key
- * bytes), so the JSON does not depend on the number of threads or on the worker of a block. */
+/* Written by the library's mergeable-statistics writer (rs_stats_*): keyed lists in a fixed
+ * order (most counted first, then key bytes), so the JSON does not depend on the number of
+ * threads or on the worker of a block. */
 static int write_stats(const char *path, const struct cli_opts *o, const pipeline_totals *t, double seconds)
 {
     rs_outbuf b = { 0 };
-    char tmp[256];
     const pipeline_counts *c = &t->counts;
-#define PUT(s) rs_outbuf_append(&b, (s), strlen(s))
-    PUT("{\"command\":\"urls\",\"schema_version\":2,\"agent\":");
-    rs_outbuf_json_string(&b, o->agents[0], strlen(o->agents[0]));
-    PUT(",\"agents\":[");
-    for (int i = 0; i < o->n_agents; i++) {
-        if (i) PUT(",");
-        rs_outbuf_json_string(&b, o->agents[i], strlen(o->agents[i]));
-    }
-    PUT("],\"inputs\":[");
-    for (int i = 0; i < o->n_args; i++) {
-        if (i) PUT(",");
-        rs_outbuf_json_string(&b, o->args[i], strlen(o->args[i]));
-    }
-    snprintf(tmp, sizeof tmp,
-             "],\"lines\":%llu,\"urls\":%llu,\"blank\":%llu,\"malformed\":%llu,\"skipped\":%llu,"
-             "\"verdicts\":{\"allow\":%llu,\"disallow\":%llu},\"reasons\":{",
-             (unsigned long long)c->lines, (unsigned long long)c->urls, (unsigned long long)c->blank,
-             (unsigned long long)c->malformed, (unsigned long long)c->skipped,
-             (unsigned long long)c->verdict[0], (unsigned long long)c->verdict[1]);
-    PUT(tmp);
-    for (int r = 0; r < RS_REASON_COUNT; r++) {
-        snprintf(tmp, sizeof tmp, "%s\"%s\":%llu", r ? "," : "", rs_reason_str((rs_reason)r),
-                 (unsigned long long)c->reason[r]);
-        PUT(tmp);
-    }
-    /* keyed tallies in the library's mergeable form (docs/scale-out.md) */
+    rs_stats_writer w;
+    rs_stats_begin(&w, &b, "urls", 2);
+    rs_stats_label(&w, "agent", o->agents[0], strlen(o->agents[0]));
+    rs_stats_labels(&w, "agents", o->agents, (size_t)o->n_agents);
+    rs_stats_labels(&w, "inputs", (const char *const *)o->args, (size_t)o->n_args);
+    rs_stats_count(&w, "lines", c->lines);
+    rs_stats_count(&w, "urls", c->urls);
+    rs_stats_count(&w, "blank", c->blank);
+    rs_stats_count(&w, "malformed", c->malformed);
+    rs_stats_count(&w, "skipped", c->skipped);
+    rs_stats_object(&w, "verdicts");
+    rs_stats_count(&w, "allow", c->verdict[0]);
+    rs_stats_count(&w, "disallow", c->verdict[1]);
+    rs_stats_end(&w);
+    rs_stats_object(&w, "reasons");
+    for (int r = 0; r < RS_REASON_COUNT; r++) rs_stats_count(&w, rs_reason_str((rs_reason)r), c->reason[r]);
+    rs_stats_end(&w);
     static const char *const ORIGIN_KEY[] = { "origin" }, *const ORIGIN_COUNTERS[] = { "allow", "disallow" };
     static const char *const RULE_KEY[] = { "origin", "#line", "rule" }, *const RULE_COUNTERS[] = { "count" };
-    PUT("},\"origins\":");
-    rs_status st = rs_tally_json_list(&b, t->origins, ORIGIN_KEY, 1, ORIGIN_COUNTERS, OC_COUNT);
-    if (st == RS_OK) st = rs_outbuf_append(&b, ",\"rules\":", 9);
-    if (st == RS_OK) st = rs_tally_json_list(&b, t->rules, RULE_KEY, 3, RULE_COUNTERS, 1);
-    if (st != RS_OK) {
-        rs_outbuf_free(&b);
-        cli_error("out of memory");
-        return -1;
-    }
-    snprintf(tmp, sizeof tmp, ",\"bytes_in\":%llu,\"bytes_out\":%llu,\"seconds\":%.6f,\"urls_per_second\":%.0f}\n",
-             (unsigned long long)t->bytes_in, (unsigned long long)t->bytes_out, seconds,
-             seconds > 0 ? (double)c->urls / seconds : 0.0);
-    PUT(tmp);
-#undef PUT
-    const int rc = cli_write_file(path, b.ptr, b.len, "statistics");
+    rs_stats_tally(&w, "origins", t->origins, ORIGIN_KEY, 1, ORIGIN_COUNTERS, OC_COUNT, NULL);
+    rs_stats_tally(&w, "rules", t->rules, RULE_KEY, 3, RULE_COUNTERS, 1, NULL);
+    rs_stats_count(&w, "bytes_in", t->bytes_in);
+    rs_stats_count(&w, "bytes_out", t->bytes_out);
+    rs_stats_seconds(&w, "seconds", seconds);
+    rs_stats_rate(&w, "urls_per_second", seconds > 0 ? (double)c->urls / seconds : 0.0);
+    const rs_status st = rs_stats_finish(&w);
+    const int rc = st == RS_OK ? cli_write_file(path, b.ptr, b.len, "statistics") : -1;
+    if (st != RS_OK) cli_error("statistics: %s", rs_status_str(st));
     rs_outbuf_free(&b);
     return rc;
 }

@@ -64,8 +64,8 @@ static inline rs_str rs_ruleset_str(const rs_ruleset *rs, rs_span s)
 int rs_ruleset_select(const rs_ruleset *rs, const char *agent, size_t agent_len,
                       uint8_t *selected);
 
-/* Prefetches up to 4 KiB of a matcher whose first cache line is already
- * loaded (src/scan: the next site's matcher; __builtin_prefetch(m) first). */
-void rs_matcher_prefetch(const rs_matcher *m);
+/* Prefetches up to @max_bytes of a matcher whose first two cache lines are
+ * already on their way (src/scan prefetches m and m + 64 first). */
+void rs_matcher_prefetch(const rs_matcher *m, size_t max_bytes);
 
 #endif /* RS_RULES_RULESET_H */

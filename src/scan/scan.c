@@ -95,7 +95,7 @@ typedef struct {
 
 /* An origin key known to the scanner (or a line decided alone, this block
  * only); key and origin bytes follow ag[]. */
-typedef struct {
+typedef struct lsite {
     uint64_t hash;
     uint32_t id;                /* local site number; UINT32_MAX for a line decided alone */
     uint32_t key_len;
@@ -133,7 +133,10 @@ typedef struct {
 
 /* A URL line between the passes: what matching it needs without touching its entry. */
 typedef struct {
-    uint64_t hash;              /* of the raw key */
+    union {
+        uint64_t hash;          /* of the raw key (pass 1) */
+        const struct lsite *site; /* after pass 2: the local site (when key != NONE) */
+    } u;
     uint32_t idx;               /* line index */
     uint32_t key;               /* raw key length (0: decided alone); after pass 2 the local
                                    site number, or NONE */
@@ -188,6 +191,7 @@ struct rs_scanner {
     size_t cap_uk;
     grouped *order;
     uint32_t *touched, *gstart;
+    const lsite **gsite;        /* per group: its site (pass 3), read ahead in pass 4 */
     size_t cap_order;
     char *scratch;
     size_t scratch_cap;
@@ -223,6 +227,7 @@ void rs_scanner_free(rs_scanner *sc)
     rs_free(sc->order);
     rs_free(sc->touched);
     rs_free(sc->gstart);
+    rs_free(sc->gsite);
     rs_free(sc->scratch);
     rs_free(sc);
 }
@@ -488,7 +493,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         const unsigned char c0 = (unsigned char)u[0];
         const int keyed = c0 > 0x20 && c0 != 0xEF && key <= KEY_MAX;
         urlkey *k = &sc->uk[nurl++];
-        k->hash = keyed ? XXH3_64bits(u, key) : 0;
+        k->u.hash = keyed ? XXH3_64bits(u, key) : 0;
         k->idx = (uint32_t)n;
         k->key = keyed ? (uint32_t)key : 0;
         k->off = e->off;
@@ -507,33 +512,38 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     lsite *prev = NULL;
     for (size_t j = 0; j < nurl; j++) {
         if (j + PREFETCH_AHEAD < nurl)
-            __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].hash & sc->mask]);
+            __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].u.hash & sc->mask]);
         if (j + PREFETCH_AHEAD / 2 < nurl) {   /* its slot arrived: now the site record */
-            const lsite *c = sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD / 2].hash & sc->mask].site;
-            if (c) __builtin_prefetch(c);
+            const lsite *c = sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD / 2].u.hash & sc->mask].site;
+            if (c) {            /* the record and its key, which starts in its second line */
+                __builtin_prefetch(c);
+                __builtin_prefetch((const char *)c + 64);
+            }
         }
         urlkey *k = &sc->uk[j];
         ent *e = &sc->ent[k->idx];
         const char *u = block->ptr + k->off;
         lsite *s = NULL;
-        if (k->key && prev && prev->hash == k->hash && prev->key_len == k->key
+        const uint64_t hash = k->u.hash;
+        if (k->key && prev && prev->hash == hash && prev->key_len == k->key
             && same_key(prev->key, u, k->key)) {
             s = prev;           /* a run of one origin: the last URL's site */
         } else if (k->key) {
-            for (size_t i = (size_t)k->hash & sc->mask;; i = (i + 1) & sc->mask) {
+            for (size_t i = (size_t)hash & sc->mask;; i = (i + 1) & sc->mask) {
                 lsite *c = sc->slots[i].site;
                 if (c == NULL) break;
-                if (sc->slots[i].hash == k->hash && c->key_len == k->key && same_key(c->key, u, k->key)) {
+                if (sc->slots[i].hash == hash && c->key_len == k->key && same_key(c->key, u, k->key)) {
                     s = c;
                     break;
                 }
             }
-            if (s == NULL) RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, k->hash, &s));
+            if (s == NULL) RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, hash, &s));
         }
         if (s != NULL) {
             prev = s;
             if (s->error == RS_ORIGIN_OK) {
                 e->site = k->key = s->id;
+                k->u.site = s;
                 continue;
             }
         } else {
@@ -566,16 +576,21 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         sc->order = o;
         rs_free(sc->touched);
         rs_free(sc->gstart);
+        rs_free(sc->gsite);
         sc->touched = rs_malloc(cap * sizeof *sc->touched);
         sc->gstart = rs_malloc((cap + 1) * sizeof *sc->gstart);
-        sc->cap_order = sc->touched && sc->gstart ? cap : 0;
+        sc->gsite = rs_malloc(cap * sizeof *sc->gsite);
+        sc->cap_order = sc->touched && sc->gstart && sc->gsite ? cap : 0;
         RS_RETURN_IF(sc->cap_order == 0, RS_ERR_NOMEM);
     }
     size_t nt = 0;
     for (size_t j = 0; j < nurl; j++) {
         const uint32_t id = sc->uk[j].key;
         if (id == NONE) continue;
-        if (sc->cnt[id] == 0) sc->touched[nt++] = id;
+        if (sc->cnt[id] == 0) {
+            sc->gsite[nt] = sc->uk[j].u.site;
+            sc->touched[nt++] = id;
+        }
         sc->cnt[id]++;
     }
     uint32_t off = 0;
@@ -598,20 +613,29 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         o->auth_end = k->auth_end;
     }
 
-    /* Pass 4: each site's URLs back to back; the next sites prefetched. */
+    /* Pass 4: each site's URLs back to back. Ahead, without a chain of
+     * dependent misses: the site record 8 groups ahead, its matchers' header
+     * and root node 4 ahead, their tables 2 ahead (as much as the group's
+     * URLs are worth: a lone URL walks a few lines, not the whole matcher). */
     for (size_t g = 0; g < nt; g++) {
-        const lsite *s = sc->site[sc->touched[g]];
-        /* three steps ahead: the site record, its matcher's header, the matcher */
-        if (g + 3 < nt) __builtin_prefetch(sc->site[sc->touched[g + 3]]);
-        if (g + 2 < nt) {
-            const lsite *nx = sc->site[sc->touched[g + 2]];
-            for (size_t a = 0; a < na; a++)
-                if (nx->ag[a].matcher) __builtin_prefetch(nx->ag[a].matcher);
+        const lsite *s = sc->gsite[g];
+        if (g + 8 < nt) {       /* ag[] may start in the record's second line */
+            __builtin_prefetch(sc->gsite[g + 8]);
+            __builtin_prefetch((const char *)sc->gsite[g + 8] + 64);
         }
-        if (g + 1 < nt) {
-            const lsite *nx = sc->site[sc->touched[g + 1]];
+        if (g + 4 < nt) {
+            const lsite *nx = sc->gsite[g + 4];
             for (size_t a = 0; a < na; a++)
-                if (nx->ag[a].matcher) rs_matcher_prefetch(nx->ag[a].matcher);
+                if (nx->ag[a].matcher) {
+                    __builtin_prefetch(nx->ag[a].matcher);
+                    __builtin_prefetch((const char *)nx->ag[a].matcher + 64);
+                }
+        }
+        if (g + 2 < nt) {
+            const lsite *nx = sc->gsite[g + 2];
+            const uint32_t urls = sc->gstart[g + 3] - sc->gstart[g + 2];
+            for (size_t a = 0; a < na; a++)
+                if (nx->ag[a].matcher) rs_matcher_prefetch(nx->ag[a].matcher, urls >= 4 ? 4096 : 512 * urls);
         }
         sc->cnt[s->id] = 0;
         const uint32_t end = sc->gstart[g + 1];
@@ -669,6 +693,30 @@ void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r
     r->rule = v->rule;
     r->disallowed = v->disallowed;
     r->reason = v->reason;
+}
+
+rs_scan_kind rs_scan_line_kind(const rs_scanner *sc, size_t i) { return (rs_scan_kind)sc->ent[i].kind; }
+
+void rs_scan_summarize(const rs_scanner *sc, rs_scan_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    const size_t na = sc->n_agents;
+    uint64_t kinds[8] = { 0 };
+    out->lines = sc->n_ent;
+    for (size_t i = 0; i < sc->n_ent; i++) {
+        const uint8_t kind = sc->ent[i].kind;
+        kinds[kind & 7]++;
+        if (kind != RS_SCAN_URL) continue;
+        for (const verdict *v = &sc->ver[i * na], *end = v + na; v < end; v++) {
+            if (v->kind == RS_SCAN_SKIPPED) { out->skipped++; continue; }
+            out->verdict[v->disallowed]++;
+            out->reason[v->reason]++;
+        }
+    }
+    out->blank = kinds[RS_SCAN_BLANK];
+    out->malformed = kinds[RS_SCAN_MALFORMED];
+    out->oversized = kinds[RS_SCAN_OVERSIZED];
+    out->urls = out->verdict[0] + out->verdict[1];
 }
 
 /* ===== One URL ===== */

@@ -151,6 +151,11 @@ void      rs_warc_source_free(struct rs_warc_index *x);
 void      rs_source_release(rs_source *src);
 /* The damage a defer_errors index stopped at (RS_OK when none). */
 rs_status rs_warc_source_deferred(const rs_source *src);
+/* For `robotscan shard` (splitting a WARC by site): the capture key ("origin/path") of a
+ * URI, as indexing makes it (0: not an http(s) URL), and the capture key a 3xx Location
+ * of the capture @key resolves to (malloc'd; NULL when none), as indexing resolves it. */
+int   rs_warc_capture_key(const char *uri, size_t len, char *key, size_t cap, size_t *key_len, size_t *origin_len);
+char *rs_warc_location_key(const char *key, size_t key_len, size_t origin_len, rs_str location);
 
 /* Formats s->errmsg. */
 void rs_sites_seterr(rs_sites *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -341,3 +341,20 @@ rs_status rs_warc_source_body(rs_sites *s, const rs_source *src, const rs_doc *d
     *size = out.len;
     return RS_OK;
 }
+
+/* ===== Capture keys for `robotscan shard` (src/cli/shard_warc.c) ===== */
+
+int rs_warc_capture_key(const char *uri, size_t len, char *key, size_t cap, size_t *key_len, size_t *origin_len)
+{
+    return uri_key(uri, len, key, cap, key_len, origin_len);
+}
+
+char *rs_warc_location_key(const char *key, size_t key_len, size_t origin_len, rs_str location)
+{
+    capture c;
+    memset(&c, 0, sizeof c);
+    c.key = key;
+    c.key_len = key_len;
+    c.origin_len = origin_len;
+    return resolve_location(&c, location);
+}

@@ -21,6 +21,9 @@ for f in usr/bin/robotscan usr/lib/librobotscan.a usr/lib/librobotscan.so.$VERSI
          usr/lib/pkgconfig/robotscan.pc usr/share/man/man1/robotscan.1 usr/share/man/man1/robotscan-check.1 \
          usr/share/man/man1/robotscan-urls.1 usr/share/man/man1/robotscan-logs.1 \
          usr/share/man/man1/robotscan-lint.1 usr/share/bash-completion/completions/robotscan \
+         usr/share/man/man1/robotscan-shard.1 usr/share/man/man1/robotscan-merge.1 \
+         usr/share/man/man1/robotscan-survey.1 usr/share/man/man1/robotscan-sitemaps.1 \
+         usr/share/man/man1/robotscan-diff.1 usr/share/man/man1/robotscan-report.1 \
          usr/lib/python3/dist-packages/robotscan/__init__.py \
          usr/lib/python3/dist-packages/robotscan/scrapy.py; do
     [ -f "$D/$f" ] || fail "not installed: /$f"
@@ -98,7 +101,9 @@ for m in "$D"/usr/share/man/man1/*.1; do
     grep -q "^NAME" "$T/man.out" && grep -q "$name" "$T/man.out" || fail "man -l $name: no NAME section"
     grep -q '@VERSION@' "$m" && fail "$name: @VERSION@ not filled in"
 done
-[ "$(ls "$D"/usr/share/man/man1/*.1 | wc -l)" = 5 ] || fail "expected 5 man pages"
+# every page of man/ is installed (robotscan, check, urls, logs, lint, shard, merge, survey, sitemaps, diff, report)
+[ "$(ls "$D"/usr/share/man/man1/*.1 | wc -l)" = "$(ls man/*.1 | wc -l)" ] || fail "not every man page of man/ is installed"
+[ "$(ls man/*.1 | wc -l)" -ge 11 ] || fail "expected at least 11 man pages"
 
 # Bash completion loads and completes commands and option values.
 out=$(bash -c '. "$1"; COMP_WORDS=(robotscan ur); COMP_CWORD=1; _robotscan; echo "${COMPREPLY[*]}";

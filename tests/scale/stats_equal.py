@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """stats_equal.py A.json B.json: exit 0 when two robotscan --stats files hold the
 same counts (docs/scale-out.md): timing and I/O fields (seconds, *_per_second,
-bytes_in, bytes_out) and the input names are left out, keyed lists compared as
+bytes_in, bytes_out) and the names of the inputs and robots sources (a shard's
+sources are per-shard manifests) are left out, keyed lists compared as
 sets, top-k lists by their counts (ties may pick different members). Prints the
 first difference otherwise (exit 1)."""
 import json, sys
 
-IGNORED = {"seconds", "bytes_in", "bytes_out", "inputs"}
+IGNORED = {"seconds", "bytes_in", "bytes_out", "inputs", "robots"}
 
 def norm(v, name=""):
     if isinstance(v, dict):

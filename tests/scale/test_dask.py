@@ -2,7 +2,7 @@
 """tests/scale/test_dask.py ROBOTSCAN SHARED_DIR: scripts/robotscan-dask on a
 LocalCluster of 2 workers gives the single run's records byte for byte and its
 statistics count for count, for urls and for logs (the elastic log of
-SHARED_DIR/data/logs); and a worker killed mid-job (the test's wrapper kills
+SHARED_DIR/data/logs, also converted to W3C and read as auto); and a worker killed mid-job (the test's wrapper kills
 the worker running the first shard) is retried with the same result."""
 import os, shutil, subprocess, sys, tempfile
 
@@ -78,6 +78,18 @@ def main():
                 f.writelines(h.encode() + b":" + port + b" " + ln for ln in lines)
         cmd = [robotscan, "logs", "--robots", robots, "--log-format", "vhost_combined", "--format", "csv", vh]
         compare("logs-vhost", tmp, cmd[:2] + ["-j", "2"] + cmd[2:], ["--shards", "4"], cmd)
+
+        # ... and converted to W3C (tests/logs_convert.py) for 4 sites, one file after the other
+        # (a #Fields: line at each), read as auto: shard settles auto and copies #Fields: lines
+        w3c = os.path.join(tmp, "w3c.log")
+        with open(w3c, "wb") as f:
+            for h in hosts[:4]:
+                part = os.path.join(tmp, h + ".w3c")
+                subprocess.run([sys.executable, os.path.join(ROOT, "tests", "logs_convert.py"), elastic, h, "w3c",
+                                part], check=True)
+                f.write(open(part, "rb").read())
+        cmd = [robotscan, "logs", "--robots", robots, "--log-format", "auto", "--format", "tsv", w3c]
+        compare("logs-w3c-auto", tmp, cmd, ["--shards", "4"], cmd)
 
         # a worker killed mid-job: the wrapper kills the Dask worker that runs it, once
         marker = os.path.join(tmp, "killed")

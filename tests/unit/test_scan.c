@@ -16,37 +16,13 @@
 #include <sys/wait.h>
 
 #include "robotscan.h"
+#include "common/fixture.h"
 #include "common/naive_robots.h"
 #include "scan/spill.h"
 
 /* ===== Helpers ===== */
 
-static char tmpdir[256];
-
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/rs_scan_XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[300];
-    if (tmpdir[0] == '\0') return;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    cr_assert_eq(system(cmd), 0);
-    tmpdir[0] = '\0';
-}
-
-static void write_file(const char *name, const char *body)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "%s", path);
-    cr_assert_eq(fwrite(body, 1, strlen(body), f), strlen(body));
-    cr_assert_eq(fclose(f), 0);
-}
+static void make_tmpdir(void) { fixture_mkdir("scan"); }
 
 /* A block over @text (copied with 64 bytes of padding, as readers give them). */
 typedef struct {

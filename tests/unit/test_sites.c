@@ -11,42 +11,12 @@
 #include <unistd.h>
 
 #include "robotscan.h"
+#include "common/fixture.h"
 #include "sites/sites.h"
 
 /* ===== Helpers ===== */
 
-static char tmpdir[256];
-
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/rs_sites_XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[300];
-    if (tmpdir[0] == '\0') return;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    cr_assert_eq(system(cmd), 0);
-    tmpdir[0] = '\0';
-}
-
-/* Writes @body to tmpdir/@name (creating one level of subdirectory if @name has a '/'). */
-static void write_file(const char *name, const char *body)
-{
-    char path[1024];
-    const char *slash = strchr(name, '/');
-    if (slash != NULL) {
-        snprintf(path, sizeof path, "%s/%.*s", tmpdir, (int)(slash - name), name);
-        mkdir(path, 0755);
-    }
-    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f, "%s", path);
-    cr_assert_eq(fwrite(body, 1, strlen(body), f), strlen(body));
-    cr_assert_eq(fclose(f), 0);
-}
+static void make_tmpdir(void) { fixture_mkdir("sites"); }
 
 static char *tmp_path(const char *name)
 {
