@@ -1060,6 +1060,7 @@ typedef struct {
     size_t (*count_newlines)(const char *p, size_t n);       /* number of '\n' */
     size_t (*find_any)(const char *p, size_t n, const rs_byteset *set); /* first member, or n */
     size_t (*find_substr)(const char *h, size_t n, const char *s, size_t m); /* leftmost s, or n */
+    size_t (*mask_any)(const char *p, size_t n, const rs_byteset *set, uint64_t *bits); /* see below */
 } rs_simd_kernels;
 
 /** @return the index of the first '\n' in p[0 .. n), or n if there is none. */
@@ -1074,6 +1075,13 @@ RS_STATIC_API size_t rs_simd_find_any(const char *p, size_t n, const rs_byteset 
  *         and s[0 .. m); O(n * m) at worst.
  */
 RS_STATIC_API size_t rs_simd_find_substr(const char *h, size_t n, const char *s, size_t m);
+/**
+ * The positions of @set's members in p[0 .. n) as a bitmap: bit j of
+ * bits[k] is set when p[64 k + j] is in @set. Writes the (n + 63) / 64 words
+ * bits[0 ..] (bits past n are 0), reads only p[0 .. n).
+ * @return the number of members found (bits set).
+ */
+RS_STATIC_API size_t rs_simd_mask_any(const char *p, size_t n, const rs_byteset *set, uint64_t *bits);
 
 /** @return the name of the kernel set in use ("scalar", "sse2", "avx2"). */
 RS_STATIC_API const char *rs_simd_impl_name(void);
@@ -1638,6 +1646,72 @@ typedef struct {
 
 /** The built-in table (static storage). @param n OUT: its number of rows. */
 RS_STATIC_API const rs_crawler_info *rs_crawler_table(size_t *n);
+
+/* ----- Auditing log hits (src/log/audit.c) -----
+ *
+ * The per-hit decision of `robotscan logs` and `diff --logs`: a parsed line
+ * -> the origin of its site -> the crawler its User-Agent names (or, with
+ * ranges and no user agent, its client IP), verified against the ranges ->
+ * the URL and path -> the verdict of the group the crawler follows, the
+ * deciding rule and the crawl-delay that binds the hit. Counting, filtering
+ * by agent, the crawl-delay pass over all hits and output stay with the
+ * caller. One auditor per thread; many share one rs_sites. Exact memos
+ * (origin, identifier per ruleset, user agents, lookups per group agent,
+ * crawl-delays) make repeated sites and agents cheap.
+ */
+typedef struct rs_log_auditor rs_log_auditor;
+
+typedef struct {
+    rs_sites          *sites;
+    const char        *host;        /* the site of lines that name none (--host); NULL: none */
+    const char        *scheme;      /* "http"/"https" for such lines; NULL: "https" */
+    const rs_ipranges *ranges;      /* published ranges (--verify); NULL: hits are unverified */
+    int                line_scheme; /* 1: the line's own scheme field (rs_logrec.scheme) decides */
+} rs_log_audit_config;
+
+/* rs_log_hit.kind */
+enum { RS_LOGHIT_NO_SITE = 0, RS_LOGHIT_NOT_BOT, RS_LOGHIT_BOT };
+/* rs_log_hit.verified */
+enum { RS_VERIFIED_UNKNOWN = 0, RS_VERIFIED_YES, RS_VERIFIED_NO };
+
+/** One hit. Slices and pointers are valid until the auditor's next call. */
+typedef struct {
+    int              kind;          /* RS_LOGHIT_*: the rest is set for RS_LOGHIT_BOT */
+    rs_bot           bot;           /* the crawler (token, flags) */
+    int              verified;      /* RS_VERIFIED_*: against cfg.ranges */
+    int              by_ip;         /* no user agent: named by the client IP's range */
+    const rs_origin *origin;        /* the line's site (also for RS_LOGHIT_NOT_BOT) */
+    /* rs_log_audit_url, rs_log_audit_decide: */
+    rs_str           url;           /* origin + target, or the absolute target */
+    rs_str           path;          /* as rs_url_path gives it */
+    rs_str           group;         /* the group agent the crawler follows */
+    int              bound;         /* 0: it ignores `*` and no group names it: no rules apply */
+    int              robots_fetch;  /* a fetch of /robots.txt: never disallowed */
+    /* rs_log_audit_decide: */
+    rs_site_result   site;          /* the lookup for group (when bound) */
+    rs_verdict       verdict;       /* {0, 0, -1} when no rule decided */
+    const rs_matcher *matcher;      /* the matcher used, NULL when none */
+    const char      *reason;        /* "robots-txt", "no-match" or rs_reason_str() */
+    rs_str           rule;          /* "allow: PATTERN"/"disallow: PATTERN" of verdict.rule, or "" */
+    double           delay;         /* crawl-delay (seconds) of the group; 0: none or not bound */
+} rs_log_hit;
+
+RS_STATIC_API rs_status rs_log_auditor_create(const rs_log_audit_config *cfg, rs_log_auditor **out);
+RS_STATIC_API void rs_log_auditor_free(rs_log_auditor *a);
+/**
+ * The site and the bot of @rec: hit->kind RS_LOGHIT_NO_SITE (no valid origin:
+ * a malformed line for the caller), RS_LOGHIT_NOT_BOT, or RS_LOGHIT_BOT.
+ * @return RS_OK; an error of rs_site_lookup (message: rs_sites_errmsg) or RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_log_audit_bot(rs_log_auditor *a, const rs_logrec *rec, rs_log_hit *hit);
+/** For a RS_LOGHIT_BOT hit: its URL, path, group agent, bound and robots_fetch. */
+RS_STATIC_API rs_status rs_log_audit_url(rs_log_auditor *a, const rs_logrec *rec, rs_log_hit *hit);
+/**
+ * For a RS_LOGHIT_BOT hit: rs_log_audit_url, then the verdict of the path
+ * under the line's site for the group agent (rs_site_lookup, the sites'
+ * semantics), the deciding rule, the reason and the crawl-delay.
+ */
+RS_STATIC_API rs_status rs_log_audit_decide(rs_log_auditor *a, const rs_logrec *rec, rs_log_hit *hit);
 
 
 /* ===== Reports and writers (src/report) =====

@@ -270,16 +270,7 @@ typedef struct {
     rs_outbuf rule_text[2];
     rs_outbuf key;
     /* --logs */
-    char last_key[RS_ORIGIN_MAX + 16];
-    size_t last_key_len;
-    int last_ok;
-    rs_origin origin;
-    char origin_buf[RS_ORIGIN_MAX];
-    struct { const rs_ruleset *rs; rs_botid *b; } *botids;
-    size_t n_botids;
-    rs_outbuf url;
-    char *scratch;
-    size_t scratch_cap;
+    rs_log_auditor *aud[2];      /* the per-hit decision of each side (src/log/audit.c) */
     rs_logparser *parser;        /* --logs: this worker's (formats with state see every line) */
 } diff_worker;
 
@@ -293,14 +284,11 @@ static void worker_free(void *p)
         rs_scanner_free(w->sc[s]);
         rs_outbuf_free(&w->rule_text[s]);
     }
-    for (size_t i = 0; i < w->n_botids; i++) rs_botid_free(w->botids[i].b);
-    free(w->botids);
+    for (int s = 0; s < 2; s++) rs_log_auditor_free(w->aud[s]);
     free(w->tally_ix);
     free(w->pc);
     free(w->touched);
     rs_outbuf_free(&w->key);
-    rs_outbuf_free(&w->url);
-    free(w->scratch);
     rs_logparser_free(w->parser);
     free(w);
 }
@@ -542,58 +530,14 @@ static rs_status process_urls(void *ctx, void *state, const rs_block *block, pip
 
 /*
  * A log line -> (origin, URL, user agent) -> the bot on each side -> both
- * verdicts. Bots are identified as `robotscan logs` does: the built-in table
- * plus the tokens the side's robots.txt names; a crawler follows its family's
- * group (rs_bot_group_agent); hits on /robots.txt are never disallowed; a
- * crawler that ignores `*` groups and has none of its own is allowed.
+ * verdicts. The origin, the bot and its group are the auditor's of each side
+ * (rs_log_auditor, as `robotscan logs` decides them: the built-in table plus
+ * the tokens the side's robots.txt names; a crawler follows its family's
+ * group), the verdict rs_site_check's under the side's semantics; hits on
+ * /robots.txt are never disallowed; a crawler that ignores `*` groups and
+ * has none of its own is allowed. The line's own scheme field is not read
+ * (the origin's scheme is --scheme, or the port's).
  */
-
-static rs_status botid_for(diff_worker *w, const rs_ruleset *rs, rs_botid **out)
-{
-    for (size_t i = 0; i < w->n_botids; i++)
-        if (w->botids[i].rs == rs) { *out = w->botids[i].b; return RS_OK; }
-    rs_str stack[256];
-    rs_str *cands = stack;
-    const size_t n = rs ? rs_ruleset_tokens(rs, stack, 256) : 0;
-    if (n > 256) {
-        if ((cands = malloc(n * sizeof *cands)) == NULL) return RS_ERR_NOMEM;
-        rs_ruleset_tokens(rs, cands, n);
-    }
-    rs_botid *b = NULL;
-    const rs_status st = rs_botid_create(cands, n, &b);
-    if (cands != stack) free(cands);
-    CLI_TRY(st);
-    void *e = realloc(w->botids, (w->n_botids + 1) * sizeof *w->botids);
-    if (e == NULL) { rs_botid_free(b); return RS_ERR_NOMEM; }
-    w->botids = e;
-    w->botids[w->n_botids].rs = rs;
-    w->botids[w->n_botids].b = b;
-    w->n_botids++;
-    *out = b;
-    return RS_OK;
-}
-
-/* The origin of the line's site into w->origin; 0 when it has none. */
-static int hit_origin(const diff_job *job, diff_worker *w, const rs_logrec *rec)
-{
-    rs_str host = rec->host;
-    if (host.len == 0) host = (rs_str){ job->host, job->host ? strlen(job->host) : 0 };
-    if (host.len == 0) return 0;
-    const rs_str port = rec->port;
-    const char *scheme = job->scheme;
-    if (port.len == 3 && !memcmp(port.ptr, "443", 3)) scheme = "https";
-    else if (port.len) scheme = "http";
-    char key[RS_ORIGIN_MAX + 16];
-    const int n = snprintf(key, sizeof key, "%s://%.*s%s%.*s", scheme, (int)host.len, host.ptr,
-                           port.len ? ":" : "", (int)port.len, port.ptr);
-    if (n < 0 || (size_t)n >= sizeof key) return 0;
-    if ((size_t)n == w->last_key_len && !memcmp(key, w->last_key, (size_t)n)) return w->last_ok;
-    memcpy(w->last_key, key, (size_t)n);
-    w->last_key_len = (size_t)n;
-    w->last_ok = rs_origin_parse(key, (size_t)n, w->origin_buf, sizeof w->origin_buf, &w->origin) == RS_OK
-                 && w->origin.error == RS_ORIGIN_OK;
-    return w->last_ok;
-}
 
 static int wanted(const diff_job *job, rs_str token)
 {
@@ -605,19 +549,6 @@ static int wanted(const diff_job *job, rs_str token)
     return 0;
 }
 
-/* 1 when the URL's path is /robots.txt (such hits are never disallowed, as in logs). */
-static int is_robots_txt(diff_worker *w, rs_str url)
-{
-    if (w->scratch_cap < url.len + 2) {
-        char *p = realloc(w->scratch, url.len + 64);
-        if (p == NULL) return 0;
-        w->scratch = p;
-        w->scratch_cap = url.len + 64;
-    }
-    const rs_str path = rs_url_path(url.ptr, url.len, w->scratch, w->scratch_cap);
-    return path.len >= 11 && !memcmp(path.ptr, "/robots.txt", 11) && (path.len == 11 || path.ptr[11] == '?');
-}
-
 /* A decided hit, for the in-order pass (followed by its strings, padded to 8). */
 typedef struct {
     uint32_t bot_len, url_len, origin_len, rule_len[2], line[2];
@@ -627,53 +558,48 @@ typedef struct {
 static rs_status one_hit(const diff_job *job, diff_worker *w, pipeline_result *res, const rs_logrec *rec,
                          uint64_t line_no)
 {
-    if (!hit_origin(job, w, rec)) {
-        res->counts.malformed++;
-        if (job->opts->verbose)
-            pipeline_diag(res, "%s:%llu: no valid site for this line (host '%.*s'), skipped",
-                          job->input_name, (unsigned long long)line_no, (int)rec->host.len, rec->host.ptr);
-        return RS_OK;
-    }
-    /* the URL: the request target, absolute already or under the origin */
-    w->url.len = 0;
-    const rs_str t = rec->target;
-    if (!(t.len >= 7 && (!strncasecmp(t.ptr, "http://", 7) || (t.len >= 8 && !strncasecmp(t.ptr, "https://", 8)))))
-        CLI_TRY(rs_outbuf_append(&w->url, w->origin.origin.ptr, w->origin.origin.len));
-    CLI_TRY(rs_outbuf_append(&w->url, t.ptr, t.len));
-    const rs_str url = { w->url.ptr, w->url.len };
-
-    rs_bot bot[2];
-    int is_bot[2];
-    rs_botid *ids[2];
+    for (int s = 0; s < 2; s++)
+        if (w->aud[s] == NULL) {
+            const rs_log_audit_config cfg = { job->sites[s], job->host, job->scheme, NULL, 0 };
+            CLI_TRY(rs_log_auditor_create(&cfg, &w->aud[s]));
+        }
+    rs_log_hit hit[2];
     for (int s = 0; s < 2; s++) {
-        rs_site_result base;
-        const rs_status st = rs_site_lookup(job->sites[s], &w->origin, "", 0, &base);
+        const rs_status st = rs_log_audit_bot(w->aud[s], rec, &hit[s]);
         if (st != RS_OK) {
-            pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites[s]));
+            if (st != RS_ERR_NOMEM) pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites[s]));
             return st;
         }
-        CLI_TRY(botid_for(w, base.ruleset, &ids[s]));
-        is_bot[s] = rs_bot_identify(ids[s], rec->user_agent.ptr, rec->user_agent.len, &bot[s]);
+        if (hit[s].kind == RS_LOGHIT_NO_SITE) {    /* the same origin on both sides */
+            res->counts.malformed++;
+            if (job->opts->verbose)
+                pipeline_diag(res, "%s:%llu: no valid site for this line (host '%.*s'), skipped",
+                              job->input_name, (unsigned long long)line_no, (int)rec->host.len, rec->host.ptr);
+            return RS_OK;
+        }
     }
+    const int is_bot[2] = { hit[0].kind == RS_LOGHIT_BOT, hit[1].kind == RS_LOGHIT_BOT };
     if (!is_bot[0] && !is_bot[1]) { res->counts.extra[X_NON_BOT]++; return RS_OK; }
     if (!is_bot[0] || !is_bot[1]) { res->counts.extra[X_ONE_SIDE_BOT]++; return RS_OK; }
-    const rs_str token = bot[1].token;   /* the bot as the new side names it */
+    const rs_str token = hit[1].bot.token;   /* the bot as the new side names it */
     if (!wanted(job, token)) { res->counts.skipped++; return RS_OK; }
-    if (bot[0].token.len != token.len || strncasecmp(bot[0].token.ptr, token.ptr, token.len))
+    if (hit[0].bot.token.len != token.len || strncasecmp(hit[0].bot.token.ptr, token.ptr, token.len))
         res->counts.extra[X_BOT_DIFFERS]++;
 
     rs_site_verdict v[2];
     side_verdict sv[2];
-    const int robots_fetch = is_robots_txt(w, url);
+    for (int s = 0; s < 2; s++) CLI_TRY(rs_log_audit_url(w->aud[s], rec, &hit[s]));
+    const rs_str url = hit[1].url;           /* the same bytes on both sides */
+    const rs_str origin = hit[1].origin->origin;
+    const int robots_fetch = hit[1].robots_fetch;
     for (int s = 0; s < 2; s++) {
         memset(&v[s], 0, sizeof v[s]);
-        const rs_str group = rs_bot_group_agent(ids[s], &bot[s]);
-        const int bound = !((bot[s].flags & RS_BOT_IGNORES_STAR) && !(bot[s].flags & RS_BOT_GROUP_NAMED));
+        const rs_str group = hit[s].group;
         sv[s].disallowed = 0;
         sv[s].line = 0;
         sv[s].rule = (rs_str){ "", 0 };
-        if (robots_fetch || !bound) continue;
-        const rs_status st = rs_site_check(job->sites[s], url.ptr, url.len, group.ptr, group.len,
+        if (robots_fetch || !hit[s].bound) continue;
+        const rs_status st = rs_site_check(job->sites[s], hit[s].url.ptr, hit[s].url.len, group.ptr, group.len,
                                            job->sem[s], job->opts->encode_urls, &v[s]);
         if (st != RS_OK) {
             pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites[s]));
@@ -696,7 +622,7 @@ static rs_status one_hit(const diff_job *job, diff_worker *w, pipeline_result *r
         }
     }
     uint64_t *c;
-    CLI_TRY(pair_counters(w, res, UINT32_MAX, 1, w->origin.origin, token, 0, &c));
+    CLI_TRY(pair_counters(w, res, UINT32_MAX, 1, origin, token, 0, &c));
     const rs_flip f = rs_diff_count(c, sv[0].disallowed, sv[1].disallowed, 1);
     res->counts.urls++;
     res->counts.extra[f]++;
@@ -706,7 +632,7 @@ static rs_status one_hit(const diff_job *job, diff_worker *w, pipeline_result *r
     memset(&h, 0, sizeof h);
     h.bot_len = (uint32_t)token.len;
     h.url_len = (uint32_t)url.len;
-    h.origin_len = (uint32_t)w->origin.origin.len;
+    h.origin_len = (uint32_t)origin.len;
     for (int s = 0; s < 2; s++) {
         h.rule_len[s] = (uint32_t)sv[s].rule.len;
         h.line[s] = sv[s].line;
@@ -718,7 +644,7 @@ static rs_status one_hit(const diff_job *job, diff_worker *w, pipeline_result *r
     CLI_TRY(rs_outbuf_append(aux, &h, sizeof h));
     CLI_TRY(rs_outbuf_append(aux, token.ptr, token.len));
     CLI_TRY(rs_outbuf_append(aux, url.ptr, url.len));
-    CLI_TRY(rs_outbuf_append(aux, w->origin.origin.ptr, w->origin.origin.len));
+    CLI_TRY(rs_outbuf_append(aux, origin.ptr, origin.len));
     CLI_TRY(rs_outbuf_append(aux, sv[0].rule.ptr, sv[0].rule.len));
     CLI_TRY(rs_outbuf_append(aux, sv[1].rule.ptr, sv[1].rule.len));
     return rs_outbuf_append(aux, zeros, (8 - (aux->len - start) % 8) % 8);

@@ -2,10 +2,11 @@
  * cmd_logs.c - `robotscan logs`: access logs + robots sources -> which bot
  * hits broke robots.txt, and which came faster than the crawl-delay.
  *
- * Workers parse lines, identify the crawler from the User-Agent (built-in
- * table + the tokens the site's robots.txt names), match the hit with the
- * rules of the group that crawler follows, count per bot, and format the
- * record without its last column. The main thread keeps records in input
+ * Workers parse lines and hand each to the library's auditor
+ * (src/log/audit.c: site, crawler from the User-Agent or the ranges, URL,
+ * verdict of the group it follows, crawl-delay); this file keeps the options,
+ * the --agent filter, the counters and the output: it counts per bot and
+ * formats the record without its last column. The main thread keeps records in input
  * order; crawl-delay needs every hit of a (bot, origin) in time order, which
  * merged logs do not give, so delay violations are decided after the whole
  * input is read, and records are written then. Past --memory-limit / 4,
@@ -24,7 +25,6 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 static const char HELP[] =
     "Usage: robotscan logs --robots PATH [--robots PATH...] [OPTIONS] [FILE...]\n"
@@ -159,52 +159,14 @@ typedef struct {
 /* ===== Worker state ===== */
 
 typedef struct {
-    const rs_ruleset *rs;
-    rs_botid *botid;
-} botid_entry;
-
-/*
- * Logs repeat a few hundred user agents endlessly: remember what each was
- * identified as. Direct-mapped, keyed by hash and verified by the bytes, so
- * a hit is exact; cleared when the identifier (site) changes.
- */
-#define UA_CACHE_SLOTS 1024
-#define UA_CACHE_MAX 240
-typedef struct {
-    uint64_t hash;
-    uint16_t len;          /* 0 = empty slot */
-    uint8_t  is_bot;
-    rs_bot   bot;
-    char     ua[UA_CACHE_MAX];
-} ua_slot;
-
-typedef struct {
     rs_logparser *parser;                /* this worker's (formats have state) */
+    rs_log_auditor *auditor;             /* the per-hit decision (src/log/audit.c) */
     int64_t time_epoch;                  /* cache of the last formatted time */
     char time_iso[32];
-    char last_scheme[8];
-    size_t last_scheme_len;
-    char origin_buf[RS_ORIGIN_MAX];
-    char last_key[RS_ORIGIN_MAX + 16];   /* scheme + host + port of the last line */
-    size_t last_key_len;
-    char last_host[256], last_port[8];   /* raw fields of the last line (fast path) */
-    size_t last_host_len, last_port_len;
-    rs_origin last_origin;               /* slices into last_origin_buf */
-    char last_origin_buf[RS_ORIGIN_MAX];
-    int last_origin_ok;
-    int base_ready;                      /* base and botid are for the last origin */
-    rs_site_result base;                 /* lookup for the empty agent: the ruleset */
-    rs_botid *botid;                     /* for base.ruleset */
-    botid_entry *botids;                 /* cache: ruleset -> identifier */
-    ua_slot *ua_cache;                   /* for botid; NULL until first use */
-    const rs_botid *ua_cache_for;
-    size_t n_botids;
-    const rs_ruleset *delay_rs;          /* cache of the last crawl-delay lookup */
-    char delay_agent[64];
-    double delay;
-    rs_outbuf url, rule, key;
-    char *scratch;
-    size_t scratch_cap;
+    /* tally indexes of the last keys, by bot token bytes (fixed per bot) */
+    struct bot_memo { const rs_tally *t; const char *tok; size_t len; uint32_t ix; } bot_ix[32];
+    struct period_memo { const rs_tally *t; const char *tok; size_t len; int64_t hour; uint32_t ih, id; } period_ix[64];
+    rs_outbuf key;
 } logs_worker;
 
 static void *worker_new(void) { return calloc(1, sizeof(logs_worker)); }
@@ -213,14 +175,9 @@ static void worker_free(void *p)
 {
     logs_worker *w = p;
     if (w == NULL) return;
-    for (size_t i = 0; i < w->n_botids; i++) rs_botid_free(w->botids[i].botid);
     rs_logparser_free(w->parser);
-    free(w->botids);
-    free(w->ua_cache);
-    rs_outbuf_free(&w->url);
-    rs_outbuf_free(&w->rule);
+    rs_log_auditor_free(w->auditor);
     rs_outbuf_free(&w->key);
-    free(w->scratch);
     free(w);
 }
 
@@ -254,91 +211,6 @@ static void acc_free(void *p)
     free(a);
 }
 
-/* The bot identifier for a site's ruleset (NULL: built-in table only), cached. */
-static rs_status botid_for(logs_worker *w, const rs_ruleset *rs, rs_botid **out)
-{
-    for (size_t i = 0; i < w->n_botids; i++)
-        if (w->botids[i].rs == rs) { *out = w->botids[i].botid; return RS_OK; }
-    rs_str stack[256];
-    rs_str *cands = stack;
-    size_t n = rs ? rs_ruleset_tokens(rs, stack, 256) : 0;
-    if (n > 256) {
-        cands = malloc(n * sizeof *cands);
-        if (cands == NULL) return RS_ERR_NOMEM;
-        rs_ruleset_tokens(rs, cands, n);
-    }
-    rs_botid *b = NULL;
-    rs_status st = rs_botid_create(cands, n, &b);
-    if (cands != stack) free(cands);
-    CLI_TRY(st);
-    botid_entry *e = realloc(w->botids, (w->n_botids + 1) * sizeof *e);
-    if (e == NULL) {
-        rs_botid_free(b);
-        return RS_ERR_NOMEM;
-    }
-    w->botids = e;
-    e[w->n_botids].rs = rs;
-    e[w->n_botids].botid = b;
-    w->n_botids++;
-    *out = b;
-    return RS_OK;
-}
-
-/* Crawl-delay (seconds) of the groups @agent follows in @rs; 0 when none. */
-static double crawl_delay(logs_worker *w, const rs_ruleset *rs, rs_str agent)
-{
-    if (rs == NULL) return 0;
-    if (rs == w->delay_rs && agent.len < sizeof w->delay_agent && strlen(w->delay_agent) == agent.len
-        && memcmp(w->delay_agent, agent.ptr, agent.len) == 0)
-        return w->delay;
-    double d = 0;
-    rs_str v;
-    if (rs_ruleset_group_value(rs, agent.ptr, agent.len, "crawl-delay", &v) && v.len < 32) {
-        char tmp[32];
-        memcpy(tmp, v.ptr, v.len);
-        tmp[v.len] = '\0';
-        char *end;
-        d = strtod(tmp, &end);
-        if (end == tmp || *end != '\0' || !(d > 0) || !isfinite(d)) d = 0; /* non-numeric: ignored */
-    }
-    w->delay_rs = rs;
-    if (agent.len < sizeof w->delay_agent) {
-        memcpy(w->delay_agent, agent.ptr, agent.len);
-        w->delay_agent[agent.len] = '\0';
-    } else {
-        w->delay_rs = NULL;
-    }
-    w->delay = d;
-    return d;
-}
-
-/* rs_bot_identify through the worker's cache. */
-static int identify(logs_worker *w, const char *ua, size_t len, rs_bot *bot)
-{
-    if (len == 0 || len > UA_CACHE_MAX) return rs_bot_identify(w->botid, ua, len, bot);
-    if (w->ua_cache == NULL) {
-        w->ua_cache = calloc(UA_CACHE_SLOTS, sizeof *w->ua_cache);
-        if (w->ua_cache == NULL) return rs_bot_identify(w->botid, ua, len, bot);
-    }
-    if (w->ua_cache_for != w->botid) {
-        for (size_t i = 0; i < UA_CACHE_SLOTS; i++) w->ua_cache[i].len = 0;
-        w->ua_cache_for = w->botid;
-    }
-    const uint64_t h = XXH3_64bits(ua, len);
-    ua_slot *s = &w->ua_cache[h & (UA_CACHE_SLOTS - 1)];
-    if (s->len == len && s->hash == h && memcmp(s->ua, ua, len) == 0) {
-        if (s->is_bot) *bot = s->bot;
-        return s->is_bot;
-    }
-    const int is_bot = rs_bot_identify(w->botid, ua, len, bot);
-    s->hash = h;
-    s->len = (uint16_t)len;
-    s->is_bot = (uint8_t)is_bot;
-    if (is_bot) s->bot = *bot;
-    memcpy(s->ua, ua, len);
-    return is_bot;
-}
-
 static int agent_wanted(const struct cli_opts *o, rs_str token)
 {
     if (o->n_agents == 0) return 1;
@@ -346,12 +218,6 @@ static int agent_wanted(const struct cli_opts *o, rs_str token)
         if (strlen(o->agents[i]) == token.len && strncasecmp(o->agents[i], token.ptr, token.len) == 0)
             return 1;
     return 0;
-}
-
-static int is_robots_txt(rs_str path)
-{
-    return path.len >= 11 && memcmp(path.ptr, "/robots.txt", 11) == 0
-           && (path.len == 11 || path.ptr[11] == '?');
 }
 
 /* UTC "YYYY-MM-DDTHH" (@full = 0), "YYYY-MM-DDTHH:MM:SSZ" (1) or "YYYY-MM-DD" (2).
@@ -388,149 +254,68 @@ static void format_time(char *dst, size_t cap, int64_t epoch, int full)
 
 /* ===== One line ===== */
 
-/* Finds the origin of the line's site; 0 when it has none (counted by the caller). */
-static int line_origin(const logs_job *job, logs_worker *w, const rs_logrec *rec)
+/* An auditor error: the sites' message for a lookup that failed. */
+static rs_status audit_fail(const logs_job *job, pipeline_result *res, rs_status st)
 {
-    rs_str host = rec->host;
-    if (host.len == 0) host = (rs_str){ job->host, job->host ? strlen(job->host) : 0 };
-    if (host.len == 0) return 0;
-    rs_str port = rec->port;
-    const rs_str rscheme = rec->scheme.len < sizeof w->last_scheme ? rec->scheme : (rs_str){ "", 0 };
-    /* Most logs are of one site: skip everything when host and port repeat. */
-    if (w->last_key_len && host.len == w->last_host_len && port.len == w->last_port_len
-        && rscheme.len == w->last_scheme_len && memcmp(rscheme.ptr, w->last_scheme, rscheme.len) == 0
-        && memcmp(host.ptr, w->last_host, host.len) == 0 && memcmp(port.ptr, w->last_port, port.len) == 0)
-        return w->last_origin_ok;
-    memcpy(w->last_scheme, rscheme.ptr, rscheme.len);
-    w->last_scheme_len = rscheme.len;
-    if (host.len <= sizeof w->last_host && port.len <= sizeof w->last_port) {
-        memcpy(w->last_host, host.ptr, host.len);
-        memcpy(w->last_port, port.ptr, port.len);
-        w->last_host_len = host.len;
-        w->last_port_len = port.len;
-    } else {
-        w->last_host_len = (size_t)-1; /* never equal: no fast path */
-    }
-    const char *scheme = job->scheme;
-    if (port.len == 3 && memcmp(port.ptr, "443", 3) == 0) scheme = "https";
-    else if (port.len) scheme = "http";
-    if (rscheme.len == 5 && strncasecmp(rscheme.ptr, "https", 5) == 0) scheme = "https";
-    else if (rscheme.len == 4 && strncasecmp(rscheme.ptr, "http", 4) == 0) scheme = "http";
-    char key[RS_ORIGIN_MAX + 16];
-    const int n = snprintf(key, sizeof key, "%s://%.*s%s%.*s", scheme, (int)host.len, host.ptr,
-                           port.len ? ":" : "", (int)port.len, port.ptr);
-    if (n < 0 || (size_t)n >= sizeof key) return 0;
-    if ((size_t)n == w->last_key_len && memcmp(key, w->last_key, (size_t)n) == 0) return w->last_origin_ok;
-    memcpy(w->last_key, key, (size_t)n);
-    w->last_key_len = (size_t)n;
-    w->last_origin_ok = 0;
-    w->base_ready = 0;
-    if (rs_origin_parse(key, (size_t)n, w->last_origin_buf, sizeof w->last_origin_buf, &w->last_origin) != RS_OK
-        || w->last_origin.error != RS_ORIGIN_OK)
-        return 0;
-    w->last_origin_ok = 1;
-    return 1;
+    if (st != RS_ERR_NOMEM) pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites));
+    return st;
 }
 
 static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, const rs_logrec *rec,
                          uint64_t line_no)
 {
     logs_acc *acc = res->user;
-    if (!line_origin(job, w, rec)) {
+    if (w->auditor == NULL) {
+        const rs_log_audit_config cfg = { job->sites, job->host, job->scheme, job->ranges, 1 };
+        CLI_TRY(rs_log_auditor_create(&cfg, &w->auditor));
+    }
+    rs_log_hit hit;
+    rs_status st = rs_log_audit_bot(w->auditor, rec, &hit);
+    if (st != RS_OK) return audit_fail(job, res, st);
+    if (hit.kind == RS_LOGHIT_NO_SITE) {
         res->counts.malformed++;
         if (job->opts->verbose)
             pipeline_diag(res, "%s:%llu: no valid site for this line (host '%.*s'), skipped",
                           job->input_name, (unsigned long long)line_no, (int)rec->host.len, rec->host.ptr);
         return RS_OK;
     }
-    const rs_origin *origin = &w->last_origin;
-    /* The site's ruleset gives the candidate tokens of the bot identifier. */
-    if (!w->base_ready) {
-        rs_site_result base;
-        rs_status st = rs_site_lookup(job->sites, origin, "", 0, &base);
-        if (st != RS_OK) {
-            pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites));
-            return st;
-        }
-        w->base = base;
-        CLI_TRY(botid_for(w, base.ruleset, &w->botid));
-        w->base_ready = 1;
-    }
-    rs_bot bot;
-    int verified = V_UNKNOWN;
-    if (rec->user_agent.len == 0 && job->ranges != NULL) {
-        /* No user agent (common format): the published ranges say whose IP it is. */
-        rs_str owner;
-        if (!rs_ipranges_owner(job->ranges, rec->client.ptr, rec->client.len, &owner)
-            || !identify(w, owner.ptr, owner.len, &bot)) {
-            res->counts.extra[X_NON_BOT]++;
-            return RS_OK;
-        }
-        res->counts.extra[X_BY_IP]++;
-        verified = V_YES;
-    } else if (!identify(w, rec->user_agent.ptr, rec->user_agent.len, &bot)) {
+    if (hit.kind == RS_LOGHIT_NOT_BOT) {
         res->counts.extra[X_NON_BOT]++;
         return RS_OK;
-    } else if (job->ranges != NULL) {
-        const int c = rs_ipranges_check(job->ranges, bot.token.ptr, bot.token.len, rec->client.ptr, rec->client.len);
-        verified = c > 0 ? V_YES : c == 0 ? V_NO : V_UNKNOWN;
     }
+    if (hit.by_ip) res->counts.extra[X_BY_IP]++;
+    const rs_bot bot = hit.bot;
+    const int verified = hit.verified;   /* V_* == RS_VERIFIED_* */
     const int spoofed = verified == V_NO;
     if (!agent_wanted(job->opts, bot.token)) {
         res->counts.extra[X_FILTERED]++;
         return RS_OK;
     }
-
-    /* The URL: the request target, absolute already or under the origin. */
-    w->url.len = 0;
-    const rs_str t = rec->target;
-    if (!(t.len >= 7 && (strncasecmp(t.ptr, "http://", 7) == 0
-                         || (t.len >= 8 && strncasecmp(t.ptr, "https://", 8) == 0))))
-        CLI_TRY(rs_outbuf_append(&w->url, origin->origin.ptr, origin->origin.len));
-    CLI_TRY(rs_outbuf_append(&w->url, t.ptr, t.len));
-    const char *url = w->url.ptr;
-    const size_t url_len = w->url.len;
-    if (w->scratch_cap < url_len + 2) {
-        char *p = realloc(w->scratch, url_len + 64);
-        if (p == NULL) return RS_ERR_NOMEM;
-        w->scratch = p;
-        w->scratch_cap = url_len + 64;
-    }
-    const rs_str path = rs_url_path(url, url_len, w->scratch, w->scratch_cap);
-
-    /* The group the crawler follows; some crawlers ignore '*' groups. */
-    const rs_str group = rs_bot_group_agent(w->botid, &bot);
-    const int bound = !((bot.flags & RS_BOT_IGNORES_STAR) && !(bot.flags & RS_BOT_GROUP_NAMED));
-    rs_verdict v = { 0, 0, -1 };
-    const char *reason;
-    const rs_matcher *matcher = NULL;
-    double delay = 0;
-    const int robots_fetch = is_robots_txt(path);
-    if (!bound) {
-        reason = robots_fetch ? "robots-txt" : "no-match";
-    } else {
-        rs_site_result site;
-        rs_status st = rs_site_lookup(job->sites, origin, group.ptr, group.len, &site);
-        if (st != RS_OK) {
-            pipeline_fail(res, st, "%s", rs_sites_errmsg(job->sites));
-            return st;
-        }
-        if (robots_fetch) {
-            reason = "robots-txt";   /* never a violation; counts in the crawl-delay spacing */
-        } else {
-            matcher = site.matcher;
-            if (matcher) rs_matcher_match(matcher, path.ptr, path.len, &v);
-            reason = rs_reason_str(rs_site_reason(&site, matcher ? &v : NULL));
-        }
-        delay = crawl_delay(w, site.ruleset, group);
-    }
+    if ((st = rs_log_audit_decide(w->auditor, rec, &hit)) != RS_OK) return audit_fail(job, res, st);
+    const rs_origin *origin = hit.origin;
+    const char *url = hit.url.ptr;
+    const size_t url_len = hit.url.len;
+    const rs_str path = hit.path;
+    const int bound = hit.bound;
+    const rs_verdict v = hit.verdict;
+    const char *reason = hit.reason;
+    const double delay = hit.delay;
+    const int robots_fetch = hit.robots_fetch;
     const int has_time = (rec->flags & RS_LOGREC_HAS_TIME) != 0;
 
     /* Counters. A spoofed hit (claims a bot, comes from outside its ranges)
      * is counted apart: not among the real bot's violations. */
     res->counts.urls++;
     uint32_t ix;
-    CLI_TRY(rs_tally_find(acc->bots, bot.token.ptr, bot.token.len, &ix));
+    {
+        struct bot_memo *m = &w->bot_ix[((uintptr_t)bot.token.ptr >> 3) & 31];
+        if (m->t == acc->bots && m->tok == bot.token.ptr && m->len == bot.token.len && m->ix < rs_tally_size(acc->bots)) {
+            ix = m->ix;
+        } else {
+            CLI_TRY(rs_tally_find(acc->bots, bot.token.ptr, bot.token.len, &ix));
+            *m = (struct bot_memo){ acc->bots, bot.token.ptr, bot.token.len, ix };
+        }
+    }
     uint64_t *bc = rs_tally_counters(acc->bots, ix);
     bc[B_HITS]++;
     if (spoofed) {
@@ -559,29 +344,31 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
             w->time_epoch = rec->epoch;
         }
         time_col = w->time_iso;
+        /* the hour's and day's keys of this bot, remembered (years 1970..9999) */
+        const int64_t hour = rec->epoch >= 0 && rec->epoch < INT64_C(253402300800) ? rec->epoch / 3600 : -1;
+        struct period_memo *m = &w->period_ix[((uint64_t)hour * 31 + ((uintptr_t)bot.token.ptr >> 3)) & 63];
+        const int memo = hour >= 0 && m->t == acc->hours && m->hour == hour && m->tok == bot.token.ptr
+                         && m->len == bot.token.len && m->ih < rs_tally_size(acc->hours)
+                         && m->id < rs_tally_size(acc->days);
+        uint32_t pix[2] = { memo ? m->ih : 0, memo ? m->id : 0 };
         for (int per = 0; per < 2; per++) {   /* hour, day: "YYYY-MM-DDTHH" and its first 10 bytes */
-            k->len = 0;
-            CLI_TRY(rs_outbuf_append(k, bot.token.ptr, bot.token.len));
-            CLI_TRY(rs_outbuf_append(k, "\t", 1));
-            CLI_TRY(rs_outbuf_append(k, time_col, per ? 10 : 13));
             rs_tally *tl = per ? acc->days : acc->hours;
-            CLI_TRY(rs_tally_find(tl, k->ptr, k->len, &ix));
-            uint64_t *hc = rs_tally_counters(tl, ix);
+            if (!memo) {
+                k->len = 0;
+                CLI_TRY(rs_outbuf_append(k, bot.token.ptr, bot.token.len));
+                CLI_TRY(rs_outbuf_append(k, "\t", 1));
+                CLI_TRY(rs_outbuf_append(k, time_col, per ? 10 : 13));
+                CLI_TRY(rs_tally_find(tl, k->ptr, k->len, &pix[per]));
+            }
+            uint64_t *hc = rs_tally_counters(tl, pix[per]);
             hc[H_HITS]++;
             if (spoofed) hc[H_SPOOFED]++;
             else hc[H_DISALLOWED] += (uint64_t)v.disallowed;
         }
+        if (!memo && hour >= 0)
+            *m = (struct period_memo){ acc->hours, bot.token.ptr, bot.token.len, hour, pix[0], pix[1] };
     }
-    rs_str rule = { "", 0 };
-    rs_rule_info info;
-    if (matcher && v.rule >= 0 && rs_matcher_rule(matcher, v.rule, &info) == RS_OK) {
-        w->rule.len = 0;
-        const char *kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
-        CLI_TRY(rs_outbuf_append(&w->rule, kind, strlen(kind)));
-        CLI_TRY(rs_outbuf_append(&w->rule, info.pattern.ptr, info.pattern.len));
-        rule.ptr = w->rule.ptr;
-        rule.len = w->rule.len;
-    }
+    const rs_str rule = hit.rule;
     if (v.disallowed && !spoofed) {
         k->len = 0;
         CLI_TRY(rs_outbuf_append(k, bot.token.ptr, bot.token.len));
@@ -592,7 +379,13 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
         CLI_TRY(rs_tally_find(acc->paths, k->ptr, k->len, &ix));
         rs_tally_counters(acc->paths, ix)[0]++;
         char num[32];
-        snprintf(num, sizeof num, "\t%u\t", v.line);
+        size_t nl = sizeof num;
+        num[--nl] = '\0';
+        num[--nl] = '\t';
+        unsigned line = v.line;
+        do num[--nl] = (char)('0' + line % 10); while ((line /= 10) != 0);
+        num[--nl] = '\t';
+        memmove(num, num + nl, sizeof num - nl);
         k->len = 0;
         CLI_TRY(rs_outbuf_append(k, bot.token.ptr, bot.token.len));
         CLI_TRY(rs_outbuf_append(k, "\t", 1));
@@ -723,6 +516,80 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
 
 static int delay_cmp(const void *a, const void *b);
 
+static inline int delay_less(const struct delay_entry *x, const struct delay_entry *y)
+{
+    return x->epoch != y->epoch ? x->epoch < y->epoch : x->rec < y->rec;
+}
+
+/*
+ * Sorts one key's entries by (epoch, rec): a natural merge sort (logs are
+ * runs of ascending times, e.g. one per rotated file), merging neighbouring
+ * runs pairwise, back and forth between @d and @tmp, until one is left.
+ */
+static void sort_runs(struct delay_entry *d, size_t n, struct delay_entry *tmp)
+{
+    struct delay_entry *src = d, *dst = tmp;
+    for (;;) {
+        size_t a = 0, runs = 0;
+        while (a < n) {
+            size_t m = a + 1;
+            while (m < n && !delay_less(&src[m], &src[m - 1])) m++;
+            runs++;
+            if (m == n) {                     /* a last run without a partner */
+                memcpy(dst + a, src + a, (n - a) * sizeof *d);
+                break;
+            }
+            size_t b = m + 1;
+            while (b < n && !delay_less(&src[b], &src[b - 1])) b++;
+            size_t i = a, j = m, o = a;
+            while (i < m && j < b) dst[o++] = delay_less(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < m) dst[o++] = src[i++];
+            while (j < b) dst[o++] = src[j++];
+            a = b;
+        }
+        struct delay_entry *t = src;
+        src = dst;
+        dst = t;
+        if (runs <= 1) break;
+    }
+    if (src != d) memcpy(d, src, n * sizeof *d);
+}
+
+/*
+ * Sorts crawl-delay entries by (key, epoch, rec), a total order (rec is
+ * unique), as qsort with delay_cmp would: a stable counting sort by key
+ * (keys are dense "bot\torigin" indexes), then each key's entries by a
+ * natural merge sort (sort_runs), which costs one pass when they are in order.
+ */
+static void sort_delays(struct delay_entry *d, size_t n)
+{
+    if (n < 2) return;
+    uint32_t maxk = 0;
+    for (size_t i = 0; i < n; i++)
+        if (d[i].key > maxk) maxk = d[i].key;
+    size_t *start = maxk < n ? calloc((size_t)maxk + 2, sizeof *start) : NULL;
+    struct delay_entry *tmp = start ? malloc(n * sizeof *tmp) : NULL;
+    if (tmp == NULL) {
+        free(start);
+        qsort(d, n, sizeof *d, delay_cmp);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) start[d[i].key + 1]++;
+    for (size_t k = 0; k <= maxk; k++) start[k + 1] += start[k];
+    for (size_t i = 0; i < n; i++) tmp[start[d[i].key]++] = d[i];   /* start[k] ends at run k's end */
+    memcpy(d, tmp, n * sizeof *d);
+    size_t a = 0;
+    for (size_t k = 0; k <= maxk; k++) {
+        const size_t b = start[k];
+        size_t i = a + 1;
+        while (i < b && !delay_less(&d[i], &d[i - 1])) i++;
+        if (i < b) sort_runs(d + a, b - a, tmp + a);
+        a = b;
+    }
+    free(tmp);
+    free(start);
+}
+
 /* Moves the records in memory to the records spill file. @return 0 or -1. */
 static int spill_records(logs_job *job)
 {
@@ -754,7 +621,7 @@ static int spill_run(logs_job *job)
     spill_file *r = realloc(job->runs, (job->n_runs + 1) * sizeof *r);
     if (r == NULL) return -1;
     job->runs = r;
-    qsort(job->delays, job->n_delays, sizeof *job->delays, delay_cmp);
+    sort_delays(job->delays, job->n_delays);
     if (spill_open(&r[job->n_runs]) != 0) return -1;
     job->n_runs++;
     if (spill_write(&r[job->n_runs - 1], job->delays, job->n_delays * sizeof *job->delays) != 0
@@ -870,7 +737,7 @@ static uint8_t *delay_violations(logs_job *job, uint64_t *key_viol)
 {
     uint8_t *v = calloc(job->n_records ? job->n_records : 1, 1);
     if (v == NULL) return NULL;
-    if (job->n_delays) qsort(job->delays, job->n_delays, sizeof *job->delays, delay_cmp); /* delays may be NULL */
+    sort_delays(job->delays, job->n_delays); /* delays may be NULL */
     delay_scan sc = { { 0, 0, 0, 0 }, 0 };
     if (job->n_runs == 0) {
         for (size_t i = 0; i < job->n_delays; i++) delay_step(job, &sc, &job->delays[i], v, key_viol);

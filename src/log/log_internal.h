@@ -10,4 +10,22 @@
  * and protocol; flags RS_LOGREC_BAD_REQUEST when it is not such a line. */
 void rs_logline_split_request(rs_logrec *r);
 
+/* The last `dd/Mon/yyyy:` date and ` +hhmm` zone a combined-format time had,
+ * with the epoch of its midnight in that zone: lines of one second, minute or
+ * day share them, so only hh:mm:ss is read. valid = 0: empty. */
+typedef struct {
+    char    date[12];
+    char    zone[6];
+    int     valid;
+    int64_t base;
+} rs_logtime_cache;
+
+/* rs_logline_parse with a time cache (NULL: none), for parsers that read
+ * many lines in turn (rs_logparser). Same results. */
+rs_logline_status rs_logline_parse_cached(const rs_logformat *fmt, rs_logtime_cache *tc, const char *line,
+                                          size_t len, rs_logrec *out);
+
+/* The item walk alone (no one-pass path): what the one-pass path must equal. */
+rs_logline_status rs_logline_parse_walk(const rs_logformat *fmt, const char *line, size_t len, rs_logrec *out);
+
 #endif /* RS_LOG_INTERNAL_H */

@@ -96,7 +96,36 @@ struct rs_logformat {
     size_t   n_items;
     char    *text;        /* literal bytes of all items */
     unsigned fields;      /* RS_LOGF_* */
+    int      combined;    /* exactly the combined layout: parse_combined_fast applies */
 };
+
+/* The items of the combined layout, for is_combined(). */
+static const struct {
+    enum field field;     /* F_SKIP for a literal */
+    const char *lit;
+} combined_items[] = {
+    {F_CLIENT, NULL}, {F_SKIP, " "}, {F_SKIP, NULL}, {F_SKIP, " "}, {F_USER, NULL}, {F_SKIP, " ["},
+    {F_TIME_LOCAL, NULL}, {F_SKIP, "] \""}, {F_REQUEST, NULL}, {F_SKIP, "\" "}, {F_STATUS, NULL},
+    {F_SKIP, " "}, {F_BYTES, NULL}, {F_SKIP, " \""}, {F_REFERER, NULL}, {F_SKIP, "\" \""}, {F_UA, NULL},
+    {F_SKIP, "\""},
+};
+
+/* Whatever string compiled it (`combined`, the nginx or the Apache spelling). */
+static int is_combined(const rs_logformat *fmt)
+{
+    const size_t n = sizeof combined_items / sizeof combined_items[0];
+    if (fmt->n_items != n) return 0;
+    for (size_t k = 0; k < n; k++) {
+        const item *it = &fmt->items[k];
+        const char *lit = combined_items[k].lit;
+        if (lit == NULL) {
+            if (it->lit_len != 0 || it->field != (uint8_t)combined_items[k].field) return 0;
+        } else if (it->lit_len != strlen(lit) || memcmp(fmt->text + it->lit_off, lit, it->lit_len) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
 
 static void set_err(char *err, size_t err_cap, const char *msg, const char *name, size_t name_len)
 {
@@ -341,6 +370,7 @@ rs_status rs_logformat_create(const char *spec, size_t spec_len, char *err, size
         it->quoted = fmt->text[prev->lit_off + prev->lit_len - 1] == '"' && fmt->text[nx->lit_off] == '"';
     }
     fmt->n_items = n;
+    fmt->combined = is_combined(fmt);
 out:
     rs_free(unquoted);
     if (st != RS_OK) {
@@ -653,8 +683,241 @@ static void clear(rs_logrec *r, const char *line)
     r->bytes = -1;
 }
 
+/* ===== The combined layout in one pass =====
+ *
+ * Most logs are combined. parse_combined_fast() reads the usual shape of such
+ * a line from one bitmap of its `"`, `\` and tab bytes (rs_simd_mask_any):
+ * no backslash, no tab, exactly six quotes, each where the layout wants it.
+ * Then every field ends where the item walk of rs_logline_parse would end it
+ * (a quoted field at the first `"` followed by the rest of its literal, an
+ * unquoted one at the first space), so the record is the same; any other
+ * line (and every failure) goes to the item walk, which decides it. */
+
+/* {'"', '\\', '\t'} */
+static const rs_byteset quote_backslash_tab = {
+    {(1ull << '"') | (1ull << '\t'), (1ull << ('\\' - 64)), 0, 0}, {'"', '\\', '\t'}, 3
+};
+
+#define FAST_MAX_LINE 4096   /* longer lines take the item walk */
+
+/* parse_time_local through @tc: a line of the cached date and zone reads only
+ * hh:mm:ss (the date was validated when cached; only the clock can be wrong). */
+static inline uint64_t load64(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+static inline uint32_t load32(const char *p)
+{
+    uint32_t x;
+    memcpy(&x, p, 4);
+    return x;
+}
+
+/* Whether the 8 bytes at @c read `dd:dd:dd` (SWAR: each digit lane minus '0'
+ * must stay below 10 without borrowing; the colon lanes must be equal). */
+static inline int is_clock(const char *c)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    for (int k = 0; k < 8; k++)
+        if (k == 2 || k == 5 ? c[k] != ':' : (unsigned)((unsigned char)c[k] - '0') > 9) return 0;
+    return 1;
+#endif
+    const uint64_t x = load64(c);
+    const uint64_t colons = 0x0000FF0000FF0000ull;           /* bytes 2 and 5 (little-endian lanes) */
+    const uint64_t want = 0x00003A00003A0000ull;             /* ':' there */
+    if (((x & colons) ^ want) != 0) return 0;
+    const uint64_t d = (x & ~colons) | (0x3030303030303030ull & colons);   /* colons read as '0' */
+    const uint64_t lo = d - 0x3030303030303030ull;           /* borrow into bit 7 when a byte < '0' */
+    const uint64_t hi = d + 0x4646464646464646ull;           /* bit 7 set when a byte > '9' (0x39 + 0x46 = 0x7F) */
+    return ((lo | hi | d) & 0x8080808080808080ull) == 0;
+}
+
+static int time_local_cached(rs_logtime_cache *tc, const char *s, size_t len, int64_t *epoch)
+{
+    if (tc != NULL && len == 26 && tc->valid && load64(s) == load64(tc->date) && load32(s + 8) == load32(tc->date + 8)
+        && load32(s + 20) == load32(tc->zone) && s[24] == tc->zone[4] && s[25] == tc->zone[5]) {
+        const unsigned char *c = (const unsigned char *)s + 12;
+        if (!is_clock(s + 12)) return parse_time_local(s, len, epoch);
+        const unsigned h = (c[0] - '0') * 10u + (c[1] - '0'), mi = (c[3] - '0') * 10u + (c[4] - '0'),
+                       sec = (c[6] - '0') * 10u + (c[7] - '0');
+        if (h > 23 || mi > 59 || sec > 60) return 0;
+        *epoch = tc->base + (int64_t)h * 3600 + (int64_t)mi * 60 + sec;
+        return 1;
+    }
+    if (!parse_time_local(s, len, epoch)) return 0;
+    if (tc != NULL && len == 26) {
+        const unsigned char *c = (const unsigned char *)s + 12;
+        const int64_t clock = ((c[0] - '0') * 10 + (c[1] - '0')) * 3600 + ((c[3] - '0') * 10 + (c[4] - '0')) * 60
+                              + (c[6] - '0') * 10 + (c[7] - '0');
+        memcpy(tc->date, s, 12);
+        memcpy(tc->zone, s + 20, 6);
+        tc->base = *epoch - clock;
+        tc->valid = 1;
+    }
+    return 1;
+}
+
+/* The end of a run of spaces at p (no tabs: the caller saw none in the line). */
+static inline const char *skip_spaces(const char *p, const char *end)
+{
+    while (p < end && *p == ' ') p++;
+    return p;
+}
+
+/* The same from @e, a space: the usual single space costs one test. */
+static inline const char *after_space(const char *e, const char *end)
+{
+    const char *p = e + 1;
+    return p < end && *p == ' ' ? skip_spaces(p, end) : p;
+}
+
+/* The first space in [p, end), or NULL; 8 bytes at a time while they fit. */
+static inline const char *find_space(const char *p, const char *end)
+{
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+    for (; end - p >= 8; p += 8) {
+        const uint64_t x = load64(p) ^ 0x2020202020202020ull;   /* a space becomes 0 */
+        const uint64_t z = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+        if (z) return p + (__builtin_ctzll(z) >> 3);   /* the lowest zero byte is exact */
+    }
+#endif
+    for (; p < end; p++)
+        if (*p == ' ') return p;
+    return NULL;
+}
+
+/* A field value as store() keeps it: `-` is empty. */
+static inline rs_str field(const char *p, const char *e)
+{
+    return e - p == 1 && *p == '-' ? (rs_str){p, 0} : (rs_str){p, (size_t)(e - p)};
+}
+
+/* Digits only, at most @max of them (`-` is handled by the caller). */
+static inline int read_uint(const char *p, const char *e, size_t max, int64_t *v)
+{
+    if (p == e || (size_t)(e - p) > max) return 0;
+    int64_t x = 0;
+    for (; p < e; p++) {
+        const unsigned d = (unsigned char)*p - (unsigned)'0';
+        if (d > 9) return 0;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 1;
+}
+
+/* rs_logline_split_request for the usual `METHOD SP target SP HTTP/1.x`
+ * (same slices); 0 for anything else, left to it. */
+static inline int split_request_usual(rs_logrec *r)
+{
+    const char *s = r->request.ptr, *end = s + r->request.len, *sp = s;
+    /* method bytes: A-Z a-z 0-9 - _ (is_method_char), as a bitmap of the low 128 */
+    static const uint64_t method_bits[2] = { 0x03FF200000000000ull, 0x07FFFFFE87FFFFFEull };
+    if (end - s > 4 && load32(s) == load32("GET ")) sp = s + 3;    /* most requests */
+    else
+        for (unsigned char c; sp < end && (c = (unsigned char)*sp) < 128 && (method_bits[c >> 6] >> (c & 63) & 1);)
+            sp++;
+    if (sp == s || sp == end || *sp != ' ') return 0;
+    const char *t = skip_spaces(sp, end);
+    if (end - t < 10 || end[-1] == ' ' || end[-9] != ' ' || load32(end - 8) != load32("HTTP")
+        || end[-4] != '/' || end[-3] != '1' || end[-2] != '.')
+        return 0;
+    const char *te = end - 9;
+    while (te > t && te[-1] == ' ') te--;
+    r->method = (rs_str){s, (size_t)(sp - s)};
+    r->protocol = (rs_str){end - 8, 8};
+    r->target = (rs_str){t, (size_t)(te - t)};
+    return 1;
+}
+
+/* @return 1 with *out filled as the item walk fills it, 0 to leave the line to
+ * the item walk (*out is then unspecified). @line has no trailing '\r';
+ * len > 0, line[0] not blank. */
+static int parse_combined_fast(rs_logtime_cache *tc, const char *line, size_t len, rs_logrec *out)
+{
+    if (len > FAST_MAX_LINE) return 0;
+    uint64_t bits[FAST_MAX_LINE / 64];
+    if (rs_simd_mask_any(line, len, &quote_backslash_tab, bits) != 6) return 0;
+    const char *q[6];
+    size_t nq = 0;
+    for (size_t w = 0; nq < 6; w++)
+        for (uint64_t m = bits[w]; m; m &= m - 1) q[nq++] = line + w * 64 + (size_t)__builtin_ctzll(m);
+    if ((*q[0] ^ '"') | (*q[1] ^ '"') | (*q[2] ^ '"') | (*q[3] ^ '"') | (*q[4] ^ '"') | (*q[5] ^ '"'))
+        return 0;                                     /* a backslash or a tab */
+    const char *const end = line + len;
+
+    /* client SP ident SP user SP [time] SP " : all before q[0] */
+    const char *p = line, *e, *c0, *c1, *u0, *u1;
+    if ((e = find_space(p, q[0])) == NULL) return 0;
+    c0 = p;
+    c1 = e;
+    p = after_space(e, q[0]);
+    if ((e = find_space(p, q[0])) == NULL) return 0;   /* ident: skipped */
+    p = after_space(e, q[0]);
+    if ((e = find_space(p, q[0])) == NULL) return 0;
+    u0 = p;
+    u1 = e;
+    p = after_space(e, q[0]);
+    /* [dd/Mon/yyyy:hh:mm:ss +hhmm]: a time that parses has no `]`, so the
+     * `]` after its 26 bytes is the first one, where the item walk ends it. */
+    if (q[0] - p < 29 || p[0] != '[' || p[27] != ']' || p[28] != ' ') return 0;
+    const rs_str time = {p + 1, 26};
+    if (after_space(p + 28, q[0]) != q[0]) return 0;
+
+    /* "request" SP status SP bytes SP "referer" SP "user agent" */
+    if (q[1][1] != ' ') return 0;                     /* q[1] < q[5]: in the line */
+    p = after_space(q[1] + 1, q[2]);
+    const char *s0 = p;
+    if ((e = find_space(p, q[2])) == NULL) return 0;
+    const char *s1 = e;
+    p = after_space(e, q[2]);
+    const char *b0 = p;
+    if ((e = find_space(p, q[2])) == NULL) return 0;
+    const char *b1 = e;
+    if (after_space(e, q[2]) != q[2]) return 0;
+    if (q[3][1] != ' ' || after_space(q[3] + 1, q[4]) != q[4]) return 0;
+    const int extra = q[5] + 1 < end;
+    if (extra && q[5][1] != ' ') return 0;
+
+    int64_t epoch, status = 0, bytes = -1;
+    if (!time_local_cached(tc, time.ptr, time.len, &epoch)) return 0;
+    if (!(s1 - s0 == 1 && *s0 == '-') && !read_uint(s0, s1, 3, &status)) return 0;
+    if (!(b1 - b0 == 1 && *b0 == '-') && !read_uint(b0, b1, 18, &bytes)) return 0;
+    const rs_str none = {line, 0};
+    *out = (rs_logrec){
+        .client = field(c0, c1), .user = field(u0, u1), .host = none, .port = none, .time = time,
+        .request = field(q[0] + 1, q[1]), .method = none, .target = none, .protocol = none,
+        .referer = field(q[2] + 1, q[3]), .user_agent = field(q[4] + 1, q[5]), .epoch = epoch,
+        .bytes = bytes, .status = (int)status, .flags = RS_LOGREC_HAS_TIME | (extra ? RS_LOGREC_EXTRA_FIELDS : 0u),
+        .error_offset = 0, .scheme = none,
+    };
+    if (out->request.len == 0) out->flags |= RS_LOGREC_BAD_REQUEST;
+    else if (!split_request_usual(out)) rs_logline_split_request(out);
+    return 1;
+}
+
 rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, size_t len,
                                    rs_logrec *out)
+{
+    return rs_logline_parse_cached(fmt, NULL, line, len, out);
+}
+
+rs_logline_status rs_logline_parse_cached(const rs_logformat *fmt, rs_logtime_cache *tc, const char *line,
+                                          size_t len, rs_logrec *out)
+{
+    if (fmt->combined && len > 0) {
+        const size_t n = line[len - 1] == '\r' ? len - 1 : len;
+        if (n > 0 && !is_ws(line[0]) && line[0] != '\r' && line[0] != '\n') {
+            if (parse_combined_fast(tc, line, n, out)) return RS_LOGLINE_OK;
+        }
+    }
+    return rs_logline_parse_walk(fmt, line, len, out);
+}
+
+rs_logline_status rs_logline_parse_walk(const rs_logformat *fmt, const char *line, size_t len, rs_logrec *out)
 {
     clear(out, line);
     if (len > 0 && line[len - 1] == '\r') len--;

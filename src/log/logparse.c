@@ -60,6 +60,7 @@ struct rs_logparser {
     int cloudflare;
     char name[24];
     rs_logformat *tmpl;
+    rs_logtime_cache tcache; /* combined-format times (rs_logline_parse_cached) */
     int alb;
     /* W3C */
     uint8_t cols[MAX_W3C_COLS];
@@ -846,7 +847,7 @@ int rs_logparser_detect(rs_logparser *p, const char *text, size_t len)
 rs_logline_status rs_logparser_parse(rs_logparser *p, const char *line, size_t len, rs_logrec *out)
 {
     if (p->kind == K_TEMPLATE) {
-        const rs_logline_status st = rs_logline_parse(p->tmpl, line, len, out);
+        const rs_logline_status st = rs_logline_parse_cached(p->tmpl, &p->tcache, line, len, out);
         out->scheme = (rs_str){line, 0};
         if (st == RS_LOGLINE_OK && p->alb) split_absolute(out);
         return st;

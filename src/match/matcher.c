@@ -606,7 +606,7 @@ static inline int64_t find_child(const rs_matcher *m, const trie_node *node, uns
     return -1;
 }
 
-/* a[0, n) == b[0, n): overlapping word compares below 17 bytes (labels are short). */
+/* a[0, n) == b[0, n): overlapping word compares below 17 bytes (labels are short), no loop. */
 static inline int label_matches(const char *a, const char *b, size_t n)
 {
     if (n > 16) return memcmp(a, b, n) == 0;
@@ -626,9 +626,15 @@ static inline int label_matches(const char *a, const char *b, size_t n)
         memcpy(&b1, b + n - 4, 4);
         return ((a0 ^ b0) | (a1 ^ b1)) == 0;
     }
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i]) return 0;
-    return 1;
+    if (n >= 2) {
+        uint16_t a0, a1, b0, b1;
+        memcpy(&a0, a, 2);
+        memcpy(&b0, b, 2);
+        memcpy(&a1, a + n - 2, 2);
+        memcpy(&b1, b + n - 2, 2);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    return n == 0 || a[0] == b[0];
 }
 
 /* byte_mask() of the path, computed on first need. */
@@ -687,8 +693,9 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
         const int64_t c = find_child(m, node, (unsigned char)path[depth]);
         if (c < 0) break;
         const trie_node *child = m->nodes + c;
+        /* An edge label is never empty and its first byte is the one find_child matched. */
         if (plen - depth < child->label_len
-            || !label_matches(path + depth, m->trie_text + child->label_off, child->label_len))
+            || !label_matches(path + depth + 1, m->trie_text + child->label_off + 1, child->label_len - 1))
             break;
         depth += child->label_len;
         node = child;

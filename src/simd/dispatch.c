@@ -19,13 +19,16 @@
 
 static const rs_simd_kernels k_scalar = {
     "scalar", rs_find_newline_scalar, rs_count_newlines_scalar, rs_find_any_scalar, rs_find_substr_scalar,
+    rs_mask_any_scalar,
 };
 #if RS_SIMD_X86
 static const rs_simd_kernels k_sse2 = {
     "sse2", rs_find_newline_sse2, rs_count_newlines_sse2, rs_find_any_sse2, rs_find_substr_sse2,
+    rs_mask_any_sse2,
 };
 static const rs_simd_kernels k_avx2 = {
     "avx2", rs_find_newline_avx2, rs_count_newlines_avx2, rs_find_any_avx2, rs_find_substr_avx2,
+    rs_mask_any_avx2,
 };
 #endif
 
@@ -112,6 +115,11 @@ size_t rs_simd_find_any(const char *p, size_t n, const rs_byteset *set)
 size_t rs_simd_find_substr(const char *h, size_t n, const char *s, size_t m)
 {
     return rs_simd_active()->find_substr(h, n, s, m);
+}
+
+size_t rs_simd_mask_any(const char *p, size_t n, const rs_byteset *set, uint64_t *bits)
+{
+    return rs_simd_active()->mask_any(p, n, set, bits);
 }
 
 rs_status rs_byteset_init(rs_byteset *set, const char *members, size_t n)

@@ -210,6 +210,57 @@ size_t KERNEL(rs_find_any)(const char *p, size_t n, const rs_byteset *set)
     }
 }
 
+/* ===== mask_any ===== */
+
+/*
+ * mask_any(p, n, set, bits):
+ *   n < W or an empty set: the scalar loop
+ *   for each 64-byte chunk: bits[k] = the set masks of its 64/W vectors, joined
+ *   last chunk (< 64 bytes): its full vectors, then the last W bytes of the
+ *       range (an overlapping load, n >= W) shifted past the lanes already done
+ *   return the popcount of all words
+ * Members broadcast once, count 1..4 inlined as constants (as find_any).
+ */
+static inline __attribute__((always_inline)) size_t
+mask_any_body(const char *p, size_t n, const rs_byteset *set, uint64_t *bits, const unsigned count)
+{
+    V members[RS_BYTESET_MAX];
+    for (unsigned k = 0; k < count; k++) members[k] = v_set1((char)set->bytes[k]);
+    size_t i = 0, total = 0;
+    for (; i + RS_CHUNK <= n; i += RS_CHUNK) {
+        uint64_t m = 0;
+        for (int j = 0; j < RS_VPC; j++)
+            m |= (uint64_t)set_mask_v(v_load(p + i + (size_t)j * V_W), members, count) << (j * V_W);
+        bits[i / RS_CHUNK] = m;
+        total += (size_t)__builtin_popcountll(m);
+    }
+    if (i < n) {
+        uint64_t m = 0;
+        size_t k = i;
+        for (; k + V_W <= n; k += V_W) m |= (uint64_t)set_mask_v(v_load(p + k), members, count) << (k - i);
+        if (k < n) {
+            const size_t back = n - V_W;           /* n >= W: the caller checked */
+            const uint32_t t = set_mask_v(v_load(p + back), members, count) >> (k - back);
+            m |= (uint64_t)t << (k - i);
+        }
+        bits[i / RS_CHUNK] = m;
+        total += (size_t)__builtin_popcountll(m);
+    }
+    return total;
+}
+
+size_t KERNEL(rs_mask_any)(const char *p, size_t n, const rs_byteset *set, uint64_t *bits)
+{
+    if (n < V_W || set->count == 0) return rs_mask_any_scalar(p, n, set, bits);
+    switch (set->count) {
+    case 1: return mask_any_body(p, n, set, bits, 1);
+    case 2: return mask_any_body(p, n, set, bits, 2);
+    case 3: return mask_any_body(p, n, set, bits, 3);
+    case 4: return mask_any_body(p, n, set, bits, 4);
+    default: return mask_any_body(p, n, set, bits, set->count);
+    }
+}
+
 /* ===== find_substr ===== */
 
 /* s[0, k) == t[0, k); k is a needle's middle, usually a few bytes. */

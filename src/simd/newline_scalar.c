@@ -9,6 +9,9 @@
  *                         return n
  *   find_substr(h, n, s, m): for i in 0..n-m: if h[i, i+m) == s: return i
  *                         return n (an empty s is found at 0)
+ *   mask_any(p, n, set, bits): bits[0 .. (n+63)/64) = 0
+ *                         for i in 0..n: if p[i] in set: set bit i % 64 of bits[i / 64]
+ *                         return the number of bits set
  */
 #include "simd/simd.h"
 
@@ -42,4 +45,18 @@ size_t rs_find_substr_scalar(const char *h, size_t n, const char *s, size_t m)
     for (size_t i = 0; i + m <= n; i++)
         if (h[i] == s[0] && memcmp(h + i, s, m) == 0) return i;
     return n;
+}
+
+size_t rs_mask_any_scalar(const char *p, size_t n, const rs_byteset *set, uint64_t *bits)
+{
+    size_t count = 0;
+    for (size_t k = 0; k < (n + 63) / 64; k++) bits[k] = 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)p[i];
+        if (set->bits[c >> 6] >> (c & 63) & 1) {
+            bits[i / 64] |= (uint64_t)1 << (i % 64);
+            count++;
+        }
+    }
+    return count;
 }

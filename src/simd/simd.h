@@ -16,6 +16,7 @@ size_t rs_find_newline_scalar(const char *p, size_t n);
 size_t rs_count_newlines_scalar(const char *p, size_t n);
 size_t rs_find_any_scalar(const char *p, size_t n, const rs_byteset *set);
 size_t rs_find_substr_scalar(const char *h, size_t n, const char *s, size_t m);
+size_t rs_mask_any_scalar(const char *p, size_t n, const rs_byteset *set, uint64_t *bits);
 
 #if defined(__x86_64__)
 #  define RS_SIMD_X86 1
@@ -23,11 +24,13 @@ size_t rs_find_newline_sse2(const char *p, size_t n);
 size_t rs_count_newlines_sse2(const char *p, size_t n);
 size_t rs_find_any_sse2(const char *p, size_t n, const rs_byteset *set);
 size_t rs_find_substr_sse2(const char *h, size_t n, const char *s, size_t m);
+size_t rs_mask_any_sse2(const char *p, size_t n, const rs_byteset *set, uint64_t *bits);
 
 size_t rs_find_newline_avx2(const char *p, size_t n);
 size_t rs_count_newlines_avx2(const char *p, size_t n);
 size_t rs_find_any_avx2(const char *p, size_t n, const rs_byteset *set);
 size_t rs_find_substr_avx2(const char *h, size_t n, const char *s, size_t m);
+size_t rs_mask_any_avx2(const char *p, size_t n, const rs_byteset *set, uint64_t *bits);
 #else
 #  define RS_SIMD_X86 0
 #endif

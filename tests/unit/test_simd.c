@@ -426,3 +426,46 @@ Test(simd, find_substr_dispatch)
     cr_assert_eq(rs_simd_find_substr(NULL, 0, NULL, 0), 0);
     cr_assert_eq(rs_simd_find_substr(NULL, 0, "a", 1), 0);
 }
+
+/* ===== mask_any: every length, sets of 1..6 members, against the definition ===== */
+
+Test(simd, mask_any_every_length_against_definition)
+{
+    unsigned seed = 777;
+    static const char members[] = "\"\\\t []x";
+    for (unsigned count = 1; count <= 6; count++) {
+        rs_byteset set;
+        cr_assert_eq(rs_byteset_init(&set, members, count), RS_OK);
+        for (size_t n = 0; n <= 300; n++) {
+            /* exact-size copy: a read past n shows under ASan */
+            char *buf = malloc(n ? n : 1);
+            cr_assert_not_null(buf);
+            const int density = 1 + rand_r(&seed) % 20;
+            for (size_t i = 0; i < n; i++) {
+                const int r = rand_r(&seed);
+                buf[i] = r % density == 0 ? members[(r >> 8) % 7] : (char)('a' + (r >> 8) % 26);
+            }
+            uint64_t want[8] = { 0 };
+            size_t want_n = 0;
+            for (size_t i = 0; i < n; i++)
+                if (memchr(members, buf[i], count)) { want[i / 64] |= (uint64_t)1 << (i % 64); want_n++; }
+            for (size_t i = 0; rs_simd_impl_at(i); i++) {
+                const rs_simd_kernels *k = impl(i);
+                if (k == NULL) continue;
+                uint64_t got[8];
+                memset(got, 0xA5, sizeof got);
+                cr_assert_eq(k->mask_any(buf, n, &set, got), want_n, "%s n=%zu count=%u", k->name, n, count);
+                for (size_t w = 0; w < (n + 63) / 64; w++)
+                    cr_assert_eq(got[w], want[w], "%s n=%zu count=%u word %zu", k->name, n, count, w);
+                cr_assert_eq(got[(n + 63) / 64], 0xA5A5A5A5A5A5A5A5ull, "%s n=%zu: wrote past its words",
+                             k->name, n);
+            }
+            free(buf);
+        }
+    }
+    rs_byteset empty;
+    cr_assert_eq(rs_byteset_init(&empty, "", 0), RS_OK);
+    uint64_t w[2] = { 1, 1 };
+    cr_assert_eq(rs_simd_mask_any("abc\"def", 7, &empty, w), 0);
+    cr_assert_eq(w[0], 0);
+}
