@@ -5,7 +5,7 @@
 # with evictions inside it; stdout, diagnostics and statistics are the same bytes as an
 # unlimited run (--memory-limit none) whatever the path, -j and the input form
 # (plain/.zst/.gz/stdin). Spill files are gone after an error and after SIGTERM with workers
-# running. (tests/cli/test_scan.sh has the first checks of --memory-limit; these extend them.)
+# open. (tests/cli/test_scan.sh has the first checks of --memory-limit; these extend them.)
 # Usage: bash tests/cli/test_partition.sh ./robotscan build/testdata
 set -u
 BIN=${1:-./robotscan}
@@ -146,7 +146,7 @@ expect_run "TMPDIR missing, mid-input" 2 env TMPDIR="$T/nonexistent" "${BASE[@]}
 expect_err "TMPDIR missing, mid-input" "spill file in $T/nonexistent"
 grep -q '^lines ' "$T/out" && fail "TMPDIR missing, mid-input: a summary was printed"
 
-# ----- SIGTERM while -j 2 workers run partitions: no spill file left -----
+# ----- SIGTERM during a partitioned -j 2 run (its spill files open): no spill file left -----
 mkdir -p "$T/spill"
 env TMPDIR="$T/spill" "${BASE[@]}" --quiet -j 2 --memory-limit 1M "$D/in.txt" "$D/in.txt" "$D/in.txt" \
     >/dev/null 2>&1 &
