@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # CLI tests of `urls` past its memory budget (issue 9, item 2): the run switches to partitions
 # by itself (from the first block, or mid-input once the hosts seen would not fit), the
-# partitions run on -j N workers, a partition with more hosts than a worker's share is run
+# partitions run on -j N workers, a partition with more hosts than the budget holds is run
 # with evictions inside it; stdout, diagnostics and statistics are the same bytes as an
 # unlimited run (--memory-limit none) whatever the path, -j and the input form
-# (plain/.zst/.gz/stdin). Spill files are gone after an error and after SIGTERM with workers
-# open. (tests/cli/test_scan.sh has the first checks of --memory-limit; these extend them.)
+# (plain/.zst/.gz/stdin). Spill files are gone after an error and after SIGTERM during a
+# partitioned -j 2 run. (tests/cli/test_scan.sh has the first checks of --memory-limit;
+# these extend them.)
 # Usage: bash tests/cli/test_partition.sh ./robotscan build/testdata
 set -u
 BIN=${1:-./robotscan}
