@@ -560,3 +560,65 @@ Test(scan, differential_vs_naive_oracle, .timeout = 600)
     free(text);
     free(site_of);
 }
+
+/* The scanner finds lines from a newline bitmap (scan.c, nl_lines): it must
+ * give rs_line_next's lines exactly: numbers, text, '\r' stripping, oversized
+ * lines (small max_line) and a block's pending oversized record, with or
+ * without a final newline, across 64-byte words. */
+Test(scan, lines_from_the_bitmap_equal_rs_line_next, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    write_file("a.com.txt", "User-agent: *\nDisallow: /p\n");
+    const char *src = tmpdir;
+    rs_sites *s = NULL;
+    cr_assert_eq(rs_sites_create(&src, 1, &s), RS_OK);
+    const char *agents[] = { "Googlebot" };
+    rs_scanner *sc = scanner_for(s, agents, 1, RS_SCAN_MISSING_ALLOW);
+    static const char *const pieces[] = {
+        "https://a.com/p", "https://a.com/q\r", "", "\r", "# c", "https://b.com/x",
+        "https://a.com/a-rather-long-path-that-crosses-a-64-byte-word/and/more/of/it",
+        "http://a.com/\rmid", "  https://a.com/p", "https://a.com/p\r\r",
+    };
+    const size_t np = sizeof pieces / sizeof *pieces;
+    uint64_t seed = 12345;
+    char text[4096];
+    for (int round = 0; round < 400; round++) {
+        size_t len = 0;
+        const int n = (int)(seed % 40);
+        for (int i = 0; i < n; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            const char *p = pieces[(seed >> 33) % np];
+            memcpy(text + len, p, strlen(p));
+            len += strlen(p);
+            if (i + 1 < n || (seed >> 20) % 2) text[len++] = '\n';
+        }
+        test_block t;
+        block_make(&t, text, len, 1 + (uint64_t)round);
+        t.b.max_line = 20 + (size_t)(seed >> 40) % 60;  /* some lines are oversized */
+        if (round % 7 == 3) t.b.oversized = 5000;
+        t.b.lines += t.b.oversized != 0;
+        size_t got = 0;
+        cr_assert_eq(rs_scan_block(sc, &t.b, &got), RS_OK);
+        rs_lines it;
+        rs_line ln;
+        rs_lines_init(&it, &t.b);
+        size_t i = 0;
+        for (; rs_line_next(&it, &ln); i++) {
+            cr_assert_lt(i, got, "round %d: the scanner gave fewer lines", round);
+            rs_scan_record r;
+            rs_scan_get(sc, i, 0, &r);
+            cr_assert_eq(r.line_no, ln.number, "round %d line %zu", round, i);
+            if (ln.oversized) {
+                cr_assert_eq(r.kind, RS_SCAN_OVERSIZED, "round %d line %zu", round, i);
+                cr_assert_eq(r.oversized, ln.oversized, "round %d line %zu", round, i);
+            } else {
+                cr_assert_neq(r.kind, RS_SCAN_OVERSIZED, "round %d line %zu", round, i);
+                cr_assert_eq(r.url.len, ln.text.len, "round %d line %zu", round, i);
+                cr_assert_eq(r.url.ptr, ln.text.ptr, "round %d line %zu", round, i);
+            }
+        }
+        cr_assert_eq(i, got, "round %d: %zu lines, the scanner gave %zu", round, i, got);
+        free(t.buf);
+    }
+    rs_scanner_free(sc);
+    rs_sites_free(s);
+}
