@@ -12,32 +12,23 @@
 #include <string.h>
 
 #include "robotscan.h"
+#include "common/fixture.h"
 
 #define NSITES 120
 
-static char tmpdir[256];
-
 static void make_sites(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/rs_evict_XXXXXX");
-    cr_assert_not_null(mkdtemp(tmpdir));
+    fixture_mkdir("evict");
     for (int i = 0; i < NSITES; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/s%03d.example.com.txt", tmpdir, i);
-        FILE *f = fopen(path, "wb");
-        cr_assert_not_null(f);
+        char name[64], body[128];
+        snprintf(name, sizeof name, "s%03d.example.com.txt", i);
         /* each site blocks a different prefix; every third one allows a deeper path */
-        fprintf(f, "User-agent: *\nDisallow: /p%d\n%s", i % 7, i % 3 == 0 ? "Allow: /p0/ok\n" : "");
-        cr_assert_eq(fclose(f), 0);
+        snprintf(body, sizeof body, "User-agent: *\nDisallow: /p%d\n%s", i % 7, i % 3 == 0 ? "Allow: /p0/ok\n" : "");
+        write_file(name, body);
     }
 }
 
-static void remove_sites(void)
-{
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    cr_assert_eq(system(cmd), 0);
-}
+static void remove_sites(void) { remove_tmpdir(); }
 
 static rs_sites *open_sites(void)
 {
