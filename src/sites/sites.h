@@ -120,6 +120,8 @@ rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char
 void      rs_source_close(rs_source *src);
 /* Frees every document's ruleset and matchers (rs_sites_release); the index stays. */
 void      rs_source_unload(rs_source *src);
+/* Frees a document's matchers and ruleset; its place in the index stays (rs_sites_release). */
+void      rs_doc_unload(rs_doc *d);
 
 /* The first document of any source that knows @o (NULL: none). Under the lock. */
 rs_doc   *rs_sources_resolve(rs_sites *s, const rs_origin *o);

@@ -103,22 +103,24 @@ static void doc_free(rs_doc *d)
     rs_free(d);
 }
 
+void rs_doc_unload(rs_doc *d)
+{
+    rs_agent_matcher *a = atomic_load_explicit(&d->agents, memory_order_relaxed);
+    while (a) {
+        rs_agent_matcher *next = a->next;
+        rs_matcher_free(a->matcher);
+        rs_free(a);
+        a = next;
+    }
+    atomic_store_explicit(&d->agents, NULL, memory_order_relaxed);
+    rs_ruleset_free(d->ruleset);
+    d->ruleset = NULL;
+    d->loaded = 0;
+}
+
 void rs_source_unload(rs_source *src)
 {
-    for (size_t i = 0; i < src->ndocs; i++) {
-        rs_doc *d = src->docs[i];
-        rs_agent_matcher *a = atomic_load_explicit(&d->agents, memory_order_relaxed);
-        while (a) {
-            rs_agent_matcher *next = a->next;
-            rs_matcher_free(a->matcher);
-            rs_free(a);
-            a = next;
-        }
-        atomic_store_explicit(&d->agents, NULL, memory_order_relaxed);
-        rs_ruleset_free(d->ruleset);
-        d->ruleset = NULL;
-        d->loaded = 0;
-    }
+    for (size_t i = 0; i < src->ndocs; i++) rs_doc_unload(src->docs[i]);
 }
 
 void rs_source_close(rs_source *src)

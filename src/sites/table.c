@@ -200,22 +200,6 @@ void rs_sites_free(rs_sites *s)
     rs_free(s);
 }
 
-/* Frees a document's matchers and ruleset (rs_sites_release); its place in the index stays. */
-static void doc_unload(rs_doc *d)
-{
-    rs_agent_matcher *a = atomic_load_explicit(&d->agents, memory_order_relaxed);
-    while (a) {
-        rs_agent_matcher *next = a->next;
-        rs_matcher_free(a->matcher);
-        rs_free(a);
-        a = next;
-    }
-    atomic_store_explicit(&d->agents, NULL, memory_order_relaxed);
-    rs_ruleset_free(d->ruleset);
-    d->ruleset = NULL;
-    d->loaded = 0;
-}
-
 /* Visits only the documents given matchers since the last release (s->held), so a
  * release costs what was loaded, not the size of the sources' indexes. */
 rs_status rs_sites_release(rs_sites *s)
@@ -224,7 +208,7 @@ rs_status rs_sites_release(rs_sites *s)
     if (s->held_all) {
         for (size_t i = 0; i < s->nsources; i++) rs_source_unload(&s->sources[i]);
     } else {
-        for (size_t i = 0; i < s->n_held; i++) doc_unload(s->held[i]);
+        for (size_t i = 0; i < s->n_held; i++) rs_doc_unload(s->held[i]);
     }
     s->n_held = 0;
     s->held_all = 0;
