@@ -640,6 +640,29 @@ static int finish(const struct cli_opts *op, const urls_job *job, const pipeline
     return o.fail_on && disallowed ? 1 : 0;
 }
 
+/*
+ * Input block bytes. The scanner groups a block's URLs by site, so the more URLs of a
+ * site a block holds, the fewer times its matcher is fetched cold: blocks grow with the
+ * sites the sources know (~640 bytes a site: 12-16 URLs of each), from 4 MiB up to
+ * 64 MiB. What a block costs in flight bounds them: every pipeline slot holds a block
+ * and its output (about 3x the input for records, nothing for --quiet), and each worker's
+ * scanner about 2x a block in arrays; all of it stays under a quarter of the memory
+ * budget (256 MiB with no budget). A gated run (its sites may not fit the budget) keeps
+ * GATED_BLOCK: the gate switches to partitions at block granularity.
+ */
+#define GATED_BLOCK ((size_t)4 << 20)
+
+static size_t block_size_for(uint64_t known_sites, const struct cli_opts *o, uint64_t limit)
+{
+    const size_t min = (size_t)4 << 20, max = (size_t)64 << 20;
+    const uint64_t jobs = o->jobs > 1 ? (uint64_t)o->jobs : 1;
+    const uint64_t per_block = (uint64_t)pipeline_slots(o->jobs) * (o->quiet ? 1 : 4) + 2 * jobs;
+    const uint64_t in_flight = limit ? limit / 4 : (uint64_t)256 << 20;
+    uint64_t want = known_sites * 4096;
+    if (want > in_flight / per_block) want = in_flight / per_block;
+    return want < min ? min : want > max ? max : (size_t)want;
+}
+
 int cmd_urls(int argc, char **argv)
 {
     struct cli_opts o;
@@ -706,7 +729,7 @@ int cmd_urls(int argc, char **argv)
     memset(&cfg, 0, sizeof cfg);
     cli_pipeline_defaults(&o, &cfg);
     cfg.process = process_block;
-    cfg.block_size = (size_t)4 << 20; /* more URLs per site and block for the scanner to group */
+    cfg.block_size = job.gate ? GATED_BLOCK : block_size_for(sc.known_sites, &o, unlimited ? 0 : limit);
     cfg.ctx = &job;
     cfg.state_new = worker_state_new;
     cfg.state_free = worker_state_free;

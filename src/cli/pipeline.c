@@ -132,6 +132,11 @@ static double now_seconds(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+unsigned pipeline_slots(int jobs)
+{
+    return jobs <= 1 ? 1 : (unsigned)(2 * jobs + 2);
+}
+
 int pipeline_init(pipeline *pl, const pipeline_config *cfg)
 {
     pipeline_impl *p = calloc(1, sizeof *p);
@@ -140,7 +145,7 @@ int pipeline_init(pipeline *pl, const pipeline_config *cfg)
     p->cfg = *cfg;
     if (p->cfg.jobs < 1) p->cfg.jobs = 1;
     const int jobs = p->cfg.jobs;
-    p->n_slots = jobs == 1 ? 1 : (unsigned)(2 * jobs + 2);
+    p->n_slots = pipeline_slots(jobs);
     p->slots = calloc(p->n_slots, sizeof(slot));
     p->workers = calloc((size_t)jobs, sizeof(worker_ctx));
     if (p->slots == NULL || p->workers == NULL) goto nomem;

@@ -72,6 +72,8 @@ typedef struct {
     pipeline_impl *impl;
 } pipeline;
 
+/* Blocks in flight with @jobs workers (one per slot of the ring). */
+unsigned pipeline_slots(int jobs);
 /* @return 0, or 2 after printing an error. */
 int pipeline_init(pipeline *p, const pipeline_config *cfg);
 /* Runs one input ("-" = stdin) to its end. @return 0, or 2 after printing an error
