@@ -1290,6 +1290,10 @@ int cmd_logs(int argc, char **argv)
         }
     }
     if (rc == 0 && tot->counts.lines == 0) cli_warn("no log lines in the input");
+    /* Malformed lines are never silent: the summary counts them; without it, a note (as urls). */
+    if (rc == 0 && tot->counts.malformed && !o.verbose && !o.quiet && o.format != RS_FORMAT_TEXT)
+        fprintf(stderr, "robotscan logs: %llu malformed line%s skipped (--verbose names them)\n",
+                (unsigned long long)tot->counts.malformed, tot->counts.malformed == 1 ? "" : "s");
     if (rc == 0) {
         const logs_acc *acc = users[0];
         n_rows = rs_tally_size(acc->bots);
