@@ -166,6 +166,10 @@ head -1 "$T/out" | grep -q '"bot_hits":1' || fail "time without zone: the good l
 # records without the summary: the malformed line is still reported (a note on stderr)
 expect_run "no zone, tsv" 0 "$BIN" logs --robots "$T/r.txt" --log-format json --format tsv "$T/nozone.log"
 expect_err "malformed note without the summary" "1 malformed line skipped"
+expect_run "no zone, quiet tsv" 0 "$BIN" logs --robots "$T/r.txt" --log-format json --quiet --format tsv "$T/nozone.log"
+expect_err "malformed note with a tsv summary (bot rows only)" "1 malformed line skipped"
+expect_run "no zone, quiet jsonl" 0 "$BIN" logs --robots "$T/r.txt" --log-format json --quiet --format jsonl "$T/nozone.log"
+grep -q malformed "$T/err" && fail "jsonl summary counts malformed lines: no note wanted: $(cat "$T/err")"
 
 # --- --quiet is the summary alone, in the --format given
 expect_run "quiet jsonl" 0 "$BIN" logs --robots "$ROB/semicomplete.com.robots.txt" --host semicomplete.com --quiet --format jsonl "$LOGS/$E.log"
