@@ -65,7 +65,8 @@ static const char HELP[] =
     "  --memory-limit SIZE  memory budget (default 1G): past a quarter of it, bot-hit records\n"
     "                       and crawl-delay entries spill to temporary zstd files in $TMPDIR\n"
     "                       (removed at exit); the output is the same\n"
-    "  --verbose            report malformed lines with their line numbers\n"
+    "  --verbose            report malformed lines with their line numbers (without it, their\n"
+    "                       count is in the summary, or one line on stderr when the output has none)\n"
     "  --html FILE          also write the statistics as an HTML page (see robotscan report)\n"
     "  --progress, --no-progress\n"
     "  --fail-on-violation  exit 1 when any hit is a violation\n"
@@ -1290,6 +1291,8 @@ int cmd_logs(int argc, char **argv)
         }
     }
     if (rc == 0 && tot->counts.lines == 0) cli_warn("no log lines in the input");
+    /* --quiet: the summary alone, in the --format asked for (text when none was). */
+    const rs_format sum_fmt = o.quiet && o.format_given ? o.format : RS_FORMAT_TEXT;
     if (rc == 0) {
         const logs_acc *acc = users[0];
         n_rows = rs_tally_size(acc->bots);
@@ -1312,11 +1315,9 @@ int cmd_logs(int argc, char **argv)
         any_violation = (uint64_t)job.any_disallowed;
         for (size_t i = 0; i < job.n_records; i++) any_violation |= violation[i];
         if (!o.quiet && write_records(&job, violation) != 0) rc = 2;
-        /* --quiet: the summary alone, in the --format asked for (text when none was). */
-        const rs_format sf = o.quiet && o.format_given ? o.format : RS_FORMAT_TEXT;
         if (rc == 0 && (o.quiet || o.format == RS_FORMAT_TEXT)) {
             if (!o.quiet) put(cli_out(), "\n");
-            summary(cli_out(), sf, rows, n_rows, &tot->counts, ranges != NULL);
+            summary(cli_out(), sum_fmt, rows, n_rows, &tot->counts, ranges != NULL);
             if (cli_out_flush(0) != 0) rc = 2;
         }
         const char *fmt_name = job.spec;
@@ -1331,6 +1332,12 @@ int cmd_logs(int argc, char **argv)
             rc = 2;
         if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
     }
+    /* Malformed lines are never silent: the text and jsonl summaries count them; otherwise
+     * (records only, or a tsv/csv summary of bot rows alone) a note at the end, as urls gives. */
+    const int counted = (o.quiet || o.format == RS_FORMAT_TEXT) && (sum_fmt == RS_FORMAT_TEXT || sum_fmt == RS_FORMAT_JSONL);
+    if (rc == 0 && tot->counts.malformed && !o.verbose && !counted)
+        fprintf(stderr, "robotscan logs: %llu malformed line%s skipped (--verbose names them)\n",
+                (unsigned long long)tot->counts.malformed, tot->counts.malformed == 1 ? "" : "s");
     if (o.verbose) {
         fprintf(stderr, "robotscan: %llu lines in %.3f s (%.0f lines/s)\n", (unsigned long long)tot->counts.lines,
                 seconds, seconds > 0 ? (double)tot->counts.lines / seconds : 0.0);

@@ -359,7 +359,9 @@ rs_status rs_logformat_create(const char *spec, size_t spec_len, char *err, size
         i = next;
     }
     if (n_fields == 0) {
-        set_err(err, err_cap, "log format has no $variables", NULL, 0);
+        /* most often a misspelt name (--log-format clodfront): say what is accepted */
+        set_err(err, err_cap, "not a format name (combined, common, vhost_combined, alb, cloudfront, w3c, "
+                "json, cloudflare, auto) nor a log_format string with $variables", NULL, 0);
         st = RS_ERR_USAGE;
         goto out;
     }

@@ -163,6 +163,13 @@ printf '{"time":"2022-03-09T22:30:11","host":"a.com","uri":"/","http_user_agent"
 expect_run "no zone" 0 "$BIN" logs --robots "$T/r.txt" --log-format json --quiet --format jsonl "$T/nozone.log"
 head -1 "$T/out" | grep -q '"malformed":1' || fail "time without zone not counted malformed: $(head -1 "$T/out")"
 head -1 "$T/out" | grep -q '"bot_hits":1' || fail "time without zone: the good line lost"
+# records without the summary: the malformed line is still reported (a note on stderr)
+expect_run "no zone, tsv" 0 "$BIN" logs --robots "$T/r.txt" --log-format json --format tsv "$T/nozone.log"
+expect_err "malformed note without the summary" "1 malformed line skipped"
+expect_run "no zone, quiet tsv" 0 "$BIN" logs --robots "$T/r.txt" --log-format json --quiet --format tsv "$T/nozone.log"
+expect_err "malformed note with a tsv summary (bot rows only)" "1 malformed line skipped"
+expect_run "no zone, quiet jsonl" 0 "$BIN" logs --robots "$T/r.txt" --log-format json --quiet --format jsonl "$T/nozone.log"
+grep -q malformed "$T/err" && fail "jsonl summary counts malformed lines: no note wanted: $(cat "$T/err")"
 
 # --- --quiet is the summary alone, in the --format given
 expect_run "quiet jsonl" 0 "$BIN" logs --robots "$ROB/semicomplete.com.robots.txt" --host semicomplete.com --quiet --format jsonl "$LOGS/$E.log"
@@ -195,6 +202,9 @@ expect_run "combined on json" 2 "$BIN" logs --robots "$T/r.txt" --host a.com --q
 expect_err "json hint" "try --log-format json"
 expect_run "json on alb" 2 "$BIN" logs --robots "$T/r.txt" --log-format json --quiet "$T/$E.alb.log"
 expect_err "alb hint" "try --log-format alb"
+# a misspelt format name: exit 2 naming the formats
+expect_run "misspelt --log-format" 2 "$BIN" logs --robots "$T/r.txt" --host a.com --log-format clodfront "$LOGS/$E.log"
+expect_err "misspelt --log-format names the formats" "cloudfront"
 # common: no user agent, so without ranges it is refused with a hint
 expect_run "common without --verify" 2 "$BIN" logs --robots "$T/r.txt" --host a.com --log-format common "$LOGS/$E.log"
 expect_err "common hint" "--verify"
