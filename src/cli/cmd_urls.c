@@ -99,6 +99,7 @@ typedef struct {
     const char *input_name;
     int missing;              /* 0 allow, 1 disallow, 2 skip */
     int only;                 /* -1 all, 0 allowed, 1 disallowed */
+    int print[2];             /* records of allowed [0] and disallowed [1] URLs are output */
     int want_tallies;
     malformed_first *first;   /* shared by the workers (locked) */
     rs_str reasons[RS_REASON_COUNT]; /* rs_reason_str() of each reason, with its length */
@@ -125,13 +126,12 @@ typedef struct {
 typedef struct {
     rec_entry *tab;
     size_t cap, n;            /* cap: a power of two (0: none yet) */
-    rs_outbuf text;           /* renderings, each readable REC_SLACK bytes past its end */
+    rs_outbuf text;           /* the renderings, back to back */
 } rec_cache;
 
 #define REC_MIN_CAP     4096
 #define REC_MAX_ENTRIES ((size_t)1 << 18)
 #define REC_MAX_TEXT    ((size_t)24 << 20)
-#define REC_SLACK       32    /* renderings are copied in blocks of this many bytes */
 
 static void rec_cache_clear(rec_cache *c)
 {
@@ -319,7 +319,7 @@ static rs_status rec_render_tsv(const urls_job *job, const rs_scan_record *r, rs
     const rs_str reason = job->reasons[r->reason];
     const size_t kind_len = strlen(kind);
     const size_t need = RS_FORMAT_VALUE_BOUND(r->origin.len) + RS_FORMAT_VALUE_BOUND(agent.len)
-                        + RS_FORMAT_VALUE_BOUND(pattern.len) + kind_len + reason.len + 32 + REC_SLACK;
+                        + RS_FORMAT_VALUE_BOUND(pattern.len) + kind_len + reason.len + 32;
     CLI_TRY(rs_outbuf_reserve(t, need));
     char *const start = t->ptr + t->len, *d = start;
     *d++ = '\t';
@@ -340,7 +340,7 @@ static rs_status rec_render_tsv(const urls_job *job, const rs_scan_record *r, rs
     e->off = (uint32_t)t->len;
     e->len = (uint32_t)(d - start);
     t->len += e->len;
-    return rs_outbuf_reserve(t, REC_SLACK);
+    return RS_OK;
 }
 
 /* Renders the record of @r for an empty URL and keeps what follows the URL in @e. */
@@ -369,7 +369,6 @@ static rs_status rec_render(const urls_job *job, worker_state *w, const rs_scan_
     const size_t len = c->text.len - start - skip - skip_value;
     memmove(c->text.ptr + start, c->text.ptr + start + skip + skip_value, len);
     c->text.len = start + len;
-    CLI_TRY(rs_outbuf_reserve(&c->text, REC_SLACK));
     e->off = (uint32_t)start;
     e->len = (uint32_t)len;
     return RS_OK;
@@ -431,7 +430,7 @@ static rs_status emit_cached(const urls_job *job, worker_state *w, pipeline_resu
     const size_t head_len = rec_head(job->opts->format, &head);
     const size_t bound = RS_FORMAT_VALUE_BOUND(r->url.len);
     rs_outbuf *out = &res->out;
-    const size_t need = head_len + bound + e->len + REC_SLACK;
+    const size_t need = head_len + bound + e->len;
     if (out->cap - out->len < need) CLI_TRY(rs_outbuf_reserve(out, need));
     char *d = out->ptr + out->len;
     if (head_len) {
@@ -444,9 +443,8 @@ static rs_status emit_cached(const urls_job *job, worker_state *w, pipeline_resu
     } else {
         d += rs_format_value(d, bound, job->opts->format, r->url.ptr, r->url.len);
     }
-    /* in blocks: the rendering and the output both have REC_SLACK bytes to spare */
     const char *src = w->recs.text.ptr + e->off;
-    for (size_t k = 0; k < e->len; k += REC_SLACK) memcpy(d + k, src + k, REC_SLACK);
+    memcpy(d, src, e->len);
     out->len = (size_t)(d + e->len - out->ptr);
     return RS_OK;
 }
@@ -479,7 +477,7 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
         }
     }
 
-    if (job->opts->quiet || (job->only >= 0 && job->only != r->disallowed)) return RS_OK;
+    if (!job->print[r->disallowed]) return RS_OK;
     const rs_str reason_s = job->reasons[r->reason];
     if (job->opts->format == RS_FORMAT_TEXT) {
         const rs_str rule = rule_string(w, r->matcher, r->rule);
@@ -902,6 +900,7 @@ int cmd_urls(int argc, char **argv)
         else if (!strcmp(o.only, "disallowed")) job.only = 1;
         else return cli_usage_error("urls", "--only takes allowed or disallowed, not '%s'", o.only);
     }
+    for (int v = 0; v < 2; v++) job.print[v] = !o.quiet && (job.only < 0 || job.only == v);
     job.missing = !strcmp(o.missing, "allow") ? 0 : !strcmp(o.missing, "disallow") ? 1 : 2;
     for (int a = 0; a < o.n_agents; a++) cli_check_agent(o.agents[a]);
 
