@@ -103,6 +103,8 @@ typedef struct {
     int want_tallies;
     malformed_first *first;   /* shared by the workers (locked) */
     rs_str reasons[RS_REASON_COUNT]; /* rs_reason_str() of each reason, with its length */
+    rs_str reasons_tsv[RS_REASON_COUNT]; /* the same as TSV values */
+    char reasons_tsv_text[RS_REASON_COUNT][96];
     rs_byteset url_special;   /* TSV, CSV: the bytes that make a URL's value differ from it */
     int url_verbatim;         /* url_special is set: URLs without one are written as they are */
     spill_gate *gate;         /* past the memory budget: partitions (NULL: no budget) */
@@ -124,9 +126,18 @@ typedef struct {
 } rec_entry;
 
 typedef struct {
+    uint32_t off, len;        /* in rec_cache.prefix_text; len 0: not rendered yet */
+} rec_span;
+
+typedef struct {
     rec_entry *tab;
     size_t cap, n;            /* cap: a power of two (0: none yet) */
     rs_outbuf text;           /* the renderings, back to back */
+    /* TSV: "\t" origin "\t" agent "\t" escaped, per (site, agent) (index site * agents +
+     * agent), copied into each rendering of the site's keys */
+    rec_span *prefix;
+    size_t prefix_cap;
+    rs_outbuf prefix_text;
 } rec_cache;
 
 #define REC_MIN_CAP     4096
@@ -138,12 +149,16 @@ static void rec_cache_clear(rec_cache *c)
     if (c->tab) memset(c->tab, 0, c->cap * sizeof *c->tab);
     c->n = 0;
     c->text.len = 0;
+    if (c->prefix) memset(c->prefix, 0, c->prefix_cap * sizeof *c->prefix);
+    c->prefix_text.len = 0;
 }
 
 static void rec_cache_free(rec_cache *c)
 {
     free(c->tab);
     rs_outbuf_free(&c->text);
+    free(c->prefix);
+    rs_outbuf_free(&c->prefix_text);
     memset(c, 0, sizeof *c);
 }
 
@@ -304,11 +319,48 @@ static char *put_u32(char *d, uint32_t v)
     return d + (sizeof tmp - n);
 }
 
+/* The TSV columns origin and agent of @r (with the tabs around them), rendered once per
+ * (site, agent) into c->prefix_text. */
+static rs_status rec_prefix(const urls_job *job, rec_cache *c, const rs_scan_record *r, rs_str agent,
+                            rec_span *out)
+{
+    const size_t ix = (size_t)r->site * (size_t)job->n_agents + r->agent;
+    if (ix < c->prefix_cap && c->prefix[ix].len) {
+        *out = c->prefix[ix];
+        return RS_OK;
+    }
+    if (ix >= c->prefix_cap) {
+        size_t cap = c->prefix_cap ? c->prefix_cap : 1024;
+        while (cap <= ix) cap *= 2;
+        rec_span *t = realloc(c->prefix, cap * sizeof *t);
+        if (t == NULL) return RS_ERR_NOMEM;
+        memset(t + c->prefix_cap, 0, (cap - c->prefix_cap) * sizeof *t);
+        c->prefix = t;
+        c->prefix_cap = cap;
+    }
+    rs_outbuf *t = &c->prefix_text;
+    CLI_TRY(rs_outbuf_reserve(t, RS_FORMAT_VALUE_BOUND(r->origin.len) + RS_FORMAT_VALUE_BOUND(agent.len) + 3));
+    char *const start = t->ptr + t->len, *d = start;
+    *d++ = '\t';
+    d += rs_format_value(d, RS_FORMAT_VALUE_BOUND(r->origin.len), RS_FORMAT_TSV, r->origin.ptr, r->origin.len);
+    *d++ = '\t';
+    d += rs_format_value(d, RS_FORMAT_VALUE_BOUND(agent.len), RS_FORMAT_TSV, agent.ptr, agent.len);
+    *d++ = '\t';
+    out->off = (uint32_t)t->len;
+    out->len = (uint32_t)(d - start);
+    t->len += out->len;
+    c->prefix[ix] = *out;
+    return RS_OK;
+}
+
 /* rec_render for TSV, field by field (the same bytes as rs_format_record's, cheaper: a
  * key seen first costs this once). */
-static rs_status rec_render_tsv(const urls_job *job, const rs_scan_record *r, rs_str agent, rec_entry *e,
-                                rs_outbuf *t)
+static rs_status rec_render_tsv(const urls_job *job, rec_cache *c, const rs_scan_record *r, rs_str agent,
+                                rec_entry *e)
 {
+    rs_outbuf *t = &c->text;
+    rec_span pre;
+    CLI_TRY(rec_prefix(job, c, r, agent, &pre));
     const char *kind = "";
     rs_str pattern = { "", 0 };
     rs_rule_info info;
@@ -316,17 +368,13 @@ static rs_status rec_render_tsv(const urls_job *job, const rs_scan_record *r, rs
         kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
         pattern = info.pattern;
     }
-    const rs_str reason = job->reasons[r->reason];
+    const rs_str reason = job->reasons_tsv[r->reason];
     const size_t kind_len = strlen(kind);
-    const size_t need = RS_FORMAT_VALUE_BOUND(r->origin.len) + RS_FORMAT_VALUE_BOUND(agent.len)
-                        + RS_FORMAT_VALUE_BOUND(pattern.len) + kind_len + reason.len + 32;
+    const size_t need = pre.len + RS_FORMAT_VALUE_BOUND(pattern.len) + kind_len + reason.len + 32;
     CLI_TRY(rs_outbuf_reserve(t, need));
     char *const start = t->ptr + t->len, *d = start;
-    *d++ = '\t';
-    d += rs_format_value(d, RS_FORMAT_VALUE_BOUND(r->origin.len), RS_FORMAT_TSV, r->origin.ptr, r->origin.len);
-    *d++ = '\t';
-    d += rs_format_value(d, RS_FORMAT_VALUE_BOUND(agent.len), RS_FORMAT_TSV, agent.ptr, agent.len);
-    *d++ = '\t';
+    memcpy(d, c->prefix_text.ptr + pre.off, pre.len);
+    d += pre.len;
     memcpy(d, r->disallowed ? "disallow\t" : "allow\t", r->disallowed ? 9 : 6);
     d += r->disallowed ? 9 : 6;
     d = put_u32(d, r->line);
@@ -335,7 +383,8 @@ static rs_status rec_render_tsv(const urls_job *job, const rs_scan_record *r, rs
     d += kind_len;
     d += rs_format_value(d, RS_FORMAT_VALUE_BOUND(pattern.len), RS_FORMAT_TSV, pattern.ptr, pattern.len);
     *d++ = '\t';
-    d += rs_format_value(d, RS_FORMAT_VALUE_BOUND(reason.len), RS_FORMAT_TSV, reason.ptr, reason.len);
+    memcpy(d, reason.ptr, reason.len);
+    d += reason.len;
     *d++ = '\n';
     e->off = (uint32_t)t->len;
     e->len = (uint32_t)(d - start);
@@ -348,7 +397,7 @@ static rs_status rec_render(const urls_job *job, worker_state *w, const rs_scan_
                             rec_entry *e)
 {
     rec_cache *c = &w->recs;
-    if (job->opts->format == RS_FORMAT_TSV) return rec_render_tsv(job, r, agent, e, &c->text);
+    if (job->opts->format == RS_FORMAT_TSV) return rec_render_tsv(job, c, r, agent, e);
     const rs_str empty = { "", 0 };
     const rs_field fields[N_COLUMNS] = {
         { empty, 0, 0 },
@@ -412,7 +461,8 @@ static const rec_entry *rec_find(const urls_job *job, worker_state *w, const rs_
  */
 static inline int url_verbatim(const urls_job *job, worker_state *w, rs_str url)
 {
-    if (!job->url_verbatim || url.ptr < w->block_lo || url.ptr + url.len > w->block_end) return 0;
+    if (!job->url_verbatim) return 0;
+    assert(url.ptr >= w->block_lo && url.ptr + url.len <= w->block_end); /* rs_scan_record.url */
     if (url.ptr < w->block_from || w->special < url.ptr) { /* searched from an earlier point: again */
         w->block_from = url.ptr;
         w->special = url.ptr + rs_simd_find_any(url.ptr, (size_t)(w->block_end - url.ptr), &job->url_special);
@@ -925,6 +975,14 @@ int cmd_urls(int argc, char **argv)
     for (int r = 0; r < RS_REASON_COUNT; r++) {
         job.reasons[r].ptr = rs_reason_str((rs_reason)r);
         job.reasons[r].len = strlen(job.reasons[r].ptr);
+        if (RS_FORMAT_VALUE_BOUND(job.reasons[r].len) > sizeof job.reasons_tsv_text[r]) {
+            rs_sites_free(sites);
+            cli_error("internal error: reason '%s' too long", job.reasons[r].ptr);
+            return 2;
+        }
+        job.reasons_tsv[r].ptr = job.reasons_tsv_text[r];
+        job.reasons_tsv[r].len = rs_format_value(job.reasons_tsv_text[r], sizeof job.reasons_tsv_text[r],
+                                                 RS_FORMAT_TSV, job.reasons[r].ptr, job.reasons[r].len);
     }
 
     /* The memory budget: the sites the sources know may not fit it, so a gate watches the
