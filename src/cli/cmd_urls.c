@@ -105,6 +105,7 @@ typedef struct {
     rs_str reasons[RS_REASON_COUNT]; /* rs_reason_str() of each reason, with its length */
     rs_str reasons_tsv[RS_REASON_COUNT]; /* the same as TSV values */
     char reasons_tsv_text[RS_REASON_COUNT][96];
+    size_t rec_max_text, rec_max_entries; /* bounds of each worker's rec_cache */
     rs_byteset url_special;   /* TSV, CSV: the bytes that make a URL's value differ from it */
     int url_verbatim;         /* url_special is set: URLs without one are written as they are */
     spill_gate *gate;         /* past the memory budget: partitions (NULL: no budget) */
@@ -114,11 +115,12 @@ typedef struct {
 /*
  * Records rendered but for their URL. Every column of a urls record except
  * the URL is fixed by (site, agent, verdict, line, rule, reason): a worker
- * renders that part once with rs_format_record (an empty URL in its place)
- * and copies it for each later URL with the same key, the URL written around
- * it by rs_format_value. Keys hold the scanner's site number, so the cache
- * lives as long as the scanner (rec_cache_clear when it goes); it is emptied
- * when it reaches REC_MAX_ENTRIES or REC_MAX_TEXT bytes.
+ * renders that part once (TSV field by field, CSV and JSONL by
+ * rs_format_record with an empty URL in its place) and copies it after each
+ * later URL with the same key, the URL written before it as it is or by
+ * rs_format_value. Keys hold the scanner's site number, so the cache lives as
+ * long as the scanner (rec_cache_clear when it goes); it is emptied when it
+ * holds job->rec_max_entries keys or job->rec_max_text bytes.
  */
 typedef struct {
     uint64_t k1, k2;          /* the key; k2 == 0: an empty slot */
@@ -141,8 +143,8 @@ typedef struct {
 } rec_cache;
 
 #define REC_MIN_CAP     4096
-#define REC_MAX_ENTRIES ((size_t)1 << 18)
-#define REC_MAX_TEXT    ((size_t)24 << 20)
+#define REC_MAX_TEXT    ((size_t)24 << 20) /* at most 1/16 of --memory-limit */
+#define REC_KEY_BYTES   96                 /* text per key, about, for the count of keys */
 
 static void rec_cache_clear(rec_cache *c)
 {
@@ -438,7 +440,8 @@ static const rec_entry *rec_find(const urls_job *job, worker_state *w, const rs_
         }
     }
     /* a new key: room for it first (the table at most half full), then its rendering */
-    if (c->n >= REC_MAX_ENTRIES || c->text.len >= REC_MAX_TEXT) rec_cache_clear(c);
+    if (c->n >= job->rec_max_entries || c->text.len + c->prefix_text.len >= job->rec_max_text)
+        rec_cache_clear(c);
     if (c->cap == 0 || 2 * (c->n + 1) > c->cap) {
         if (rec_cache_resize(c, c->cap ? 2 * c->cap : REC_MIN_CAP) != RS_OK) return NULL;
     }
@@ -1001,6 +1004,8 @@ int cmd_urls(int argc, char **argv)
     spill_gate gate;
     spill_gate_init(&gate, limit);
     const int unlimited = o.memory_limit && strcmp(o.memory_limit, "none") == 0;
+    job.rec_max_text = unlimited || limit / 16 > REC_MAX_TEXT ? REC_MAX_TEXT : limit / 16;
+    job.rec_max_entries = job.rec_max_text / REC_KEY_BYTES;
     if (!unlimited && sc.known_sites * SPILL_SITE_COST > limit / 2) job.gate = &gate;
     pipeline_totals part;
     memset(&part, 0, sizeof part);
