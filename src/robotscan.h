@@ -1760,6 +1760,22 @@ RS_STATIC_API rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const ch
 /** Appends raw bytes. */
 RS_STATIC_API rs_status rs_outbuf_append(rs_outbuf *out, const void *src, size_t size);
 
+/** Makes room for @extra more bytes past out->len. @return RS_OK or RS_ERR_NOMEM. */
+RS_STATIC_API rs_status rs_outbuf_reserve(rs_outbuf *out, size_t extra);
+
+/** The most bytes rs_format_value writes for a string of @n bytes, in any format. */
+#define RS_FORMAT_VALUE_BOUND(n) (6 * (size_t)(n) + 2)
+
+/**
+ * Writes @src as rs_format_record writes a string field of format @fmt, at
+ * @dst (TSV escaped, CSV quoted when needed, JSONL a JSON string with its
+ * quotes, TEXT as is): the piece that varies when a caller renders the rest of
+ * a record once and reuses it.
+ * @param dst_cap at least RS_FORMAT_VALUE_BOUND(src_size).
+ * @return the bytes written.
+ */
+RS_STATIC_API size_t rs_format_value(char *dst, size_t dst_cap, rs_format fmt, const char *src, size_t src_size);
+
 /** Appends @s as a JSON string (quotes included; invalid UTF-8 bytes as \\u00XX). */
 RS_STATIC_API rs_status rs_outbuf_json_string(rs_outbuf *out, const char *s, size_t len);
 

@@ -75,6 +75,9 @@ void cli_check_agent(const char *agent);
  * @return 0, or -1 after printing an error (exit 2). */
 rs_outbuf *cli_out(void);
 int cli_out_flush(size_t threshold);
+/* Writes what the buffer holds, then @len bytes at @p, with no copy (large blocks of records).
+ * @return 0, or -1 after printing an error (exit 2). */
+int cli_out_write(const void *p, size_t len);
 /* Writes @len bytes to @path (a temporary file renamed over it); @what names it in the error message.
  * @return 0, or -1 after an error message. */
 int cli_write_file(const char *path, const void *data, size_t len, const char *what);

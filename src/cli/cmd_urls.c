@@ -13,6 +13,7 @@
 #include "cli/spill.h"
 #include "cli/urls_spill.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,12 +99,94 @@ typedef struct {
     const char *input_name;
     int missing;              /* 0 allow, 1 disallow, 2 skip */
     int only;                 /* -1 all, 0 allowed, 1 disallowed */
+    int print[2];             /* records of allowed [0] and disallowed [1] URLs are output */
     int want_tallies;
     malformed_first *first;   /* shared by the workers (locked) */
     rs_str reasons[RS_REASON_COUNT]; /* rs_reason_str() of each reason, with its length */
+    rs_str reasons_tsv[RS_REASON_COUNT]; /* the same as TSV values */
+    char reasons_tsv_text[RS_REASON_COUNT][96];
+    size_t rec_max_text, rec_max_entries; /* bounds of each worker's rec_cache */
+    rs_byteset url_special;   /* TSV, CSV: the bytes that make a URL's value differ from it */
+    int url_verbatim;         /* url_special is set: URLs without one are written as they are */
     spill_gate *gate;         /* past the memory budget: partitions (NULL: no budget) */
     pipeline *pl;             /* the run's pipeline (its header row) */
 } urls_job;
+
+/*
+ * Records rendered but for their URL. Every column of a urls record except
+ * the URL is fixed by (site, agent, verdict, line, rule, reason): a worker
+ * renders that part once (TSV field by field, CSV and JSONL by
+ * rs_format_record with an empty URL in its place) and copies it after each
+ * later URL with the same key, the URL written before it as it is or by
+ * rs_format_value. Keys hold the scanner's site number, so the cache lives as
+ * long as the scanner (rec_cache_clear when it goes); it is emptied when it
+ * holds job->rec_max_entries keys or job->rec_max_text bytes.
+ */
+typedef struct {
+    uint64_t k1, k2;          /* the key; k2 == 0: an empty slot */
+    uint32_t off, len;        /* the rendering after the URL, in text */
+} rec_entry;
+
+typedef struct {
+    uint32_t off, len;        /* in rec_cache.prefix_text; len 0: not rendered yet */
+} rec_span;
+
+typedef struct {
+    rec_entry *tab;
+    size_t cap, n;            /* cap: a power of two (0: none yet) */
+    rs_outbuf text;           /* the renderings, back to back */
+    /* TSV: "\t" origin "\t" agent "\t" escaped, per (site, agent) (index site * agents +
+     * agent), copied into each rendering of the site's keys */
+    rec_span *prefix;
+    size_t prefix_cap;
+    rs_outbuf prefix_text;
+} rec_cache;
+
+#define REC_MIN_CAP     4096
+#define REC_MAX_TEXT    ((size_t)24 << 20) /* at most 1/16 of --memory-limit */
+#define REC_KEY_BYTES   96                 /* text per key, about, for the count of keys */
+
+static void rec_cache_clear(rec_cache *c)
+{
+    if (c->tab) memset(c->tab, 0, c->cap * sizeof *c->tab);
+    c->n = 0;
+    c->text.len = 0;
+    if (c->prefix) memset(c->prefix, 0, c->prefix_cap * sizeof *c->prefix);
+    c->prefix_text.len = 0;
+}
+
+static void rec_cache_free(rec_cache *c)
+{
+    free(c->tab);
+    rs_outbuf_free(&c->text);
+    free(c->prefix);
+    rs_outbuf_free(&c->prefix_text);
+    memset(c, 0, sizeof *c);
+}
+
+static inline size_t rec_hash(uint64_t k1, uint64_t k2)
+{
+    uint64_t h = k1 * 0x9E3779B97F4A7C15ull ^ k2 * 0xC2B2AE3D27D4EB4Full;
+    return (size_t)(h ^ h >> 29);
+}
+
+/* A table of @cap slots holding the entries of @c. */
+static rs_status rec_cache_resize(rec_cache *c, size_t cap)
+{
+    rec_entry *t = calloc(cap, sizeof *t);
+    if (t == NULL) return RS_ERR_NOMEM;
+    for (size_t i = 0; i < c->cap; i++) {
+        const rec_entry *e = &c->tab[i];
+        if (e->k2 == 0) continue;
+        size_t j = rec_hash(e->k1, e->k2) & (cap - 1);
+        while (t[j].k2) j = (j + 1) & (cap - 1);
+        t[j] = *e;
+    }
+    free(c->tab);
+    c->tab = t;
+    c->cap = cap;
+    return RS_OK;
+}
 
 /* What a worker keeps between blocks: its scanner and scratch, never shared. */
 typedef struct {
@@ -113,6 +196,10 @@ typedef struct {
     rs_outbuf rule_text;
     const rs_matcher *rule_matcher; /* rule_text holds rule rule_index of this matcher */
     int32_t rule_index;
+    rec_cache recs;           /* records rendered but for the URL (TSV, CSV, JSONL) */
+    /* The block being processed, searched ahead for job->url_special: from
+     * block_from on, the first such byte is at special (block_end: none). */
+    const char *block_lo, *block_end, *block_from, *special;
 } worker_state;
 
 static void worker_state_free(void *p)
@@ -122,6 +209,7 @@ static void worker_state_free(void *p)
     rs_scanner_free(w->sc);
     free(w->tally_ix);
     rs_outbuf_free(&w->rule_text);
+    rec_cache_free(&w->recs);
     free(w);
 }
 
@@ -215,6 +303,205 @@ static rs_status origin_tally(worker_state *w, pipeline_result *res, const rs_sc
     return RS_OK;
 }
 
+/* The bytes before the URL in a record of @fmt (the rest follows its value). */
+static size_t rec_head(rs_format fmt, const char **head)
+{
+    static const char JSON_HEAD[] = "{\"url\":"; /* COLUMNS[0] */
+    *head = JSON_HEAD;
+    return fmt == RS_FORMAT_JSONL ? sizeof JSON_HEAD - 1 : 0;
+}
+
+/* Decimal digits of v at d; returns the new end. */
+static char *put_u32(char *d, uint32_t v)
+{
+    char tmp[10];
+    size_t n = sizeof tmp;
+    do { tmp[--n] = (char)('0' + v % 10); v /= 10; } while (v);
+    memcpy(d, tmp + n, sizeof tmp - n);
+    return d + (sizeof tmp - n);
+}
+
+/* The TSV columns origin and agent of @r (with the tabs around them), rendered once per
+ * (site, agent) into c->prefix_text. */
+static rs_status rec_prefix(const urls_job *job, rec_cache *c, const rs_scan_record *r, rs_str agent,
+                            rec_span *out)
+{
+    const size_t ix = (size_t)r->site * (size_t)job->n_agents + r->agent;
+    if (ix < c->prefix_cap && c->prefix[ix].len) {
+        *out = c->prefix[ix];
+        return RS_OK;
+    }
+    if (ix >= c->prefix_cap) {
+        size_t cap = c->prefix_cap ? c->prefix_cap : 1024;
+        while (cap <= ix) cap *= 2;
+        rec_span *t = realloc(c->prefix, cap * sizeof *t);
+        if (t == NULL) return RS_ERR_NOMEM;
+        memset(t + c->prefix_cap, 0, (cap - c->prefix_cap) * sizeof *t);
+        c->prefix = t;
+        c->prefix_cap = cap;
+    }
+    rs_outbuf *t = &c->prefix_text;
+    CLI_TRY(rs_outbuf_reserve(t, RS_FORMAT_VALUE_BOUND(r->origin.len) + RS_FORMAT_VALUE_BOUND(agent.len) + 3));
+    char *const start = t->ptr + t->len, *d = start;
+    *d++ = '\t';
+    d += rs_format_value(d, RS_FORMAT_VALUE_BOUND(r->origin.len), RS_FORMAT_TSV, r->origin.ptr, r->origin.len);
+    *d++ = '\t';
+    d += rs_format_value(d, RS_FORMAT_VALUE_BOUND(agent.len), RS_FORMAT_TSV, agent.ptr, agent.len);
+    *d++ = '\t';
+    out->off = (uint32_t)t->len;
+    out->len = (uint32_t)(d - start);
+    t->len += out->len;
+    c->prefix[ix] = *out;
+    return RS_OK;
+}
+
+/* rec_render for TSV, field by field (the same bytes as rs_format_record's, cheaper: a
+ * key seen first costs this once). */
+static rs_status rec_render_tsv(const urls_job *job, rec_cache *c, const rs_scan_record *r, rs_str agent,
+                                rec_entry *e)
+{
+    rs_outbuf *t = &c->text;
+    rec_span pre;
+    CLI_TRY(rec_prefix(job, c, r, agent, &pre));
+    const char *kind = "";
+    rs_str pattern = { "", 0 };
+    rs_rule_info info;
+    if (r->matcher != NULL && r->rule >= 0 && rs_matcher_rule(r->matcher, r->rule, &info) == RS_OK) {
+        kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
+        pattern = info.pattern;
+    }
+    const rs_str reason = job->reasons_tsv[r->reason];
+    const size_t kind_len = strlen(kind);
+    const size_t need = pre.len + RS_FORMAT_VALUE_BOUND(pattern.len) + kind_len + reason.len + 32;
+    CLI_TRY(rs_outbuf_reserve(t, need));
+    char *const start = t->ptr + t->len, *d = start;
+    memcpy(d, c->prefix_text.ptr + pre.off, pre.len);
+    d += pre.len;
+    memcpy(d, r->disallowed ? "disallow\t" : "allow\t", r->disallowed ? 9 : 6);
+    d += r->disallowed ? 9 : 6;
+    d = put_u32(d, r->line);
+    *d++ = '\t';
+    memcpy(d, kind, kind_len); /* no byte of either kind is escaped */
+    d += kind_len;
+    d += rs_format_value(d, RS_FORMAT_VALUE_BOUND(pattern.len), RS_FORMAT_TSV, pattern.ptr, pattern.len);
+    *d++ = '\t';
+    memcpy(d, reason.ptr, reason.len);
+    d += reason.len;
+    *d++ = '\n';
+    e->off = (uint32_t)t->len;
+    e->len = (uint32_t)(d - start);
+    t->len += e->len;
+    return RS_OK;
+}
+
+/* Renders the record of @r for an empty URL and keeps what follows the URL in @e. */
+static rs_status rec_render(const urls_job *job, worker_state *w, const rs_scan_record *r, rs_str agent,
+                            rec_entry *e)
+{
+    rec_cache *c = &w->recs;
+    if (job->opts->format == RS_FORMAT_TSV) return rec_render_tsv(job, c, r, agent, e);
+    const rs_str empty = { "", 0 };
+    const rs_field fields[N_COLUMNS] = {
+        { empty, 0, 0 },
+        { r->origin, 0, 0 },
+        { agent, 0, 0 },
+        { { r->disallowed ? "disallow" : "allow", r->disallowed ? 8u : 5u }, 0, 0 },
+        { { NULL, 0 }, r->line, 1 },
+        { rule_string(w, r->matcher, r->rule), 0, 0 },
+        { job->reasons[r->reason], 0, 0 },
+    };
+    const char *head;
+    const size_t skip = rec_head(job->opts->format, &head);
+    char empty_value[2];
+    const size_t skip_value = rs_format_value(empty_value, sizeof empty_value, job->opts->format, "", 0);
+    const size_t start = c->text.len;
+    CLI_TRY(rs_format_record(&c->text, job->opts->format, COLUMNS, fields, N_COLUMNS));
+    assert(c->text.len - start >= skip + skip_value && !memcmp(c->text.ptr + start, head, skip));
+    const size_t len = c->text.len - start - skip - skip_value;
+    memmove(c->text.ptr + start, c->text.ptr + start + skip + skip_value, len);
+    c->text.len = start + len;
+    e->off = (uint32_t)start;
+    e->len = (uint32_t)len;
+    return RS_OK;
+}
+
+/* The cache entry of record @r (rendered if new); NULL when out of memory. */
+static const rec_entry *rec_find(const urls_job *job, worker_state *w, const rs_scan_record *r, rs_str agent)
+{
+    rec_cache *c = &w->recs;
+    const uint64_t k1 = (uint64_t)r->site << 32 | (uint32_t)r->rule;
+    const uint64_t k2 = (uint64_t)r->line | (uint64_t)r->agent << 32 | (uint64_t)r->disallowed << 48
+                        | (uint64_t)r->reason << 52 | (uint64_t)1 << 63;
+    if (c->cap) {
+        for (size_t i = rec_hash(k1, k2) & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
+            const rec_entry *e = &c->tab[i];
+            if (e->k1 == k1 && e->k2 == k2) return e;
+            if (e->k2 == 0) break;
+        }
+    }
+    /* a new key: room for it first (the table at most half full), then its rendering */
+    if (c->n >= job->rec_max_entries || c->text.len + c->prefix_text.len >= job->rec_max_text)
+        rec_cache_clear(c);
+    if (c->cap == 0 || 2 * (c->n + 1) > c->cap) {
+        if (rec_cache_resize(c, c->cap ? 2 * c->cap : REC_MIN_CAP) != RS_OK) return NULL;
+    }
+    size_t i = rec_hash(k1, k2) & (c->cap - 1);
+    while (c->tab[i].k2) i = (i + 1) & (c->cap - 1);
+    rec_entry e;
+    if (rec_render(job, w, r, agent, &e) != RS_OK) return NULL;
+    e.k1 = k1;
+    e.k2 = k2;
+    c->tab[i] = e;
+    c->n++;
+    return &c->tab[i];
+}
+
+/*
+ * Nonzero when @url is written as it is (no byte of job->url_special in it).
+ * URLs are slices of the block, met in input order: the block is searched
+ * ahead once (rs_simd_find_any) rather than each URL apart, and a URL ending
+ * before the next special byte is known clean.
+ */
+static inline int url_verbatim(const urls_job *job, worker_state *w, rs_str url)
+{
+    if (!job->url_verbatim) return 0;
+    assert(url.ptr >= w->block_lo && url.ptr + url.len <= w->block_end); /* rs_scan_record.url */
+    if (url.ptr < w->block_from || w->special < url.ptr) { /* searched from an earlier point: again */
+        w->block_from = url.ptr;
+        w->special = url.ptr + rs_simd_find_any(url.ptr, (size_t)(w->block_end - url.ptr), &job->url_special);
+    }
+    return w->special >= url.ptr + url.len;
+}
+
+/* Record @r in TSV, CSV or JSONL: the URL, then its cached rest. */
+static rs_status emit_cached(const urls_job *job, worker_state *w, pipeline_result *res,
+                             const rs_scan_record *r, rs_str agent)
+{
+    const rec_entry *e = rec_find(job, w, r, agent);
+    if (e == NULL) return RS_ERR_NOMEM;
+    const char *head;
+    const size_t head_len = rec_head(job->opts->format, &head);
+    const size_t bound = RS_FORMAT_VALUE_BOUND(r->url.len);
+    rs_outbuf *out = &res->out;
+    const size_t need = head_len + bound + e->len;
+    if (out->cap - out->len < need) CLI_TRY(rs_outbuf_reserve(out, need));
+    char *d = out->ptr + out->len;
+    if (head_len) {
+        memcpy(d, head, head_len);
+        d += head_len;
+    }
+    if (url_verbatim(job, w, r->url)) {
+        memcpy(d, r->url.ptr, r->url.len);
+        d += r->url.len;
+    } else {
+        d += rs_format_value(d, bound, job->opts->format, r->url.ptr, r->url.len);
+    }
+    const char *src = w->recs.text.ptr + e->off;
+    memcpy(d, src, e->len);
+    out->len = (size_t)(d + e->len - out->ptr);
+    return RS_OK;
+}
+
 /* Counts, tallies and formats one decided URL. */
 static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r)
 {
@@ -243,10 +530,10 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
         }
     }
 
-    if (job->opts->quiet || (job->only >= 0 && job->only != r->disallowed)) return RS_OK;
-    const rs_str rule = rule_string(w, r->matcher, r->rule);
+    if (!job->print[r->disallowed]) return RS_OK;
     const rs_str reason_s = job->reasons[r->reason];
     if (job->opts->format == RS_FORMAT_TEXT) {
+        const rs_str rule = rule_string(w, r->matcher, r->rule);
         char tail[64];
         CLI_TRY(rs_outbuf_append(&res->out, r->disallowed ? "DISALLOWED  " : "allowed     ", 12));
         if (job->n_agents > 1) { /* which agent, when there are several */
@@ -263,16 +550,20 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
         snprintf(tail, sizeof tail, "  [%s]\n", reason_s.ptr);
         return rs_outbuf_append(&res->out, tail, strlen(tail));
     }
+    const size_t start = res->out.len;
+    if (r->site != UINT32_MAX) {
+        CLI_TRY(emit_cached(job, w, res, r, agent));
+        return job->opts->input_line ? cli_input_line_put(&res->out, start, job->opts->format, r->line_no) : RS_OK;
+    }
     const rs_field fields[N_COLUMNS] = {
         { r->url, 0, 0 },
         { r->origin, 0, 0 },
         { agent, 0, 0 },
         { { r->disallowed ? "disallow" : "allow", r->disallowed ? 8u : 5u }, 0, 0 },
         { { NULL, 0 }, r->line, 1 },
-        { rule, 0, 0 },
+        { rule_string(w, r->matcher, r->rule), 0, 0 },
         { reason_s, 0, 0 },
     };
-    const size_t start = res->out.len;
     CLI_TRY(rs_format_record(&res->out, job->opts->format, COLUMNS, fields, N_COLUMNS));
     return job->opts->input_line ? cli_input_line_put(&res->out, start, job->opts->format, r->line_no) : RS_OK;
 }
@@ -331,6 +622,8 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         return st;
     }
     res->counts.lines += n;
+    w->block_lo = w->block_from = w->special = block->ptr;
+    w->block_end = block->ptr + block->len;
     if (job->opts->quiet && !job->want_tallies && line_nos == NULL && ends == NULL) {
         /* Only counts: the block's totals, and the records of the lines to report. */
         rs_scan_summary sum;
@@ -412,6 +705,7 @@ static void spill_reset(void *ctx, void *state)
     w->sc = NULL;
     if (w->tally_ix) memset(w->tally_ix, 0, w->tally_cap * sizeof *w->tally_ix);
     w->rule_matcher = NULL;
+    rec_cache_clear(&w->recs); /* its keys are the scanner's site numbers */
 }
 
 static void spill_release(void *ctx)
@@ -682,6 +976,7 @@ int cmd_urls(int argc, char **argv)
         else if (!strcmp(o.only, "disallowed")) job.only = 1;
         else return cli_usage_error("urls", "--only takes allowed or disallowed, not '%s'", o.only);
     }
+    for (int v = 0; v < 2; v++) job.print[v] = !o.quiet && (job.only < 0 || job.only == v);
     job.missing = !strcmp(o.missing, "allow") ? 0 : !strcmp(o.missing, "disallow") ? 1 : 2;
     for (int a = 0; a < o.n_agents; a++) cli_check_agent(o.agents[a]);
 
@@ -699,9 +994,21 @@ int cmd_urls(int argc, char **argv)
     memset(&first, 0, sizeof first);
     pthread_mutex_init(&first.lock, NULL);
     job.first = &first;
+    if (o.format == RS_FORMAT_TSV || o.format == RS_FORMAT_CSV) { /* URLs hold no '\n' */
+        const char *special = o.format == RS_FORMAT_TSV ? "\\\t\r" : ",\"\r";
+        job.url_verbatim = rs_byteset_init(&job.url_special, special, strlen(special)) == RS_OK;
+    }
     for (int r = 0; r < RS_REASON_COUNT; r++) {
         job.reasons[r].ptr = rs_reason_str((rs_reason)r);
         job.reasons[r].len = strlen(job.reasons[r].ptr);
+        if (RS_FORMAT_VALUE_BOUND(job.reasons[r].len) > sizeof job.reasons_tsv_text[r]) {
+            rs_sites_free(sites);
+            cli_error("internal error: reason '%s' too long", job.reasons[r].ptr);
+            return 2;
+        }
+        job.reasons_tsv[r].ptr = job.reasons_tsv_text[r];
+        job.reasons_tsv[r].len = rs_format_value(job.reasons_tsv_text[r], sizeof job.reasons_tsv_text[r],
+                                                 RS_FORMAT_TSV, job.reasons[r].ptr, job.reasons[r].len);
     }
 
     /* The memory budget: the sites the sources know may not fit it, so a gate watches the
@@ -720,6 +1027,8 @@ int cmd_urls(int argc, char **argv)
     spill_gate gate;
     spill_gate_init(&gate, limit);
     const int unlimited = o.memory_limit && strcmp(o.memory_limit, "none") == 0;
+    job.rec_max_text = unlimited || limit / 16 > REC_MAX_TEXT ? REC_MAX_TEXT : limit / 16;
+    job.rec_max_entries = job.rec_max_text / REC_KEY_BYTES;
     if (!unlimited && sc.known_sites * SPILL_SITE_COST > limit / 2) job.gate = &gate;
     pipeline_totals part;
     memset(&part, 0, sizeof part);

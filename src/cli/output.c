@@ -15,13 +15,13 @@ static int out_failed;
 
 rs_outbuf *cli_out(void) { return &out_buf; }
 
-int cli_out_flush(size_t threshold)
+/* Writes p[0, len) to stdout; the first error is reported, and every later write fails. */
+static int write_all(const char *p, size_t len)
 {
     if (out_failed) return -1;
-    if (out_buf.len < threshold || out_buf.len == 0) return 0;
     size_t done = 0;
-    while (done < out_buf.len) {
-        const ssize_t n = write(STDOUT_FILENO, out_buf.ptr + done, out_buf.len - done);
+    while (done < len) {
+        const ssize_t n = write(STDOUT_FILENO, p + done, len - done);
         if (n < 0) {
             if (errno == EINTR) continue;
             cli_error("error writing output: %s", strerror(errno));
@@ -30,8 +30,22 @@ int cli_out_flush(size_t threshold)
         }
         done += (size_t)n;
     }
+    return 0;
+}
+
+int cli_out_flush(size_t threshold)
+{
+    if (out_failed) return -1;
+    if (out_buf.len < threshold || out_buf.len == 0) return 0;
+    if (write_all(out_buf.ptr, out_buf.len) != 0) return -1;
     out_buf.len = 0;
     return 0;
+}
+
+int cli_out_write(const void *p, size_t len)
+{
+    if (cli_out_flush(0) != 0) return -1;
+    return write_all(p, len);
 }
 
 int cli_out_finish(void)

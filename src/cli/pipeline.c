@@ -218,6 +218,10 @@ static void add_counts(pipeline_counts *to, const pipeline_counts *c)
     for (int i = 0; i < 8; i++) to->extra[i] += c->extra[i];
 }
 
+/* Output of a slot at least this large is written without a copy into cli_out(); smaller
+ * outputs gather there until it holds as much. */
+#define OUT_DIRECT ((size_t)1 << 18)
+
 /* Writes one finished slot. @return 0, or -1 on a fatal result or write error. */
 static int emit(pipeline_impl *p, slot *s)
 {
@@ -235,9 +239,11 @@ static int emit(pipeline_impl *p, slot *s)
             return -1;
         }
     }
-    if (res->out.len) {
+    if (res->out.len >= OUT_DIRECT) {         /* a block's worth: written from where it is */
+        if (cli_out_write(res->out.ptr, res->out.len) != 0) return -1;
+    } else if (res->out.len) {
         if (rs_outbuf_append(cli_out(), res->out.ptr, res->out.len) != RS_OK) return -1;
-        if (cli_out_flush(1 << 18) != 0) return -1;
+        if (cli_out_flush(OUT_DIRECT) != 0) return -1;
     }
     return 0;
 }

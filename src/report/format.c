@@ -24,7 +24,7 @@ void rs_outbuf_free(rs_outbuf *b)
 
 static rs_status reserve(rs_outbuf *b, size_t extra)
 {
-    if (b->cap - b->len >= extra) return RS_OK;
+    if (RS_LIKELY(b->cap - b->len >= extra)) return RS_OK;
     size_t cap = b->cap ? b->cap * 2 : 4096;
     while (cap - b->len < extra) cap *= 2;
     char *p = rs_realloc(b->ptr, cap);
@@ -32,6 +32,11 @@ static rs_status reserve(rs_outbuf *b, size_t extra)
     b->ptr = p;
     b->cap = cap;
     return RS_OK;
+}
+
+rs_status rs_outbuf_reserve(rs_outbuf *b, size_t extra)
+{
+    return reserve(b, extra);
 }
 
 rs_status rs_outbuf_append(rs_outbuf *b, const void *src, size_t size)
@@ -139,6 +144,36 @@ static inline char *put_tsv_at(char *d, rs_str s, find_any_fn find)
     return put_tsv_slow(d, s, find);
 }
 
+/*
+ * s TSV-escaped at d, as put_tsv_at, for strings of any length: 8-byte words
+ * without a special byte are copied as they are tested (the last one
+ * overlapping), from the first word that may hold one on the slow path.
+ * Reads only s[0, len).
+ */
+static inline char *put_tsv_words(char *d, rs_str s, find_any_fn find)
+{
+    const size_t n = s.len;
+    if (n < 16) return put_tsv_at(d, s, find);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s.ptr + i, 8);
+        if (RS_UNLIKELY(tsv_maybe_special(w))) goto slow;
+        memcpy(d + i, &w, 8);
+    }
+    if (i < n) {
+        uint64_t w;
+        memcpy(&w, s.ptr + n - 8, 8);
+        if (RS_UNLIKELY(tsv_maybe_special(w))) goto slow;
+        memcpy(d + n - 8, &w, 8);
+    }
+    return d + n;
+slow: {
+        const rs_str rest = { s.ptr + i, n - i };
+        return put_tsv_slow(d + i, rest, find);
+    }
+}
+
 static void put_tsv(rs_outbuf *b, rs_str s)
 {
     b->len = (size_t)(put_tsv_slow(b->ptr + b->len, s, rs_simd_active()->find_any) - b->ptr);
@@ -168,17 +203,32 @@ static rs_status record_tsv(rs_outbuf *out, const rs_field *fields, size_t n)
     for (size_t i = 0; i < n; i++) {
         const rs_field *f = &fields[i];
         if (i) *d++ = '\t';
-        d = f->is_number ? put_digits(d, f->number) : put_tsv_at(d, f->str, find);
+        d = f->is_number ? put_digits(d, f->number) : put_tsv_words(d, f->str, find);
     }
     *d++ = '\n';
     out->len = (size_t)(d - out->ptr);
     return RS_OK;
 }
 
+/* Nonzero when some byte of the word x is ',', '"', or below 14 (a superset of
+ * the bytes that make a CSV field quoted: the byte loop then decides). */
+static inline uint64_t csv_maybe_special(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+    const uint64_t cm = x ^ (ones * ','), qu = x ^ (ones * '"');
+    return (((x - ones * 14) & ~x) | ((cm - ones) & ~cm) | ((qu - ones) & ~qu)) & highs;
+}
+
 static void put_csv(rs_outbuf *b, rs_str s)
 {
     int quote = 0;
-    for (size_t i = 0; i < s.len && !quote; i++)
+    size_t i = 0;
+    for (; i + 8 <= s.len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s.ptr + i, 8);
+        if (csv_maybe_special(w)) break;
+    }
+    for (; i < s.len && !quote; i++)
         quote = s.ptr[i] == ',' || s.ptr[i] == '"' || s.ptr[i] == '\n' || s.ptr[i] == '\r';
     if (!quote) {
         memcpy(b->ptr + b->len, s.ptr, s.len);
@@ -186,9 +236,9 @@ static void put_csv(rs_outbuf *b, rs_str s)
         return;
     }
     put(b, '"');
-    for (size_t i = 0; i < s.len; i++) {
-        if (s.ptr[i] == '"') put(b, '"');
-        put(b, s.ptr[i]);
+    for (size_t k = 0; k < s.len; k++) {
+        if (s.ptr[k] == '"') put(b, '"');
+        put(b, s.ptr[k]);
     }
     put(b, '"');
 }
@@ -214,12 +264,31 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
+/* Nonzero when some byte of the word x is not printable ASCII or is '"' or
+ * '\\' (exact per byte: each test's borrows stay above a qualifying byte). */
+static inline uint64_t json_maybe_special(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+    const uint64_t qu = x ^ (ones * '"'), bs = x ^ (ones * '\\'), del = x ^ (ones * 0x7f);
+    return (x | ((x - ones * 0x20) & ~x) | ((qu - ones) & ~qu) | ((bs - ones) & ~bs) | ((del - ones) & ~del))
+           & highs;
+}
+
 static void put_json_string(rs_outbuf *b, rs_str s)
 {
     static const char HEX[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)s.ptr;
     put(b, '"');
-    for (size_t i = 0; i < s.len;) {
+    size_t i = 0;
+    /* words of printable ASCII other than '"' and '\\' are copied as they are */
+    for (; i + 8 <= s.len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (json_maybe_special(w)) break;
+        memcpy(b->ptr + b->len, &w, 8);
+        b->len += 8;
+    }
+    while (i < s.len) {
         const unsigned char c = p[i];
         if (c == '"' || c == '\\') { put(b, '\\'); put(b, (char)c); i++; continue; }
         if (c < 0x20 || c == 0x7F) {
@@ -309,4 +378,20 @@ rs_status rs_outbuf_json_string(rs_outbuf *out, const char *s, size_t len)
     const rs_str str = { s, len };
     put_json_string(out, str);
     return RS_OK;
+}
+
+size_t rs_format_value(char *dst, size_t dst_cap, rs_format fmt, const char *src, size_t src_size)
+{
+    assert(dst_cap >= RS_FORMAT_VALUE_BOUND(src_size));
+    (void)dst_cap;
+    const rs_str s = { src, src_size };
+    if (fmt == RS_FORMAT_TSV) return (size_t)(put_tsv_words(dst, s, rs_simd_active()->find_any) - dst);
+    rs_outbuf b = { dst, 0, dst_cap };
+    if (fmt == RS_FORMAT_CSV) put_csv(&b, s);
+    else if (fmt == RS_FORMAT_JSONL) put_json_string(&b, s);
+    else {
+        memcpy(dst, src, src_size);
+        b.len = src_size;
+    }
+    return b.len;
 }
