@@ -150,6 +150,26 @@ size_t rs_canonicalize(const char *src, size_t src_size, char *dst, size_t dst_c
     return j;
 }
 
+/* Does rs_canonicalize change @s (does it hold a '%' or a byte >= 0x80)? */
+static int needs_canonical(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+    if (n >= 8) {
+        /* Whole words, then the last eight bytes (overlapping: only a test). */
+        for (size_t i = 0;; i += 8) {
+            if (i + 8 > n) i = n - 8;
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            const uint64_t pct = w ^ (ones * '%');
+            if (((w | ((pct - ones) & ~pct)) & highs) != 0) return 1;
+            if (i + 8 == n) return 0;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '%' || (s[i] & 0x80)) return 1;
+    return 0;
+}
+
 /* ===== Agents ===== */
 
 size_t rs_agent_token(const char *value, size_t len)
@@ -327,6 +347,10 @@ static void emit_line(uint32_t line_no, const char *raw, size_t raw_len, size_t 
     if (ev.directive == RS_DIRECTIVE_USER_AGENT || ev.directive == RS_DIRECTIVE_SITEMAP) {
         ev.value.ptr = value;
         ev.value.len = value_len;
+    } else if (!needs_canonical(value, value_len)) {
+        /* Already canonical (no '%', no byte >= 0x80): the line's own bytes. */
+        ev.value.ptr = value;
+        ev.value.len = value_len;
     } else {
         /* The caller's small buffer serves short values; a longer one gets the
          * heap buffer (allocated once per parse, for the longest line). */
@@ -408,6 +432,11 @@ rs_status rs_robots_parse(const void *body, size_t size, rs_robots_callback cb, 
                       &sc, cb, ctx);
         last_was_cr = (ch == '\r');
         start = end + 1;
+        /* The LF of a CRLF: skipped here rather than as an empty line of its own. */
+        if (last_was_cr && start < size && p[start] == '\n') {
+            start++;
+            last_was_cr = 0;
+        }
     }
     info->lines = line_no;
     if (sc.ptr != small) rs_free(sc.ptr);
