@@ -226,6 +226,8 @@ typedef struct {
     const unsigned char *p;
     size_t size;
     size_t base, len;   /* the window p[base, base + len) that bits[] maps */
+    size_t k, words;    /* the word being read, of bits[0, words) */
+    uint64_t m;         /* its bits not yet returned */
     uint64_t bits[WINDOW / 64];
 } specials;
 
@@ -235,22 +237,37 @@ static const rs_byteset SPECIAL_BYTES = {
     5,
 };
 
-/* The offset of the first special byte at or after @i, or sp->size. */
-static size_t next_special(specials *sp, size_t i)
+static void specials_init(specials *sp, const unsigned char *p, size_t size)
+{
+    sp->p = p;
+    sp->size = size;
+    sp->base = sp->len = sp->k = sp->words = 0;
+    sp->m = 0;
+}
+
+/* The offset of the first special byte at or after @i, or sp->size. The
+ * special bytes are returned in order, each once: a cursor over the bitmap
+ * (bits before @i, such as the LF of a CRLF already skipped, are dropped). */
+static inline size_t next_special(specials *sp, size_t i)
 {
     for (;;) {
-        if (i >= sp->base + sp->len) {
-            if (i >= sp->size) return sp->size;
-            sp->base = i;
-            sp->len = RS_MIN((size_t)WINDOW, sp->size - i);
-            rs_simd_mask_any((const char *)sp->p + i, sp->len, &SPECIAL_BYTES, sp->bits);
+        while (sp->m == 0) {
+            if (sp->k + 1 < sp->words) {
+                sp->m = sp->bits[++sp->k];
+                continue;
+            }
+            const size_t next = sp->base + sp->len;
+            if (next >= sp->size) return sp->size;
+            sp->base = next;
+            sp->len = RS_MIN((size_t)WINDOW, sp->size - next);
+            sp->words = (sp->len + 63) / 64;
+            rs_simd_mask_any((const char *)sp->p + next, sp->len, &SPECIAL_BYTES, sp->bits);
+            sp->k = 0;
+            sp->m = sp->bits[0];
         }
-        const size_t r = i - sp->base, words = (sp->len + 63) / 64;
-        size_t k = r >> 6;
-        uint64_t m = sp->bits[k] & (~0ull << (r & 63));
-        while (m == 0 && ++k < words) m = sp->bits[k];
-        if (m != 0) return sp->base + (k << 6) + (size_t)__builtin_ctzll(m);
-        i = sp->base + sp->len;
+        const size_t pos = sp->base + (sp->k << 6) + (size_t)__builtin_ctzll(sp->m);
+        sp->m &= sp->m - 1;
+        if (pos >= i) return pos;
     }
 }
 
@@ -289,7 +306,7 @@ typedef struct {
 /* One line's kept bytes -> one event (or none for an empty line). @content:
  * the bytes before the first NUL or '#' (at most raw_len); @nul: a NUL is
  * among the kept bytes. */
-static void emit_line(uint32_t line_no, const char *raw, size_t raw_len, size_t content,
+static inline __attribute__((always_inline)) void emit_line(uint32_t line_no, const char *raw, size_t raw_len, size_t content,
                       int nul, const char *colon, uint32_t flags, scratch_buf *sc, rs_robots_callback cb, void *ctx)
 {
     /* The reference works on a C string: a NUL ends the content. */
@@ -397,13 +414,10 @@ rs_status rs_robots_parse(const void *body, size_t size, rs_robots_callback cb, 
     info->bom_bytes = (uint32_t)i;
 
     uint32_t line_no = 0;
-    int last_was_cr = 0;
     size_t start = i;
     line_scan ls;
     specials sp;
-    sp.p = p;
-    sp.size = size;
-    sp.base = sp.len = 0;
+    specials_init(&sp, p, size);
     for (;;) {
         scan_line(&sp, start, &ls);
         const size_t end = ls.end;
@@ -415,28 +429,17 @@ rs_status rs_robots_parse(const void *body, size_t size, rs_robots_callback cb, 
         const char *colon = ls.colon != SIZE_MAX && ls.colon - start < content
                             ? (const char *)p + ls.colon : NULL;
         uint32_t flags = len > RS_ROBOTS_MAX_LINE ? RS_LINE_TOO_LONG : 0;
-        if (end == size) {
-            /* The text after the last line end is a line too (possibly empty). */
-            if (info->truncated) {
-                flags |= RS_LINE_PAST_LIMIT;
-                info->truncated_line = line_no + 1;
-            }
-            emit_line(++line_no, (const char *)p + start, kept, content, nul, colon, flags,
-                      &sc, cb, ctx);
-            break;
+        /* The text after the last line end is a line too (possibly empty). */
+        const int last = end == size;
+        if (last && info->truncated) {
+            flags |= RS_LINE_PAST_LIMIT;
+            info->truncated_line = line_no + 1;
         }
-        const unsigned char ch = p[end];
-        /* The LF of a CRLF does not make an empty line of its own. */
-        if (!(len == 0 && last_was_cr && ch == '\n'))
-            emit_line(++line_no, (const char *)p + start, kept, content, nul, colon, flags,
-                      &sc, cb, ctx);
-        last_was_cr = (ch == '\r');
+        emit_line(++line_no, (const char *)p + start, kept, content, nul, colon, flags, &sc, cb, ctx);
+        if (last) break;
         start = end + 1;
-        /* The LF of a CRLF: skipped here rather than as an empty line of its own. */
-        if (last_was_cr && start < size && p[start] == '\n') {
-            start++;
-            last_was_cr = 0;
-        }
+        /* The LF of a CRLF ends the same line: it makes no empty line of its own. */
+        if (p[end] == '\r' && start < size && p[start] == '\n') start++;
     }
     info->lines = line_no;
     if (sc.ptr != small) rs_free(sc.ptr);
