@@ -583,8 +583,9 @@ static rs_status read_body_at(rs_sites *s, int dirfd, const char *rel, const cha
     struct stat sb;
     if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0) {
         known = (size_t)sb.st_size;
-        /* +1: a file that grew since is still read to its end (or the limit). */
-        cap = RS_MIN(known, limit) + 1;
+        /* +1: a file that grew since is still read to its end; never more than
+         * the limit (a longer file is cut there, as before: not one byte more). */
+        cap = RS_MIN(known + 1, limit);
     }
     char *buf = rs_malloc(cap);
     rs_status st = RS_OK;
