@@ -196,7 +196,7 @@ int rs_agent_is_global(const char *value, size_t len)
 
 /* ===== Lines ===== */
 
-static void trim(const char **p, size_t *len)
+static inline __attribute__((always_inline)) void trim(const char **p, size_t *len)
 {
     const char *s = *p;
     size_t n = *len;

@@ -45,7 +45,7 @@ typedef struct {
     rs_status status;
 } builder;
 
-static rs_span add_text(builder *b, const char *p, size_t n)
+static inline __attribute__((always_inline)) rs_span add_text(builder *b, const char *p, size_t n)
 {
     rs_span s = { (uint32_t)b->text.len, (uint32_t)n };
     if (b->status == RS_OK) b->status = rs_buf_append(&b->text, p, n);
