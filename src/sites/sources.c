@@ -499,6 +499,20 @@ rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char
     return RS_OK;
 }
 
+/* Writes ":PORT" (decimal, as snprintf "%u" would; at most 11 bytes), no NUL. @return its length. */
+static size_t put_port(char *dst, uint32_t port)
+{
+    char digits[10];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + port % 10);
+        port /= 10;
+    } while (port != 0);
+    dst[0] = ':';
+    for (size_t i = 0; i < n; i++) dst[1 + i] = digits[n - 1 - i];
+    return n + 1;
+}
+
 static rs_doc *find_doc(rs_source *src, const char *key, size_t len)
 {
     const rs_map_entry *e = rs_map_find(&src->index, rs_map_hash(key, len), key, len);
@@ -527,8 +541,7 @@ rs_doc *rs_sources_resolve(rs_sites *s, const rs_origin *o)
             {
                 char key[RS_ORIGIN_MAX + 8];
                 memcpy(key, o->host.ptr, o->host.len);
-                const size_t n = o->host.len + (size_t)snprintf(key + o->host.len, 8, ":%u",
-                                                                (unsigned)o->port);
+                const size_t n = o->host.len + put_port(key + o->host.len, o->port);
                 d = find_doc(src, key, n);
                 if (d == NULL && o->port == (http ? 80u : 443u))
                     d = find_doc(src, o->host.ptr, o->host.len);
