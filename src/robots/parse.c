@@ -15,7 +15,7 @@
 /* ===== Key recognition ===== */
 
 typedef struct {
-    const char *prefix;
+    char prefix[12];        /* NUL-padded: read as words (classify_key) */
     uint8_t len;
     rs_directive directive;
     int typo;
@@ -42,6 +42,34 @@ static const key_form KEY_FORMS[] = {
     FORM("site-map",   RS_DIRECTIVE_SITEMAP,    1),
 };
 
+/* Keys of 8 bytes or more (most of them: disallow, user-agent) are compared
+ * eight bytes at a time, each byte ORed with 0x20. That folds exactly the
+ * ASCII case of letters; of the other bytes of the forms, '-' also takes
+ * '\r' and ' ' also takes NUL, and neither can be in a key (lines end at
+ * '\r', their content at NUL), so the result is rs_ieq's. */
+static inline uint64_t load_le64(const char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
+/* @w0, @w1: the key's bytes 0-7 and 8-9, folded (see above). */
+static inline int form_matches_folded(const key_form *f, uint64_t w0, uint32_t w1)
+{
+    const uint64_t fw = load_le64(f->prefix);
+    if (f->len <= 8) {
+        const uint64_t mask = f->len == 8 ? ~0ull : (1ull << (8 * f->len)) - 1;
+        return ((w0 ^ fw) & mask) == 0;
+    }
+    const uint32_t ft = (uint32_t)(unsigned char)f->prefix[8] | (uint32_t)(unsigned char)f->prefix[9] << 8;
+    const uint32_t tmask = (1u << (8 * (f->len - 8))) - 1;
+    return w0 == fw && ((w1 ^ ft) & tmask) == 0;
+}
+
 static rs_directive classify_key(const char *key, size_t len, uint32_t *flags)
 {
     if (len == 0) return RS_DIRECTIVE_UNKNOWN;
@@ -52,6 +80,21 @@ static rs_directive classify_key(const char *key, size_t len, uint32_t *flags)
     case 'd': from = 4; to = 10; break;
     case 's': from = 10; to = 12; break;
     default: return RS_DIRECTIVE_UNKNOWN;
+    }
+    if (len >= 8) {
+        const uint64_t w0 = load_le64(key) | 0x2020202020202020ull;
+        uint32_t w1 = 0;
+        if (len > 8) w1 |= (uint32_t)(unsigned char)key[8];
+        if (len > 9) w1 |= (uint32_t)(unsigned char)key[9] << 8;
+        w1 |= 0x2020u;
+        for (size_t i = from; i < to; i++) {
+            const key_form *f = &KEY_FORMS[i];
+            if (len >= f->len && form_matches_folded(f, w0, w1)) {
+                if (f->typo) *flags |= RS_LINE_TYPO_KEY;
+                return f->directive;
+            }
+        }
+        return RS_DIRECTIVE_UNKNOWN;
     }
     for (size_t i = from; i < to; i++) {
         const key_form *f = &KEY_FORMS[i];
@@ -107,6 +150,26 @@ size_t rs_canonicalize(const char *src, size_t src_size, char *dst, size_t dst_c
     return j;
 }
 
+/* Does rs_canonicalize change @s (does it hold a '%' or a byte >= 0x80)? */
+static int needs_canonical(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+    if (n >= 8) {
+        /* Whole words, then the last eight bytes (overlapping: only a test). */
+        for (size_t i = 0;; i += 8) {
+            if (i + 8 > n) i = n - 8;
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            const uint64_t pct = w ^ (ones * '%');
+            if (((w | ((pct - ones) & ~pct)) & highs) != 0) return 1;
+            if (i + 8 == n) return 0;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '%' || (s[i] & 0x80)) return 1;
+    return 0;
+}
+
 /* ===== Agents ===== */
 
 size_t rs_agent_token(const char *value, size_t len)
@@ -133,7 +196,7 @@ int rs_agent_is_global(const char *value, size_t len)
 
 /* ===== Lines ===== */
 
-static void trim(const char **p, size_t *len)
+static inline __attribute__((always_inline)) void trim(const char **p, size_t *len)
 {
     const char *s = *p;
     size_t n = *len;
@@ -150,10 +213,110 @@ static const char *find_space_or_tab(const char *s, size_t n)
     return NULL;
 }
 
-/* One line's kept bytes -> one event (or none for an empty line). */
-static void emit_line(uint32_t line_no, const char *raw, size_t raw_len, uint32_t flags,
-                      char *scratch, rs_robots_callback cb, void *ctx)
+/* ===== Line splitting =====
+ *
+ * The bytes that end a line ('\n', '\r') or matter inside one ('\0', '#',
+ * ':') are found with the SIMD byte-class kernel (rs_simd_mask_any, scalar
+ * twin under RS_SIMD=scalar) as a bitmap over a window of the body, so
+ * splitting a line costs a few bit operations instead of a pass per byte. */
+
+#define WINDOW 4096     /* bytes per bitmap (64 words on the stack) */
+
+typedef struct {
+    const unsigned char *p;
+    size_t size;
+    size_t base, len;   /* the window p[base, base + len) that bits[] maps */
+    size_t k, words;    /* the word being read, of bits[0, words) */
+    uint64_t m;         /* its bits not yet returned */
+    uint64_t bits[WINDOW / 64];
+} specials;
+
+static const rs_byteset SPECIAL_BYTES = {
+    { (1ull << '\0') | (1ull << '\n') | (1ull << '\r') | (1ull << '#') | (1ull << ':'), 0, 0, 0 },
+    { '\n', '\r', '\0', '#', ':' },
+    5,
+};
+
+static void specials_init(specials *sp, const unsigned char *p, size_t size)
 {
+    sp->p = p;
+    sp->size = size;
+    sp->base = sp->len = sp->k = sp->words = 0;
+    sp->m = 0;
+}
+
+/* The offset of the first special byte at or after @i, or sp->size. The
+ * special bytes are returned in order, each once: a cursor over the bitmap
+ * (bits before @i, such as the LF of a CRLF already skipped, are dropped). */
+static inline size_t next_special(specials *sp, size_t i)
+{
+    for (;;) {
+        while (sp->m == 0) {
+            if (sp->k + 1 < sp->words) {
+                sp->m = sp->bits[++sp->k];
+                continue;
+            }
+            const size_t next = sp->base + sp->len;
+            if (next >= sp->size) return sp->size;
+            sp->base = next;
+            sp->len = RS_MIN((size_t)WINDOW, sp->size - next);
+            sp->words = (sp->len + 63) / 64;
+            rs_simd_mask_any((const char *)sp->p + next, sp->len, &SPECIAL_BYTES, sp->bits);
+            sp->k = 0;
+            sp->m = sp->bits[0];
+        }
+        const size_t pos = sp->base + (sp->k << 6) + (size_t)__builtin_ctzll(sp->m);
+        sp->m &= sp->m - 1;
+        if (pos >= i) return pos;
+    }
+}
+
+/* Where a line ends and what its content stops at. */
+typedef struct {
+    size_t end;        /* offset of the first '\n' or '\r' at or after the start, or size */
+    size_t nul;        /* offset of the first NUL before end, or SIZE_MAX */
+    size_t hash;       /* offset of the first '#' before end, or SIZE_MAX */
+    size_t colon;      /* offset of the first ':' before end, or SIZE_MAX */
+} line_scan;
+
+static void scan_line(specials *sp, size_t i, line_scan *ls)
+{
+    ls->nul = ls->hash = ls->colon = SIZE_MAX;
+    for (;;) {
+        i = next_special(sp, i);
+        if (i == sp->size) break;
+        const unsigned char c = sp->p[i];
+        if (c == '\n' || c == '\r') break;
+        if (c == '\0') { if (ls->nul == SIZE_MAX) ls->nul = i; }
+        else if (c == '#') { if (ls->hash == SIZE_MAX) ls->hash = i; }
+        else if (ls->colon == SIZE_MAX) ls->colon = i;
+        i++;
+    }
+    ls->end = i;
+}
+
+/* Where canonical values are written: a buffer on the parser's stack, then
+ * one of 3 * RS_ROBOTS_MAX_LINE bytes on the heap once a value needs it. */
+typedef struct {
+    char  *ptr;
+    size_t cap;
+    int    failed;     /* the heap buffer could not be had: RS_ERR_NOMEM */
+} scratch_buf;
+
+/* One line's kept bytes -> one event (or none for an empty line). @content:
+ * the bytes before the first NUL or '#' (at most raw_len); @nul: a NUL is
+ * among the kept bytes. */
+static inline __attribute__((always_inline)) void emit_line(uint32_t line_no, const char *raw, size_t raw_len, size_t content,
+                      int nul, const char *colon, uint32_t flags, scratch_buf *sc, rs_robots_callback cb, void *ctx)
+{
+    /* The reference works on a C string: a NUL ends the content. */
+    if (nul) flags |= RS_LINE_HAS_NUL;
+    size_t len = content;
+    const char *s = raw;
+    while (len && is_space((unsigned char)s[0])) { s++; len--; }
+    while (len && is_space((unsigned char)s[len - 1])) len--;
+    if (len == 0) return;
+
     rs_robots_line ev;
     memset(&ev, 0, sizeof ev);
     ev.line = line_no;
@@ -161,23 +324,10 @@ static void emit_line(uint32_t line_no, const char *raw, size_t raw_len, uint32_
     ev.raw.len = raw_len;
     /* Empty key/value slices still point somewhere (callers may memcpy them). */
     ev.key.ptr = ev.value.ptr = raw;
-
-    /* The reference works on a C string: a NUL ends the content. */
-    size_t len = raw_len;
-    const char *nul = memchr(raw, '\0', raw_len);
-    if (nul) {
-        len = (size_t)(nul - raw);
-        flags |= RS_LINE_HAS_NUL;
-    }
-    const char *hash = memchr(raw, '#', len);
-    if (hash) len = (size_t)(hash - raw);
-
-    const char *s = raw;
-    trim(&s, &len);
-    if (len == 0) return;
     ev.flags = flags;
 
-    const char *sep = memchr(s, ':', len);
+    /* @colon: the line's first ':' (NULL: none); its first in the trimmed content if any. */
+    const char *sep = colon != NULL && colon < s + len ? colon : NULL;
     if (sep == NULL) {
         /* Whitespace in place of the colon, only for exactly two words. */
         sep = find_space_or_tab(s, len);
@@ -214,9 +364,24 @@ static void emit_line(uint32_t line_no, const char *raw, size_t raw_len, uint32_
     if (ev.directive == RS_DIRECTIVE_USER_AGENT || ev.directive == RS_DIRECTIVE_SITEMAP) {
         ev.value.ptr = value;
         ev.value.len = value_len;
+    } else if (!needs_canonical(value, value_len)) {
+        /* Already canonical (no '%', no byte >= 0x80): the line's own bytes. */
+        ev.value.ptr = value;
+        ev.value.len = value_len;
     } else {
-        ev.value.ptr = scratch;
-        ev.value.len = rs_canonicalize(value, value_len, scratch, 3 * RS_ROBOTS_MAX_LINE);
+        /* The caller's small buffer serves short values; a longer one gets the
+         * heap buffer (allocated once per parse, for the longest line). */
+        if (3 * value_len > sc->cap) {
+            char *big = sc->failed ? NULL : rs_malloc(3 * RS_ROBOTS_MAX_LINE);
+            if (big == NULL) {   /* no memory: the event is not delivered, the parse fails */
+                sc->failed = 1;
+                return;
+            }
+            sc->ptr = big;
+            sc->cap = 3 * RS_ROBOTS_MAX_LINE;
+        }
+        ev.value.ptr = sc->ptr;
+        ev.value.len = rs_canonicalize(value, value_len, sc->ptr, sc->cap);
     }
     cb(ctx, &ev);
 }
@@ -238,8 +403,10 @@ rs_status rs_robots_parse(const void *body, size_t size, rs_robots_callback cb, 
     }
     info->bytes_read = size;
 
-    char *scratch = rs_malloc(3 * RS_ROBOTS_MAX_LINE);
-    RS_RETURN_IF(scratch == NULL, RS_ERR_NOMEM);
+    /* Canonical values of up to 512 bytes go to the stack; a longer one
+     * switches to a heap buffer for the longest possible line. */
+    char small[3 * 512];
+    scratch_buf sc = { small, sizeof small, 0 };
 
     /* Skip a BOM or a prefix of one, as the reference does. */
     size_t i = 0;
@@ -247,32 +414,35 @@ rs_status rs_robots_parse(const void *body, size_t size, rs_robots_callback cb, 
     info->bom_bytes = (uint32_t)i;
 
     uint32_t line_no = 0;
-    int last_was_cr = 0;
     size_t start = i;
+    line_scan ls;
+    specials sp;
+    specials_init(&sp, p, size);
     for (;;) {
-        size_t end = start;
-        while (end < size && p[end] != '\n' && p[end] != '\r') end++;
+        scan_line(&sp, start, &ls);
+        const size_t end = ls.end;
         const size_t len = end - start;
+        const size_t kept = RS_MIN(len, RS_ROBOTS_MAX_LINE);
+        const size_t stop = RS_MIN(ls.nul, ls.hash);
+        const size_t content = stop == SIZE_MAX ? kept : RS_MIN(stop - start, kept);
+        const int nul = ls.nul != SIZE_MAX && ls.nul - start < kept;
+        const char *colon = ls.colon != SIZE_MAX && ls.colon - start < content
+                            ? (const char *)p + ls.colon : NULL;
         uint32_t flags = len > RS_ROBOTS_MAX_LINE ? RS_LINE_TOO_LONG : 0;
-        if (end == size) {
-            /* The text after the last line end is a line too (possibly empty). */
-            if (info->truncated) {
-                flags |= RS_LINE_PAST_LIMIT;
-                info->truncated_line = line_no + 1;
-            }
-            emit_line(++line_no, (const char *)p + start, RS_MIN(len, RS_ROBOTS_MAX_LINE), flags,
-                      scratch, cb, ctx);
-            break;
+        /* The text after the last line end is a line too (possibly empty). */
+        const int last = end == size;
+        if (last && info->truncated) {
+            flags |= RS_LINE_PAST_LIMIT;
+            info->truncated_line = line_no + 1;
         }
-        const unsigned char ch = p[end];
-        /* The LF of a CRLF does not make an empty line of its own. */
-        if (!(len == 0 && last_was_cr && ch == '\n'))
-            emit_line(++line_no, (const char *)p + start, RS_MIN(len, RS_ROBOTS_MAX_LINE), flags,
-                      scratch, cb, ctx);
-        last_was_cr = (ch == '\r');
+        emit_line(++line_no, (const char *)p + start, kept, content, nul, colon, flags, &sc, cb, ctx);
+        if (last) break;
         start = end + 1;
+        /* The LF of a CRLF ends the same line: it makes no empty line of its own. */
+        if (p[end] == '\r' && start < size && p[start] == '\n') start++;
     }
     info->lines = line_no;
-    rs_free(scratch);
+    if (sc.ptr != small) rs_free(sc.ptr);
+    RS_RETURN_IF(sc.failed, RS_ERR_NOMEM);
     return RS_OK;
 }

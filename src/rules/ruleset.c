@@ -7,8 +7,37 @@
  */
 #include "rules/ruleset.h"
 
+/* A record list that starts in a buffer on the parser's stack and moves to
+ * the heap only when that is full: most files fit, so parsing one makes no
+ * allocation for its records until the final, exact one. */
 typedef struct {
-    rs_buf agents, rules, extras, text;
+    char  *ptr;
+    size_t len, cap;
+    int    heap;           /* ptr was malloc'd */
+} records;
+
+static rs_status records_grow(records *r, size_t size)
+{
+    size_t cap = r->cap * 2;
+    while (cap - r->len < size) cap *= 2;
+    char *p = rs_malloc(cap);
+    RS_RETURN_IF(p == NULL, RS_ERR_NOMEM);
+    memcpy(p, r->ptr, r->len);
+    if (r->heap) rs_free(r->ptr);
+    r->ptr = p;
+    r->cap = cap;
+    r->heap = 1;
+    return RS_OK;
+}
+
+static void records_free(records *r)
+{
+    if (r->heap) rs_free(r->ptr);
+}
+
+typedef struct {
+    records agents, rules, extras;
+    rs_buf text;
     uint32_t group;        /* current group, UINT32_MAX before the first user-agent */
     uint32_t n_groups;
     uint32_t n_sitemaps;
@@ -16,16 +45,19 @@ typedef struct {
     rs_status status;
 } builder;
 
-static rs_span add_text(builder *b, const char *p, size_t n)
+static inline __attribute__((always_inline)) rs_span add_text(builder *b, const char *p, size_t n)
 {
     rs_span s = { (uint32_t)b->text.len, (uint32_t)n };
     if (b->status == RS_OK) b->status = rs_buf_append(&b->text, p, n);
     return s;
 }
 
-static void add_record(builder *b, rs_buf *to, const void *rec, size_t size)
+static inline __attribute__((always_inline)) void add_record(builder *b, records *to, const void *rec, size_t size)
 {
-    if (b->status == RS_OK) b->status = rs_buf_append(to, rec, size);
+    if (b->status != RS_OK) return;
+    if (RS_UNLIKELY(to->cap - to->len < size) && (b->status = records_grow(to, size)) != RS_OK) return;
+    memcpy(to->ptr + to->len, rec, size);
+    to->len += size;
 }
 
 static void on_line(void *ctx, const rs_robots_line *ev)
@@ -77,6 +109,9 @@ static void on_line(void *ctx, const rs_robots_line *ev)
     }
 }
 
+/* Records are 4-byte aligned; the arrays follow the header in one block. */
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+
 rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
 {
     RS_RETURN_IF(out == NULL || (body == NULL && size), RS_ERR_USAGE);
@@ -84,33 +119,53 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
     builder b;
     memset(&b, 0, sizeof b);
     b.group = UINT32_MAX;
+    uint32_t agents_stack[1024 / 4], rules_stack[4096 / 4], extras_stack[1024 / 4];
+    b.agents.ptr = (char *)agents_stack;
+    b.agents.cap = sizeof agents_stack;
+    b.rules.ptr = (char *)rules_stack;
+    b.rules.cap = sizeof rules_stack;
+    b.extras.ptr = (char *)extras_stack;
+    b.extras.cap = sizeof extras_stack;
     /* Never a NULL arena: spans of length 0 still point into it (NULL + 0 is UB).
      * Sized for the usual case (patterns take at most the body's bytes) in one go. */
-    rs_status st = rs_buf_reserve(&b.text, size + 1);
+    rs_status st = RS_OK;
+    b.text.ptr = rs_malloc(size + 1);    /* exactly: rulesets are kept, at 100k sites too */
+    if (b.text.ptr == NULL) st = RS_ERR_NOMEM;
+    else b.text.cap = size + 1;
     if (st == RS_OK) st = rs_robots_parse(body, size, on_line, &b, NULL);
     if (st == RS_OK) st = b.status;
+    /* One block: the header, then the agent, rule and extra records. */
+    const size_t off_agents = ALIGN8(sizeof(rs_ruleset));
+    const size_t off_rules = off_agents + ALIGN8(b.agents.len);
+    const size_t off_extras = off_rules + ALIGN8(b.rules.len);
     rs_ruleset *rs = NULL;
     if (st == RS_OK) {
-        rs = rs_calloc(1, sizeof *rs);
+        rs = rs_malloc(off_extras + b.extras.len);
         if (rs == NULL) st = RS_ERR_NOMEM;
     }
-    if (st != RS_OK) {
-        rs_buf_free(&b.agents);
-        rs_buf_free(&b.rules);
-        rs_buf_free(&b.extras);
-        rs_buf_free(&b.text);
-        return st;
+    if (st == RS_OK) {
+        char *base = (char *)rs;
+        memset(rs, 0, sizeof *rs);
+        if (b.agents.len) memcpy(base + off_agents, b.agents.ptr, b.agents.len);
+        if (b.rules.len) memcpy(base + off_rules, b.rules.ptr, b.rules.len);
+        if (b.extras.len) memcpy(base + off_extras, b.extras.ptr, b.extras.len);
+        rs->agents = (rs_ua_record *)(void *)(base + off_agents);
+        rs->n_agents = (uint32_t)(b.agents.len / sizeof(rs_ua_record));
+        rs->rules = (rs_rule_record *)(void *)(base + off_rules);
+        rs->n_rules = (uint32_t)(b.rules.len / sizeof(rs_rule_record));
+        rs->extras = (rs_extra_record *)(void *)(base + off_extras);
+        rs->n_extras = (uint32_t)(b.extras.len / sizeof(rs_extra_record));
+        rs->n_groups = b.n_groups;
+        rs->n_sitemaps = b.n_sitemaps;
+        rs->text = b.text.ptr;
+        rs->text_len = b.text.len;
+        b.text.ptr = NULL;
     }
-    rs->agents = (rs_ua_record *)(void *)b.agents.ptr;
-    rs->n_agents = (uint32_t)(b.agents.len / sizeof(rs_ua_record));
-    rs->rules = (rs_rule_record *)(void *)b.rules.ptr;
-    rs->n_rules = (uint32_t)(b.rules.len / sizeof(rs_rule_record));
-    rs->extras = (rs_extra_record *)(void *)b.extras.ptr;
-    rs->n_extras = (uint32_t)(b.extras.len / sizeof(rs_extra_record));
-    rs->n_groups = b.n_groups;
-    rs->n_sitemaps = b.n_sitemaps;
-    rs->text = b.text.ptr;
-    rs->text_len = b.text.len;
+    records_free(&b.agents);
+    records_free(&b.rules);
+    records_free(&b.extras);
+    rs_buf_free(&b.text);
+    if (st != RS_OK) return st;
     *out = rs;
     return RS_OK;
 }
@@ -118,10 +173,7 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
 void rs_ruleset_free(rs_ruleset *rs)
 {
     if (rs == NULL) return;
-    rs_free(rs->agents);
-    rs_free(rs->rules);
-    rs_free(rs->extras);
-    rs_free(rs->text);
+    rs_free(rs->text);     /* the records share the header's block */
     rs_free(rs);
 }
 

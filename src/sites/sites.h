@@ -90,6 +90,8 @@ typedef struct {
     rs_doc **docs;           /* owned */
     size_t   ndocs, capdocs;
     struct rs_warc_index *warc; /* WARC: captures, the open file (warc_source.c) */
+    int      dirfd;          /* DIR: the directory, open (has_dirfd) for openat of its files */
+    int      has_dirfd;
 } rs_source;
 
 struct rs_sites {
@@ -130,6 +132,10 @@ rs_doc   *rs_sources_resolve(rs_sites *s, const rs_origin *o);
 rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size);
 /* rs_read_body that counts nothing: *compressed says whether the file was gzip or zstd. */
 rs_status rs_read_body_ex(rs_sites *s, const char *path, char **body, size_t *size, int *compressed);
+/* rs_read_body_ex of a document of @src (a file, directory or manifest source): a
+ * directory's files are opened relative to the directory (openat). */
+rs_status rs_read_doc_body(rs_sites *s, const rs_source *src, const rs_doc *d, char **body,
+                           size_t *size, int *compressed);
 
 /* rs_site_lookup of n agents at once with the semantics given (src/scan):
  * one read and parse of the body serves every agent that misses. */

@@ -126,6 +126,8 @@ void rs_source_unload(rs_source *src)
 void rs_source_close(rs_source *src)
 {
     if (src == NULL) return;
+    if (src->has_dirfd) close(src->dirfd);
+    src->has_dirfd = 0;
     for (size_t i = 0; i < src->ndocs; i++) doc_free(src->docs[i]);
     rs_free(src->docs);
     rs_map_free(&src->index);
@@ -136,6 +138,8 @@ void rs_source_close(rs_source *src)
 
 void rs_source_release(rs_source *src)
 {
+    if (src->has_dirfd) close(src->dirfd);
+    src->has_dirfd = 0;
     for (size_t i = 0; i < src->ndocs; i++) doc_free(src->docs[i]);
     rs_free(src->docs);
     src->docs = NULL;
@@ -226,7 +230,14 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
         char *path = join_path(src->path, dir_len, name, NULL);
         if (path == NULL) { st = RS_ERR_NOMEM; goto out; }
         struct stat sb;
-        int usable = stat(path, &sb) == 0;
+        int usable;
+#ifdef DT_REG
+        if (de->d_type == DT_REG) {       /* a regular file: no stat (symlinks are followed below) */
+            usable = 1;
+            sb.st_mode = S_IFREG;
+        } else
+#endif
+            usable = fstatat(dirfd(d), name, &sb, 0) == 0;
         if (usable && S_ISDIR(sb.st_mode)) {
             rs_free(path);
             path = join_path(src->path, dir_len, name, "/robots.txt");
@@ -274,6 +285,11 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
         st = RS_ERR_IO;
     }
 out:
+    /* Kept for reading the files by name (openat: no walk of the directory's path). */
+    if (st == RS_OK) {
+        src->dirfd = open(src->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        src->has_dirfd = src->dirfd >= 0;
+    }
     closedir(d);
     return st;
 }
@@ -483,6 +499,20 @@ rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char
     return RS_OK;
 }
 
+/* Writes ":PORT" (decimal, as snprintf "%u" would; at most 11 bytes), no NUL. @return its length. */
+static size_t put_port(char *dst, uint32_t port)
+{
+    char digits[10];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + port % 10);
+        port /= 10;
+    } while (port != 0);
+    dst[0] = ':';
+    for (size_t i = 0; i < n; i++) dst[1 + i] = digits[n - 1 - i];
+    return n + 1;
+}
+
 static rs_doc *find_doc(rs_source *src, const char *key, size_t len)
 {
     const rs_map_entry *e = rs_map_find(&src->index, rs_map_hash(key, len), key, len);
@@ -511,8 +541,7 @@ rs_doc *rs_sources_resolve(rs_sites *s, const rs_origin *o)
             {
                 char key[RS_ORIGIN_MAX + 8];
                 memcpy(key, o->host.ptr, o->host.len);
-                const size_t n = o->host.len + (size_t)snprintf(key + o->host.len, 8, ":%u",
-                                                                (unsigned)o->port);
+                const size_t n = o->host.len + put_port(key + o->host.len, o->port);
                 d = find_doc(src, key, n);
                 if (d == NULL && o->port == (http ? 80u : 443u))
                     d = find_doc(src, o->host.ptr, o->host.len);
@@ -529,17 +558,48 @@ rs_doc *rs_sources_resolve(rs_sites *s, const rs_origin *o)
 /* Compressed robots files are read whole up to this size, then decoded. */
 #define MAX_COMPRESSED_BODY ((size_t)64 << 20)
 
+/* O_NOATIME skips the access-time update (and its check) on every read; it is
+ * refused (EPERM) on files of another owner unless privileged: then it is
+ * dropped for the rest of the process. */
+#ifdef O_NOATIME
+static _Atomic int noatime_refused;
+#endif
+
+static int open_body(int dirfd, const char *path)
+{
+    int flags = O_RDONLY | O_CLOEXEC;
+#ifdef O_NOATIME
+    if (!atomic_load_explicit(&noatime_refused, memory_order_relaxed)) {
+        const int fd = openat(dirfd, path, flags | O_NOATIME);
+        if (fd >= 0 || errno != EPERM) return fd;
+        atomic_store_explicit(&noatime_refused, 1, memory_order_relaxed);
+    }
+#endif
+    return openat(dirfd, path, flags);
+}
+
 /* One read(2) loop, no stdio: a robots file is read once per site, and at
- * 100k sites fopen's buffer and fstat cost more than the read. */
-rs_status rs_read_body_ex(rs_sites *s, const char *path, char **body, size_t *size, int *compressed)
+ * 100k sites every system call counts. A regular file is sized by fstat: one
+ * exact buffer and, as a short read of a regular file is its end, usually
+ * one read (open, fstat, read, close). */
+static rs_status read_body_at(rs_sites *s, int dirfd, const char *rel, const char *path, char **body,
+                              size_t *size, int *compressed)
 {
     *compressed = 0;
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const int fd = open_body(dirfd, rel);
     if (fd < 0) {
         if (s) rs_sites_seterr(s, "%s: cannot open robots file: %s", path, strerror(errno));
         return RS_ERR_IO;
     }
     size_t cap = 4096, len = 0, limit = RS_ROBOTS_MAX_BODY;
+    size_t known = SIZE_MAX;           /* a regular file's size (fstat), or unknown */
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0) {
+        known = (size_t)sb.st_size;
+        /* +1: a file that grew since is still read to its end; never more than
+         * the limit (a longer file is cut there, as before: not one byte more). */
+        cap = RS_MIN(known + 1, limit);
+    }
     char *buf = rs_malloc(cap);
     rs_status st = RS_OK;
     int sniffed = 0;
@@ -565,7 +625,8 @@ rs_status rs_read_body_ex(rs_sites *s, const char *path, char **body, size_t *si
             comp = rs_sniff_compression(buf, len);
             if (comp != RS_COMPRESSION_NONE) limit = MAX_COMPRESSED_BODY;
         }
-        if (n == 0) break;
+        /* End of file: nothing read, or a short read at the size fstat gave. */
+        if (n == 0 || (len == known && len < cap)) break;
     }
     if (st == RS_OK && comp != RS_COMPRESSION_NONE) {
         rs_buf out = {0};
@@ -587,6 +648,19 @@ out:
     *body = buf;
     *size = len;
     return RS_OK;
+}
+
+rs_status rs_read_body_ex(rs_sites *s, const char *path, char **body, size_t *size, int *compressed)
+{
+    return read_body_at(s, AT_FDCWD, path, path, body, size, compressed);
+}
+
+rs_status rs_read_doc_body(rs_sites *s, const rs_source *src, const rs_doc *d, char **body,
+                           size_t *size, int *compressed)
+{
+    if (src->kind == RS_SOURCE_DIR && src->has_dirfd && d->name_off > 0)
+        return read_body_at(s, src->dirfd, d->path + d->name_off, d->path, body, size, compressed);
+    return read_body_at(s, AT_FDCWD, d->path, d->path, body, size, compressed);
 }
 
 rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size)
@@ -669,5 +743,8 @@ rs_status rs_doc_body(rs_sites *s, const rs_doc *d, char **body, size_t *size)
     }
     const rs_source *src = &s->sources[d->source];
     if (src->kind == RS_SOURCE_WARC) return rs_warc_source_body(s, src, d, body, size);
-    return rs_read_body(s, d->path, body, size);
+    int compressed;
+    RS_FORWARD(rs_read_doc_body(s, src, d, body, size, &compressed));
+    if (compressed) s->wstats.compressed_files++;
+    return RS_OK;
 }

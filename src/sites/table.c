@@ -456,7 +456,7 @@ rs_status rs_site_lookup_agents(rs_sites *s, const rs_origin *o, const char *con
         char *body = NULL;
         size_t size = 0;
         int compressed = 0;
-        unlocked = rs_read_body_ex(NULL, d->path, &body, &size, &compressed) == RS_OK
+        unlocked = rs_read_doc_body(NULL, &s->sources[d->source], d, &body, &size, &compressed) == RS_OK
                    && rs_ruleset_parse(body, size, &rs) == RS_OK
                    && compile_missing(NULL, d, rs, agents, lens, n, sem, mk) == RS_OK;
         rs_free(body);
