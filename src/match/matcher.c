@@ -31,24 +31,36 @@ typedef struct {
 
 enum { SLOT_ALLOW = 0, SLOT_DISALLOW = 1, SLOT_ANCH_ALLOW = 2, SLOT_ANCH_DISALLOW = 3 };
 
+/*
+ * A trie node is 32 bytes, two to a cache line, and holds what one walk step
+ * needs: the child found by byte (their first bytes inline, or a bitmap for
+ * many), then the child's label checked against its inline copy. The rules
+ * ending at a node live in a separate term record, so the many nodes where
+ * none end cost nothing for them. The children of a node are contiguous
+ * (child k is first_child + k) in the order of their first bytes.
+ */
+#define INLINE_LABEL 6         /* label bytes after the first kept in the node */
+#define KIDS_INLINE  8         /* more children than this use a bitmap */
+
 typedef struct {
-    uint32_t label_off;        /* edge label into text (bytes after the parent's depth) */
+    uint32_t first_child;
+    uint32_t label_off;        /* edge label into trie_text (bytes after the parent's depth) */
     uint32_t label_len;
-    uint32_t child_first;      /* index into child_byte/child_node */
-    uint32_t dense;            /* its 256-entry child table in dense[], or NO_DENSE */
-    uint32_t n_children;
+    uint32_t term;             /* 1 + index in terms[] of the rules ending here, 0 = none */
+    uint64_t kids;             /* <= KIDS_INLINE children: first byte of child k in bits 8k..8k+7;
+                                  else bits 0-31 index the bitmap, bytes 4-6 the children
+                                  counted in bitmap words 0, 0-1, 0-2 */
+    uint16_t n_children;
+    char     inl[INLINE_LABEL]; /* label bytes 1..INLINE_LABEL, zero-padded */
+} trie_node;
+
+typedef struct {
+    lit_slot lit[4];           /* first line of each literal kind ending here */
     uint32_t wild_first;       /* index into wild[]: n_wild_allow allow rules, then the
                                   disallow rules, each by (priority desc, line asc) */
     uint32_t n_wild;
     uint32_t n_wild_allow;
-    lit_slot lit[4];           /* first line of each literal kind ending here */
-} trie_node;
-
-/* Nodes with at least DENSE_MIN children find a child by byte in one load
- * (dense[node->dense * 256 + byte] = child index + 1, 0 = none); the others
- * scan their sorted child bytes. */
-#define DENSE_MIN 9
-#define NO_DENSE  UINT32_MAX
+} term_rec;
 
 typedef struct {
     uint32_t prio;             /* canonical pattern length */
@@ -85,6 +97,15 @@ static uint64_t byte_mask(const char *s, size_t n)
     return m0 | m1;
 }
 
+/* Set bits of @x (no popcnt instruction is assumed). */
+static inline unsigned popcount64(uint64_t x)
+{
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
 /* byte_mask() of a wildcard tail's literal bytes ('*' separators excluded). */
 static uint64_t tail_mask(const char *s, size_t n)
 {
@@ -105,9 +126,8 @@ struct rs_matcher {
     rs_semantics  semantics;
     trie_node    *nodes;
     uint32_t      n_nodes;
-    uint8_t      *child_byte;
-    uint32_t     *child_node;
-    uint16_t     *dense;       /* child tables of the nodes with many children */
+    term_rec     *terms;
+    uint64_t     *bitmaps;     /* 4 words (256 bits) per node with many children */
     wild_rule    *wild;
     rule_entry   *rules;       /* every applicable rule, in file order */
     uint32_t      n_rules;
@@ -180,7 +200,7 @@ typedef struct {
     const char *text;
     cand *c;
     uint32_t n;
-    rs_buf nodes, child_byte, child_node, dense, wild;
+    rs_buf nodes, terms, bitmaps, wild;
     rs_status status;
 } trie_builder;
 
@@ -259,8 +279,7 @@ static uint32_t new_node(trie_builder *tb, uint32_t label_off, uint32_t label_le
     memset(&n, 0, sizeof n);
     n.label_off = label_off;
     n.label_len = label_len;
-    for (int k = 0; k < 4; k++) n.lit[k].rule = -1;
-    n.dense = NO_DENSE;
+    for (uint32_t j = 0; j < INLINE_LABEL && j + 1 < label_len; j++) n.inl[j] = tb->text[label_off + 1 + j];
     if (tb->status == RS_OK) tb->status = rs_buf_append(&tb->nodes, &n, sizeof n);
     return (uint32_t)(tb->nodes.len / sizeof n) - 1;
 }
@@ -273,94 +292,98 @@ static trie_node *node_at(trie_builder *tb, uint32_t i)
 /*
  * Builds the node for candidates [lo, hi), all sharing their first @depth
  * prefix bytes, whose prefixes are sorted. Candidates with prefix_len ==
- * depth attach here; the rest are grouped by their next byte into children.
+ * depth attach here (a term record); the rest are grouped by their next byte
+ * into children, created together (contiguous) before any is built.
  */
 static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uint32_t depth)
 {
     if (tb->status != RS_OK) return; /* @node may not exist */
-    uint32_t n_wild = 0, n_wild_allow = 0;
-    const uint32_t wild_first = (uint32_t)(tb->wild.len / sizeof(wild_rule));
     uint32_t i = lo;
     while (i < hi && tb->c[i].prefix_len == depth) i++;
-    /* Wildcard rules: allow ones, then disallow ones, each in candidate order
-     * (priority desc, line asc; cand_cmp), which lets matching stop early. */
-    for (int pass = 0; pass < 2; pass++) {
-        const uint8_t type = pass == 0 ? RS_RULE_ALLOW : RS_RULE_DISALLOW;
-        for (uint32_t j = lo; j < i; j++) {
-            const cand *c = &tb->c[j];
-            if (!c->wildcard || c->type != type) continue;
-            wild_rule w;
-            memset(&w, 0, sizeof w);
-            w.prio = c->len;
-            w.line = c->line;
-            w.rule = c->rule;
-            w.type = c->type;
-            w.anchored = c->anchored;
-            w.tail_off = c->off + c->prefix_len + 1;
-            w.tail_len = c->len - c->prefix_len - 1 - c->anchored;
-            w.needs = tail_mask(tb->text + w.tail_off, w.tail_len);
-            tb->status = rs_buf_append(&tb->wild, &w, sizeof w);
-            if (tb->status != RS_OK) return;
-            n_wild++;
-            n_wild_allow += pass == 0;
-        }
-    }
-    for (uint32_t j = lo; j < i; j++) {
-        const cand *c = &tb->c[j];
-        if (!c->wildcard) {
-            const int slot = (c->type == RS_RULE_ALLOW ? SLOT_ALLOW : SLOT_DISALLOW)
-                             + (c->anchored ? 2 : 0);
-            lit_slot *s = &node_at(tb, node)->lit[slot];
-            if (s->rule < 0 || c->line < s->line) {
-                s->line = c->line;
-                s->rule = c->rule;
+    if (i > lo) {
+        term_rec t;
+        memset(&t, 0, sizeof t);
+        for (int k = 0; k < 4; k++) t.lit[k].rule = -1;
+        t.wild_first = (uint32_t)(tb->wild.len / sizeof(wild_rule));
+        /* Wildcard rules: allow ones, then disallow ones, each in candidate order
+         * (priority desc, line asc; cand_cmp), which lets matching stop early. */
+        for (int pass = 0; pass < 2; pass++) {
+            const uint8_t type = pass == 0 ? RS_RULE_ALLOW : RS_RULE_DISALLOW;
+            for (uint32_t j = lo; j < i; j++) {
+                const cand *c = &tb->c[j];
+                if (!c->wildcard || c->type != type) continue;
+                wild_rule w;
+                memset(&w, 0, sizeof w);
+                w.prio = c->len;
+                w.line = c->line;
+                w.rule = c->rule;
+                w.type = c->type;
+                w.anchored = c->anchored;
+                w.tail_off = c->off + c->prefix_len + 1;
+                w.tail_len = c->len - c->prefix_len - 1 - c->anchored;
+                w.needs = tail_mask(tb->text + w.tail_off, w.tail_len);
+                tb->status = rs_buf_append(&tb->wild, &w, sizeof w);
+                if (tb->status != RS_OK) return;
+                t.n_wild++;
+                t.n_wild_allow += pass == 0;
             }
         }
+        for (uint32_t j = lo; j < i; j++) {
+            const cand *c = &tb->c[j];
+            if (!c->wildcard) {
+                const int slot = (c->type == RS_RULE_ALLOW ? SLOT_ALLOW : SLOT_DISALLOW)
+                                 + (c->anchored ? 2 : 0);
+                lit_slot *s = &t.lit[slot];
+                if (s->rule < 0 || c->line < s->line) {
+                    s->line = c->line;
+                    s->rule = c->rule;
+                }
+            }
+        }
+        tb->status = rs_buf_append(&tb->terms, &t, sizeof t);
+        if (tb->status != RS_OK) return;
+        node_at(tb, node)->term = (uint32_t)(tb->terms.len / sizeof t);
     }
-    node_at(tb, node)->wild_first = wild_first;
-    node_at(tb, node)->n_wild = n_wild;
-    node_at(tb, node)->n_wild_allow = n_wild_allow;
+    if (i == hi) return;
 
-    /* Children: runs of equal next byte. Reserve their slots contiguously. */
+    /* Children: runs of equal next byte, created contiguously in byte order. */
+    const uint32_t first_child = (uint32_t)(tb->nodes.len / sizeof(trie_node));
+    uint64_t bits[4] = { 0, 0, 0, 0 }, kids = 0;
     uint32_t n_children = 0;
     for (uint32_t j = i; j < hi; n_children++) {
-        const char b = tb->text[tb->c[j].off + depth];
-        while (j < hi && tb->text[tb->c[j].off + depth] == b) j++;
-    }
-    const uint32_t child_first = (uint32_t)tb->child_byte.len;
-    node_at(tb, node)->child_first = child_first;
-    node_at(tb, node)->n_children = n_children;
-    if (tb->status == RS_OK) tb->status = rs_buf_reserve(&tb->child_byte, n_children);
-    if (tb->status == RS_OK) tb->status = rs_buf_reserve(&tb->child_node, n_children * sizeof(uint32_t));
-    if (tb->status != RS_OK) return;
-    tb->child_byte.len += n_children;
-    tb->child_node.len += n_children * sizeof(uint32_t);
-    uint32_t dense = NO_DENSE;
-    if (n_children >= DENSE_MIN) {
-        const size_t table = 256 * sizeof(uint16_t);
-        tb->status = rs_buf_reserve(&tb->dense, table);
+        const uint32_t g_lo = j;
+        const unsigned char b = (unsigned char)tb->text[tb->c[j].off + depth];
+        while (j < hi && (unsigned char)tb->text[tb->c[j].off + depth] == b) j++;
+        /* Longest common prefix of the run = that of its first and last (sorted). */
+        const cand *first = &tb->c[g_lo], *last = &tb->c[j - 1];
+        uint32_t lcp = depth + 1;
+        const uint32_t lim = RS_MIN(first->prefix_len, last->prefix_len);
+        while (lcp < lim && tb->text[first->off + lcp] == tb->text[last->off + lcp]) lcp++;
+        new_node(tb, first->off + depth, lcp - depth);
         if (tb->status != RS_OK) return;
-        dense = (uint32_t)(tb->dense.len / table);
-        memset(tb->dense.ptr + tb->dense.len, 0, table);
-        tb->dense.len += table;
+        bits[b >> 6] |= 1ull << (b & 63);
+        if (n_children < KIDS_INLINE) kids |= (uint64_t)b << (8 * n_children);
     }
-    node_at(tb, node)->dense = dense;
+    if (n_children > KIDS_INLINE) {
+        const uint32_t at = (uint32_t)(tb->bitmaps.len / sizeof bits);
+        tb->status = rs_buf_append(&tb->bitmaps, bits, sizeof bits);
+        if (tb->status != RS_OK) return;
+        const uint64_t c1 = (uint64_t)popcount64(bits[0]);
+        const uint64_t c2 = c1 + (uint64_t)popcount64(bits[1]);
+        const uint64_t c3 = c2 + (uint64_t)popcount64(bits[2]);
+        /* counts before words 1, 2, 3: at most 192, one byte each */
+        kids = at | c1 << 32 | c2 << 40 | c3 << 48;
+    }
+    trie_node *n = node_at(tb, node);
+    n->first_child = first_child;
+    n->n_children = (uint16_t)n_children;
+    n->kids = kids;
 
     for (uint32_t k = 0; i < hi; k++) {
         const uint32_t g_lo = i;
         const char b = tb->text[tb->c[i].off + depth];
         while (i < hi && tb->text[tb->c[i].off + depth] == b) i++;
-        /* Longest common prefix of the run = that of its first and last (sorted). */
-        const cand *first = &tb->c[g_lo], *last = &tb->c[i - 1];
-        uint32_t lcp = depth + 1;
-        const uint32_t lim = RS_MIN(first->prefix_len, last->prefix_len);
-        while (lcp < lim && tb->text[first->off + lcp] == tb->text[last->off + lcp]) lcp++;
-        const uint32_t child = new_node(tb, first->off + depth, lcp - depth);
-        if (tb->status != RS_OK) return;
-        tb->child_byte.ptr[child_first + k] = (uint8_t)b;
-        ((uint32_t *)(void *)tb->child_node.ptr)[child_first + k] = child;
-        if (dense != NO_DENSE) ((uint16_t *)(void *)tb->dense.ptr)[(size_t)dense * 256 + (uint8_t)b] = (uint16_t)(k + 1);
-        build(tb, child, g_lo, i, lcp);
+        build(tb, first_child + k, g_lo, i, depth + node_at(tb, first_child + k)->label_len);
     }
 }
 
@@ -431,34 +454,37 @@ static void *put(char *dst, size_t *off, const void *src, size_t n)
 /*
  * Packs the builder's tables into ONE allocation behind the header, exactly
  * sized: a matcher is a few contiguous cache lines (no slack from buffer
- * growth, one TLB entry for small ones) and frees with one call.
+ * growth, one TLB entry for small ones) and frees with one call. What a walk
+ * reads comes first (the nodes 32-aligned, so each sits in one cache line),
+ * the rule table and the patterns as written (output, first-match) last.
  */
-static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *wild, const rs_buf *rules,
-                      const rs_buf *child_node, const rs_buf *dense, const rs_buf *child_byte,
-                      const rs_buf *text, const rs_buf *trie_text, rs_matcher **out)
+static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *terms, const rs_buf *bitmaps,
+                      const rs_buf *wild, const rs_buf *rules, const rs_buf *text, const rs_buf *trie_text,
+                      rs_matcher **out)
 {
     const size_t head = ALIGN8(sizeof(rs_matcher));
-    const size_t total = head + ALIGN8(nodes->len) + ALIGN8(wild->len) + ALIGN8(rules->len)
-        + ALIGN8(child_node->len) + ALIGN8(dense->len) + ALIGN8(child_byte->len)
-        + ALIGN8(text->len + 1) + ALIGN8(trie_text->len + 1);
+    /* up to 24 bytes of padding (malloc aligns to 8 at least) put the nodes on 32 */
+    const size_t total = head + 24 + ALIGN8(nodes->len) + ALIGN8(terms->len) + ALIGN8(bitmaps->len)
+        + ALIGN8(wild->len) + ALIGN8(trie_text->len + 1) + ALIGN8(rules->len) + ALIGN8(text->len + 1);
     char *b = rs_malloc(total);
     RS_RETURN_IF(b == NULL, RS_ERR_NOMEM);
     rs_matcher *m = (rs_matcher *)(void *)b;
     *m = *h;
     size_t off = head;
+    off += (32 - ((uintptr_t)(b + off) & 31)) & 31;
     m->nodes = put(b, &off, nodes->ptr, nodes->len);
+    m->terms = put(b, &off, terms->ptr, terms->len);
+    m->bitmaps = put(b, &off, bitmaps->ptr, bitmaps->len);
     m->wild = put(b, &off, wild->ptr, wild->len);
+    m->trie_text = b + off;
+    if (trie_text->len) memcpy(m->trie_text, trie_text->ptr, trie_text->len);
+    m->trie_text[trie_text->len] = '\0';
+    off += ALIGN8(trie_text->len + 1);
     m->rules = put(b, &off, rules->ptr, rules->len);
-    m->child_node = put(b, &off, child_node->ptr, child_node->len);
-    m->dense = put(b, &off, dense->ptr, dense->len);
-    m->child_byte = put(b, &off, child_byte->ptr, child_byte->len);
     m->text = b + off;                       /* never NULL, even when empty */
     if (text->len) memcpy(m->text, text->ptr, text->len);
     m->text[text->len] = '\0';
     off += ALIGN8(text->len + 1);
-    m->trie_text = b + off;
-    if (trie_text->len) memcpy(m->trie_text, trie_text->ptr, trie_text->len);
-    m->trie_text[trie_text->len] = '\0';
     m->bytes = total;
     *out = m;
     return RS_OK;
@@ -541,8 +567,6 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         /* A radix trie of n strings has at most 2n + 1 nodes: one allocation each. */
         const size_t max_nodes = 2 * (size_t)tb.n + 1;
         if (st == RS_OK) st = rs_buf_reserve(&tb.nodes, max_nodes * sizeof(trie_node));
-        if (st == RS_OK) st = rs_buf_reserve(&tb.child_byte, max_nodes);
-        if (st == RS_OK) st = rs_buf_reserve(&tb.child_node, max_nodes * sizeof(uint32_t));
         if (st == RS_OK) {
             const uint32_t root = new_node(&tb, 0, 0);
             build(&tb, root, 0, tb.n, 0);
@@ -555,17 +579,15 @@ out:
     rs_free(cands.ptr);
     if (st == RS_OK) {
         m->n_nodes = (uint32_t)(tb.nodes.len / sizeof(trie_node));
-        st = pack(m, &tb.nodes, &tb.wild, &rules, &tb.child_node, &tb.dense, &tb.child_byte, &text,
-                  &trie_text, out);
+        st = pack(m, &tb.nodes, &tb.terms, &tb.bitmaps, &tb.wild, &rules, &text, &trie_text, out);
     }
     /* the builder's buffers and header: pack() copied what it keeps into one allocation */
     rs_buf_free(&rules);
     rs_buf_free(&text);
     rs_buf_free(&trie_text);
     rs_buf_free(&tb.nodes);
-    rs_buf_free(&tb.child_byte);
-    rs_buf_free(&tb.child_node);
-    rs_buf_free(&tb.dense);
+    rs_buf_free(&tb.terms);
+    rs_buf_free(&tb.bitmaps);
     rs_buf_free(&tb.wild);
     rs_free(m);
     return st;
@@ -593,17 +615,26 @@ static inline void consider(best_match *b, int32_t prio, const lit_slot *s)
     }
 }
 
-/* Index of the child of @node whose label starts with @c, or -1. */
+/* Index of the child of @node whose label starts with @c, or -1; @node has children. */
 static inline int64_t find_child(const rs_matcher *m, const trie_node *node, unsigned char c)
 {
-    if (node->dense != NO_DENSE) {
-        const uint16_t k = m->dense[(size_t)node->dense * 256 + c];
-        return k ? (int64_t)m->child_node[node->child_first + k - 1u] : -1;
+    const uint32_t n = node->n_children;
+    if (n <= KIDS_INLINE) {
+        /* the zero bytes of kids ^ c...c: the lowest flagged one is exact (a
+         * borrow only flags bytes above a zero byte), the unused ones masked */
+        const uint64_t ones = 0x0101010101010101ull;
+        const uint64_t x = node->kids ^ (ones * c);
+        uint64_t z = (x - ones) & ~x & (ones << 7);
+        if (n < 8) z &= (1ull << (8 * n)) - 1;
+        if (z == 0) return -1;
+        return (int64_t)(node->first_child + (uint32_t)(__builtin_ctzll(z) >> 3));
     }
-    const uint8_t *bytes = m->child_byte + node->child_first;
-    for (uint32_t k = 0; k < node->n_children; k++)     /* fewer than DENSE_MIN */
-        if (bytes[k] == c) return m->child_node[node->child_first + k];
-    return -1;
+    const uint64_t *bits = m->bitmaps + (size_t)(uint32_t)node->kids * 4;
+    const unsigned w = c >> 6;
+    const uint64_t word = bits[w], below = (1ull << (c & 63)) - 1;
+    if (!(word >> (c & 63) & 1)) return -1;
+    const uint32_t before = w ? (uint32_t)(node->kids >> (24 + 8 * w)) & 0xff : 0;
+    return (int64_t)(node->first_child + before + popcount64(word & below));
 }
 
 /* a[0, n) == b[0, n): overlapping word compares below 17 bytes (labels are short), no loop. */
@@ -637,12 +668,11 @@ static inline int label_matches(const char *a, const char *b, size_t n)
     return n == 0 || a[0] == b[0];
 }
 
-/* byte_mask() of the path, computed on first need. */
+/* byte_mask() of the path from where it was first needed, computed then:
+ * tails checked deeper only search a part of that. */
 typedef struct {
     uint64_t mask;
     int known;
-    const char *path;
-    size_t plen;
 } path_bytes;
 
 /*
@@ -657,7 +687,7 @@ static inline void wild_scan(const wild_rule *w, uint32_t n, best_match *b, cons
     for (const wild_rule *const end = w + n; w < end; w++) {
         if (!beats((int32_t)w->prio, w->line, b)) return;
         if (!pb->known) {
-            pb->mask = byte_mask(pb->path, pb->plen);
+            pb->mask = byte_mask(path + depth, plen - depth);
             pb->known = 1;
         }
         if (w->needs & ~pb->mask) continue; /* a byte it needs is not in the path */
@@ -675,27 +705,33 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
     best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
     const trie_node *node = m->nodes;
     size_t depth = 0;
-    path_bytes pb = { 0, 0, path, plen };
+    path_bytes pb = { 0, 0 };
     for (;;) {
-        consider(&best[0], (int32_t)depth, &node->lit[SLOT_ALLOW]);
-        consider(&best[1], (int32_t)depth, &node->lit[SLOT_DISALLOW]);
-        if (depth == plen) {
-            consider(&best[0], (int32_t)depth + 1, &node->lit[SLOT_ANCH_ALLOW]);
-            consider(&best[1], (int32_t)depth + 1, &node->lit[SLOT_ANCH_DISALLOW]);
-        }
-        if (node->n_wild) {
-            const wild_rule *w = m->wild + node->wild_first;
-            wild_scan(w, node->n_wild_allow, &best[0], path, plen, depth, m->trie_text, &pb);
-            wild_scan(w + node->n_wild_allow, node->n_wild - node->n_wild_allow, &best[1], path, plen,
-                      depth, m->trie_text, &pb);
+        if (node->term) {
+            const term_rec *t = m->terms + node->term - 1;
+            consider(&best[0], (int32_t)depth, &t->lit[SLOT_ALLOW]);
+            consider(&best[1], (int32_t)depth, &t->lit[SLOT_DISALLOW]);
+            if (depth == plen) {
+                consider(&best[0], (int32_t)depth + 1, &t->lit[SLOT_ANCH_ALLOW]);
+                consider(&best[1], (int32_t)depth + 1, &t->lit[SLOT_ANCH_DISALLOW]);
+            }
+            if (t->n_wild) {
+                const wild_rule *w = m->wild + t->wild_first;
+                wild_scan(w, t->n_wild_allow, &best[0], path, plen, depth, m->trie_text, &pb);
+                wild_scan(w + t->n_wild_allow, t->n_wild - t->n_wild_allow, &best[1], path, plen,
+                          depth, m->trie_text, &pb);
+            }
         }
         if (depth == plen || node->n_children == 0) break;
         const int64_t c = find_child(m, node, (unsigned char)path[depth]);
         if (c < 0) break;
         const trie_node *child = m->nodes + c;
-        /* An edge label is never empty and its first byte is the one find_child matched. */
-        if (plen - depth < child->label_len
-            || !label_matches(path + depth + 1, m->trie_text + child->label_off + 1, child->label_len - 1))
+        /* An edge label is never empty and its first byte is the one find_child
+         * matched; the next INLINE_LABEL bytes are in the node. */
+        const size_t rest = child->label_len - 1;
+        if (plen - depth <= rest) break;
+        if (!(rest <= INLINE_LABEL ? label_matches(path + depth + 1, child->inl, rest)
+                                   : label_matches(path + depth + 1, m->trie_text + child->label_off + 1, rest)))
             break;
         depth += child->label_len;
         node = child;
