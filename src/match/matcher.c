@@ -44,7 +44,7 @@ enum { SLOT_ALLOW = 0, SLOT_DISALLOW = 1, SLOT_ANCH_ALLOW = 2, SLOT_ANCH_DISALLO
 
 typedef struct {
     uint32_t first_child;
-    uint32_t label_off;        /* edge label into trie_text (bytes after the parent's depth) */
+    uint32_t label_off;        /* edge label into text (bytes after the parent's depth) */
     uint32_t label_len;
     uint32_t term;             /* 1 + index in terms[] of the rules ending here, 0 = none */
     uint64_t kids;             /* <= KIDS_INLINE children: first byte of child k in bits 8k..8k+7;
@@ -131,8 +131,8 @@ struct rs_matcher {
     wild_rule    *wild;
     rule_entry   *rules;       /* every applicable rule, in file order */
     uint32_t      n_rules;
-    char         *text;        /* the rules' patterns */
-    char         *trie_text;   /* candidate patterns: edge labels and wildcard tails */
+    char         *text;        /* the rules' patterns, then the derived index.htm ones (edge
+                                  labels and wildcard tails point into it) */
     size_t        bytes;       /* the whole allocation (rs_matcher_memory) */
 };
 
@@ -387,12 +387,12 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
     }
 }
 
-static rs_status add_cand(rs_buf *cands, rs_buf *text, const char *pat, size_t len,
+static rs_status add_cand(rs_buf *cands, uint32_t off, const char *pat, size_t len,
                           uint32_t line, int32_t rule, rs_rule_type type)
 {
     cand c;
     memset(&c, 0, sizeof c);
-    c.off = (uint32_t)text->len;
+    c.off = off;               /* @pat, in the matcher's text */
     c.len = (uint32_t)len;
     c.line = line;
     c.rule = rule;
@@ -401,7 +401,6 @@ static rs_status add_cand(rs_buf *cands, rs_buf *text, const char *pat, size_t l
     const char *star = len ? memchr(pat, '*', len) : NULL; /* pat may be NULL when empty */
     c.wildcard = star != NULL;
     c.prefix_len = star ? (uint32_t)(star - pat) : (uint32_t)(len - c.anchored);
-    RS_FORWARD(rs_buf_append(text, pat, len));
     return rs_buf_append(cands, &c, sizeof c);
 }
 
@@ -459,13 +458,12 @@ static void *put(char *dst, size_t *off, const void *src, size_t n)
  * the rule table and the patterns as written (output, first-match) last.
  */
 static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *terms, const rs_buf *bitmaps,
-                      const rs_buf *wild, const rs_buf *rules, const rs_buf *text, const rs_buf *trie_text,
-                      rs_matcher **out)
+                      const rs_buf *wild, const rs_buf *rules, const rs_buf *text, rs_matcher **out)
 {
     const size_t head = ALIGN8(sizeof(rs_matcher));
     /* up to 24 bytes of padding (malloc aligns to 8 at least) put the nodes on 32 */
     const size_t total = head + 24 + ALIGN8(nodes->len) + ALIGN8(terms->len) + ALIGN8(bitmaps->len)
-        + ALIGN8(wild->len) + ALIGN8(trie_text->len + 1) + ALIGN8(rules->len) + ALIGN8(text->len + 1);
+        + ALIGN8(wild->len) + ALIGN8(text->len + 1) + ALIGN8(rules->len);
     char *b = rs_malloc(total);
     RS_RETURN_IF(b == NULL, RS_ERR_NOMEM);
     rs_matcher *m = (rs_matcher *)(void *)b;
@@ -476,15 +474,11 @@ static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *te
     m->terms = put(b, &off, terms->ptr, terms->len);
     m->bitmaps = put(b, &off, bitmaps->ptr, bitmaps->len);
     m->wild = put(b, &off, wild->ptr, wild->len);
-    m->trie_text = b + off;
-    if (trie_text->len) memcpy(m->trie_text, trie_text->ptr, trie_text->len);
-    m->trie_text[trie_text->len] = '\0';
-    off += ALIGN8(trie_text->len + 1);
-    m->rules = put(b, &off, rules->ptr, rules->len);
     m->text = b + off;                       /* never NULL, even when empty */
     if (text->len) memcpy(m->text, text->ptr, text->len);
     m->text[text->len] = '\0';
     off += ALIGN8(text->len + 1);
+    m->rules = put(b, &off, rules->ptr, rules->len);
     m->bytes = total;
     *out = m;
     return RS_OK;
@@ -509,7 +503,7 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
                  RS_ERR_USAGE);
     *out = NULL;
     rs_status st = RS_OK;
-    rs_buf rules = { 0 }, text = { 0 }, cands = { 0 }, trie_text = { 0 };
+    rs_buf rules = { 0 }, text = { 0 }, cands = { 0 };
     trie_builder tb;
     memset(&tb, 0, sizeof tb);
     uint8_t *selected = NULL;
@@ -520,7 +514,6 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
 
     /* Never NULL texts: empty patterns are offsets into them (NULL + 0 is UB). */
     if ((st = rs_buf_reserve(&text, 1)) != RS_OK) goto out;
-    if ((st = rs_buf_reserve(&trie_text, 1)) != RS_OK) goto out;
 
     if (rs->n_groups) {
         selected = rs_malloc(rs->n_groups);
@@ -546,13 +539,20 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
             const char *pat = text.ptr + re[i].pat_off;
             const size_t len = re[i].pat_len;
             if (can_match(pat, len))
-                st = add_cand(&cands, &trie_text, pat, len, re[i].line, (int32_t)i, re[i].type);
+                st = add_cand(&cands, re[i].pat_off, pat, len, re[i].line, (int32_t)i, re[i].type);
             const size_t cut = re[i].type == RS_RULE_ALLOW ? index_htm_cut(pat, len) : 0;
             if (st == RS_OK && cut && can_match(pat, cut)) {
                 /* Tried by the reference only when the original does not match;
-                 * the original is longer, so adding it always gives the same best. */
-                st = add_cand(&cands, &trie_text, pat, cut, re[i].line, (int32_t)i, RS_RULE_ALLOW);
-                if (st == RS_OK) st = rs_buf_append(&trie_text, "$", 1);
+                 * the original is longer, so adding it always gives the same best.
+                 * The cut pattern and its '$' go after the rules' patterns. */
+                const uint32_t at = (uint32_t)text.len;
+                st = rs_buf_reserve(&text, cut + 1);
+                if (st == RS_OK) {
+                    memcpy(text.ptr + at, text.ptr + re[i].pat_off, cut); /* text may have moved */
+                    text.ptr[at + cut] = '$';
+                    text.len += cut + 1;
+                    st = add_cand(&cands, at, text.ptr + at, cut, re[i].line, (int32_t)i, RS_RULE_ALLOW);
+                }
                 if (st == RS_OK) {
                     cand *c = (cand *)(void *)(cands.ptr + cands.len) - 1;
                     c->len++;
@@ -560,7 +560,7 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
                 }
             }
         }
-        tb.text = trie_text.ptr;
+        tb.text = text.ptr;
         tb.c = (cand *)(void *)cands.ptr;
         tb.n = (uint32_t)(cands.len / sizeof(cand));
         if (st == RS_OK && tb.n) st = sort_cands(tb.c, tb.n, tb.text);
@@ -579,12 +579,11 @@ out:
     rs_free(cands.ptr);
     if (st == RS_OK) {
         m->n_nodes = (uint32_t)(tb.nodes.len / sizeof(trie_node));
-        st = pack(m, &tb.nodes, &tb.terms, &tb.bitmaps, &tb.wild, &rules, &text, &trie_text, out);
+        st = pack(m, &tb.nodes, &tb.terms, &tb.bitmaps, &tb.wild, &rules, &text, out);
     }
     /* the builder's buffers and header: pack() copied what it keeps into one allocation */
     rs_buf_free(&rules);
     rs_buf_free(&text);
-    rs_buf_free(&trie_text);
     rs_buf_free(&tb.nodes);
     rs_buf_free(&tb.terms);
     rs_buf_free(&tb.bitmaps);
@@ -717,9 +716,9 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
             }
             if (t->n_wild) {
                 const wild_rule *w = m->wild + t->wild_first;
-                wild_scan(w, t->n_wild_allow, &best[0], path, plen, depth, m->trie_text, &pb);
+                wild_scan(w, t->n_wild_allow, &best[0], path, plen, depth, m->text, &pb);
                 wild_scan(w + t->n_wild_allow, t->n_wild - t->n_wild_allow, &best[1], path, plen,
-                          depth, m->trie_text, &pb);
+                          depth, m->text, &pb);
             }
         }
         if (depth == plen || node->n_children == 0) break;
@@ -731,7 +730,7 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
         const size_t rest = child->label_len - 1;
         if (plen - depth <= rest) break;
         if (!(rest <= INLINE_LABEL ? label_matches(path + depth + 1, child->inl, rest)
-                                   : label_matches(path + depth + 1, m->trie_text + child->label_off + 1, rest)))
+                                   : label_matches(path + depth + 1, m->text + child->label_off + 1, rest)))
             break;
         depth += child->label_len;
         node = child;
