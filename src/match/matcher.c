@@ -346,7 +346,8 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
     }
     if (i == hi) return;
 
-    /* Children: runs of equal next byte, created contiguously in byte order. */
+    /* Children: runs of equal next byte, created contiguously in byte order
+     * (there is at least one: i < hi). */
     const uint32_t first_child = (uint32_t)(tb->nodes.len / sizeof(trie_node));
     uint64_t bits[4] = { 0, 0, 0, 0 }, kids = 0;
     uint32_t n_children = 0;
@@ -364,6 +365,8 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
         bits[b >> 6] |= 1ull << (b & 63);
         if (n_children < KIDS_INLINE) kids |= (uint64_t)b << (8 * n_children);
     }
+    /* unused kid bytes repeat the first one: a lookup needs no mask (see find_child) */
+    for (uint32_t k = n_children; k < KIDS_INLINE; k++) kids |= (kids & 0xff) << (8 * k);
     if (n_children > KIDS_INLINE) {
         const uint32_t at = (uint32_t)(tb->bitmaps.len / sizeof bits);
         tb->status = rs_buf_append(&tb->bitmaps, bits, sizeof bits);
@@ -620,11 +623,11 @@ static inline int64_t find_child(const rs_matcher *m, const trie_node *node, uns
     const uint32_t n = node->n_children;
     if (n <= KIDS_INLINE) {
         /* the zero bytes of kids ^ c...c: the lowest flagged one is exact (a
-         * borrow only flags bytes above a zero byte), the unused ones masked */
+         * borrow only flags bytes above a zero byte); the unused bytes repeat
+         * child 0's, so they match only when child 0 does, and lower */
         const uint64_t ones = 0x0101010101010101ull;
         const uint64_t x = node->kids ^ (ones * c);
-        uint64_t z = (x - ones) & ~x & (ones << 7);
-        if (n < 8) z &= (1ull << (8 * n)) - 1;
+        const uint64_t z = (x - ones) & ~x & (ones << 7);
         if (z == 0) return -1;
         return (int64_t)(node->first_child + (uint32_t)(__builtin_ctzll(z) >> 3));
     }
@@ -680,7 +683,7 @@ typedef struct {
  * beat the best, none after it can; and once one matches, it is the best of
  * the rest: both end the scan.
  */
-static inline void wild_scan(const wild_rule *w, uint32_t n, best_match *b, const char *path, size_t plen,
+static inline __attribute__((always_inline)) void wild_scan(const wild_rule *w, uint32_t n, best_match *b, const char *path, size_t plen,
                              size_t depth, const char *text, path_bytes *pb)
 {
     for (const wild_rule *const end = w + n; w < end; w++) {
