@@ -63,15 +63,14 @@ typedef struct {
 } term_rec;
 
 typedef struct {
+    uint64_t needs;            /* byte_mask() of the tail's literal bytes */
     uint32_t prio;             /* canonical pattern length */
     uint32_t line;
     int32_t  rule;
-    uint8_t  type;             /* RS_RULE_ALLOW / RS_RULE_DISALLOW */
-    uint8_t  anchored;
     uint32_t tail_off;         /* pattern after its first '*', anchor removed */
     uint32_t tail_len;
-    uint64_t needs;            /* byte_mask() of the tail's literal bytes */
-} wild_rule;
+    uint8_t  anchored;
+} wild_rule;                   /* 32 bytes; the type is the node's range it is in */
 
 /*
  * A 64-bit summary of which bytes occur in a string (bit c & 63 for byte c).
@@ -124,17 +123,26 @@ typedef struct {
 struct rs_matcher {
     int           constant;    /* -1: compiled rules; 0: allow all; 1: disallow all */
     rs_semantics  semantics;
-    trie_node    *nodes;
     uint32_t      n_nodes;
-    term_rec     *terms;
-    uint64_t     *bitmaps;     /* 4 words (256 bits) per node with many children */
-    wild_rule    *wild;
-    rule_entry   *rules;       /* every applicable rule, in file order */
     uint32_t      n_rules;
-    char         *text;        /* the rules' patterns, then the derived index.htm ones (edge
+    /* The tables, as byte offsets from the header in the same allocation (48
+     * bytes of header, where pointers took 96: the nodes start a line earlier). */
+    uint32_t      nodes_at;    /* trie_node[n_nodes] */
+    uint32_t      terms_at;    /* term_rec[] */
+    uint32_t      bitmaps_at;  /* uint64_t[4] (256 bits) per node with many children */
+    uint32_t      wild_at;     /* wild_rule[] */
+    uint32_t      text_at;     /* the rules' patterns, then the derived index.htm ones (edge
                                   labels and wildcard tails point into it) */
+    uint32_t      rules_at;    /* rule_entry[n_rules]: every applicable rule, in file order */
     size_t        bytes;       /* the whole allocation (rs_matcher_memory) */
 };
+
+#define M_NODES(m)   ((const trie_node *)(const void *)((const char *)(m) + (m)->nodes_at))
+#define M_TERMS(m)   ((const term_rec *)(const void *)((const char *)(m) + (m)->terms_at))
+#define M_BITMAPS(m) ((const uint64_t *)(const void *)((const char *)(m) + (m)->bitmaps_at))
+#define M_WILD(m)    ((const wild_rule *)(const void *)((const char *)(m) + (m)->wild_at))
+#define M_TEXT(m)    ((const char *)(m) + (m)->text_at)
+#define M_RULES(m)   ((const rule_entry *)(const void *)((const char *)(m) + (m)->rules_at))
 
 /* ===== Pattern helpers ===== */
 
@@ -317,7 +325,6 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
                 w.prio = c->len;
                 w.line = c->line;
                 w.rule = c->rule;
-                w.type = c->type;
                 w.anchored = c->anchored;
                 w.tail_off = c->off + c->prefix_len + 1;
                 w.tail_len = c->len - c->prefix_len - 1 - c->anchored;
@@ -442,13 +449,13 @@ void rs_matcher_prefetch(const rs_matcher *m, size_t max_bytes)
     for (size_t i = 128; i < n; i += 64) __builtin_prefetch((const char *)m + i);
 }
 
-/* Appends @n bytes of @src at the 8-aligned offset *off of @dst; @return where they went. */
-static void *put(char *dst, size_t *off, const void *src, size_t n)
+/* Appends @n bytes of @src at the 8-aligned offset *off of @dst; @return that offset. */
+static uint32_t put(char *dst, size_t *off, const void *src, size_t n)
 {
-    char *at = dst + *off;
-    if (n) memcpy(at, src, n);
+    const size_t at = *off;
+    if (n) memcpy(dst + at, src, n);
     *off += (n + 7) & ~(size_t)7;
-    return at;
+    return (uint32_t)at;
 }
 
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
@@ -473,15 +480,15 @@ static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *te
     *m = *h;
     size_t off = head;
     off += (32 - ((uintptr_t)(b + off) & 31)) & 31;
-    m->nodes = put(b, &off, nodes->ptr, nodes->len);
-    m->terms = put(b, &off, terms->ptr, terms->len);
-    m->bitmaps = put(b, &off, bitmaps->ptr, bitmaps->len);
-    m->wild = put(b, &off, wild->ptr, wild->len);
-    m->text = b + off;                       /* never NULL, even when empty */
-    if (text->len) memcpy(m->text, text->ptr, text->len);
-    m->text[text->len] = '\0';
+    m->nodes_at = put(b, &off, nodes->ptr, nodes->len);
+    m->terms_at = put(b, &off, terms->ptr, terms->len);
+    m->bitmaps_at = put(b, &off, bitmaps->ptr, bitmaps->len);
+    m->wild_at = put(b, &off, wild->ptr, wild->len);
+    m->text_at = (uint32_t)off;
+    if (text->len) memcpy(b + off, text->ptr, text->len);
+    b[off + text->len] = '\0';
     off += ALIGN8(text->len + 1);
-    m->rules = put(b, &off, rules->ptr, rules->len);
+    m->rules_at = put(b, &off, rules->ptr, rules->len);
     m->bytes = total;
     *out = m;
     return RS_OK;
@@ -631,7 +638,7 @@ static inline int64_t find_child(const rs_matcher *m, const trie_node *node, uns
         if (z == 0) return -1;
         return (int64_t)(node->first_child + (uint32_t)(__builtin_ctzll(z) >> 3));
     }
-    const uint64_t *bits = m->bitmaps + (size_t)(uint32_t)node->kids * 4;
+    const uint64_t *bits = M_BITMAPS(m) + (size_t)(uint32_t)node->kids * 4;
     const unsigned w = c >> 6;
     const uint64_t word = bits[w], below = (1ull << (c & 63)) - 1;
     if (!(word >> (c & 63) & 1)) return -1;
@@ -705,12 +712,12 @@ static inline __attribute__((always_inline)) void wild_scan(const wild_rule *w, 
 static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
 {
     best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
-    const trie_node *node = m->nodes;
+    const trie_node *node = M_NODES(m);
     size_t depth = 0;
     path_bytes pb = { 0, 0 };
     for (;;) {
         if (node->term) {
-            const term_rec *t = m->terms + node->term - 1;
+            const term_rec *t = M_TERMS(m) + node->term - 1;
             consider(&best[0], (int32_t)depth, &t->lit[SLOT_ALLOW]);
             consider(&best[1], (int32_t)depth, &t->lit[SLOT_DISALLOW]);
             if (depth == plen) {
@@ -718,22 +725,22 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
                 consider(&best[1], (int32_t)depth + 1, &t->lit[SLOT_ANCH_DISALLOW]);
             }
             if (t->n_wild) {
-                const wild_rule *w = m->wild + t->wild_first;
-                wild_scan(w, t->n_wild_allow, &best[0], path, plen, depth, m->text, &pb);
+                const wild_rule *w = M_WILD(m) + t->wild_first;
+                wild_scan(w, t->n_wild_allow, &best[0], path, plen, depth, M_TEXT(m), &pb);
                 wild_scan(w + t->n_wild_allow, t->n_wild - t->n_wild_allow, &best[1], path, plen,
-                          depth, m->text, &pb);
+                          depth, M_TEXT(m), &pb);
             }
         }
         if (depth == plen || node->n_children == 0) break;
         const int64_t c = find_child(m, node, (unsigned char)path[depth]);
         if (c < 0) break;
-        const trie_node *child = m->nodes + c;
+        const trie_node *child = M_NODES(m) + c;
         /* An edge label is never empty and its first byte is the one find_child
          * matched; the next INLINE_LABEL bytes are in the node. */
         const size_t rest = child->label_len - 1;
         if (plen - depth <= rest) break;
         if (!(rest <= INLINE_LABEL ? label_matches(path + depth + 1, child->inl, rest)
-                                   : label_matches(path + depth + 1, m->text + child->label_off + 1, rest)))
+                                   : label_matches(path + depth + 1, M_TEXT(m) + child->label_off + 1, rest)))
             break;
         depth += child->label_len;
         node = child;
@@ -752,8 +759,8 @@ static void match_first(const rs_matcher *m, const char *path, size_t plen, rs_v
     out->line = 0;
     out->rule = -1;
     for (uint32_t i = 0; i < m->n_rules; i++) {
-        const rule_entry *r = &m->rules[i];
-        const char *pat = m->text + r->pat_off;
+        const rule_entry *r = &M_RULES(m)[i];
+        const char *pat = M_TEXT(m) + r->pat_off;
         size_t len = r->pat_len;
         if (len == 0) continue; /* an empty rule matches nothing */
         int hit;
@@ -794,10 +801,10 @@ size_t rs_matcher_rule_count(const rs_matcher *m)
 rs_status rs_matcher_rule(const rs_matcher *m, int32_t rule, rs_rule_info *out)
 {
     RS_RETURN_IF(rule < 0 || (uint32_t)rule >= m->n_rules, RS_ERR_USAGE);
-    const rule_entry *r = &m->rules[rule];
+    const rule_entry *r = &M_RULES(m)[rule];
     out->type = r->type;
     out->line = r->line;
-    out->pattern.ptr = m->text + r->pat_off;
+    out->pattern.ptr = M_TEXT(m) + r->pat_off;
     out->pattern.len = r->pat_len;
     return RS_OK;
 }
