@@ -46,7 +46,7 @@ typedef struct {
     uint32_t first_child;
     uint32_t label_off;        /* edge label into text (bytes after the parent's depth) */
     uint32_t label_len;
-    uint32_t term;             /* 1 + index in terms[] of the rules ending here, 0 = none */
+    uint32_t term;             /* byte offset in terms of the rules ending here, 0 = none */
     uint64_t kids;             /* <= KIDS_INLINE children: first byte of child k in bits 8k..8k+7;
                                   else bits 0-31 index the bitmap, bytes 4-6 the children
                                   counted in bitmap words 0, 0-1, 0-2 */
@@ -54,13 +54,14 @@ typedef struct {
     char     inl[INLINE_LABEL]; /* label bytes 1..INLINE_LABEL, zero-padded */
 } trie_node;
 
+/* The rules ending at a node: a term record, directly followed by its n_wild
+ * wildcard rules (wild_rule), so that they share its cache lines. */
 typedef struct {
     lit_slot lit[4];           /* first line of each literal kind ending here */
-    uint32_t wild_first;       /* index into wild[]: n_wild_allow allow rules, then the
-                                  disallow rules, each by (priority desc, line asc) */
-    uint32_t n_wild;
+    uint32_t n_wild;           /* n_wild_allow allow rules, then the disallow rules,
+                                  each by (priority desc, line asc) */
     uint32_t n_wild_allow;
-} term_rec;
+} term_rec;                    /* 40 bytes: the wild_rules after it stay 8-aligned */
 
 typedef struct {
     uint64_t needs;            /* byte_mask() of the tail's literal bytes */
@@ -128,9 +129,9 @@ struct rs_matcher {
     /* The tables, as byte offsets from the header in the same allocation (48
      * bytes of header, where pointers took 96: the nodes start a line earlier). */
     uint32_t      nodes_at;    /* trie_node[n_nodes] */
-    uint32_t      terms_at;    /* term_rec[] */
+    uint32_t      terms_at;    /* 8 bytes of padding (offset 0 = no term), then each term_rec
+                                  with its wild_rules */
     uint32_t      bitmaps_at;  /* uint64_t[4] (256 bits) per node with many children */
-    uint32_t      wild_at;     /* wild_rule[] */
     uint32_t      text_at;     /* the rules' patterns, then the derived index.htm ones (edge
                                   labels and wildcard tails point into it) */
     uint32_t      rules_at;    /* rule_entry[n_rules]: every applicable rule, in file order */
@@ -138,9 +139,8 @@ struct rs_matcher {
 };
 
 #define M_NODES(m)   ((const trie_node *)(const void *)((const char *)(m) + (m)->nodes_at))
-#define M_TERMS(m)   ((const term_rec *)(const void *)((const char *)(m) + (m)->terms_at))
+#define M_TERM(m, n) ((const term_rec *)(const void *)((const char *)(m) + (m)->terms_at + (n)->term))
 #define M_BITMAPS(m) ((const uint64_t *)(const void *)((const char *)(m) + (m)->bitmaps_at))
-#define M_WILD(m)    ((const wild_rule *)(const void *)((const char *)(m) + (m)->wild_at))
 #define M_TEXT(m)    ((const char *)(m) + (m)->text_at)
 #define M_RULES(m)   ((const rule_entry *)(const void *)((const char *)(m) + (m)->rules_at))
 
@@ -208,7 +208,7 @@ typedef struct {
     const char *text;
     cand *c;
     uint32_t n;
-    rs_buf nodes, terms, bitmaps, wild;
+    rs_buf nodes, terms, bitmaps;
     rs_status status;
 } trie_builder;
 
@@ -312,7 +312,9 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
         term_rec t;
         memset(&t, 0, sizeof t);
         for (int k = 0; k < 4; k++) t.lit[k].rule = -1;
-        t.wild_first = (uint32_t)(tb->wild.len / sizeof(wild_rule));
+        const size_t at = tb->terms.len;   /* t goes here, its wildcard rules after it */
+        tb->status = rs_buf_append(&tb->terms, &t, sizeof t);
+        if (tb->status != RS_OK) return;
         /* Wildcard rules: allow ones, then disallow ones, each in candidate order
          * (priority desc, line asc; cand_cmp), which lets matching stop early. */
         for (int pass = 0; pass < 2; pass++) {
@@ -329,7 +331,7 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
                 w.tail_off = c->off + c->prefix_len + 1;
                 w.tail_len = c->len - c->prefix_len - 1 - c->anchored;
                 w.needs = tail_mask(tb->text + w.tail_off, w.tail_len);
-                tb->status = rs_buf_append(&tb->wild, &w, sizeof w);
+                tb->status = rs_buf_append(&tb->terms, &w, sizeof w);
                 if (tb->status != RS_OK) return;
                 t.n_wild++;
                 t.n_wild_allow += pass == 0;
@@ -347,9 +349,8 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
                 }
             }
         }
-        tb->status = rs_buf_append(&tb->terms, &t, sizeof t);
-        if (tb->status != RS_OK) return;
-        node_at(tb, node)->term = (uint32_t)(tb->terms.len / sizeof t);
+        memcpy(tb->terms.ptr + at, &t, sizeof t);
+        node_at(tb, node)->term = (uint32_t)at;
     }
     if (i == hi) return;
 
@@ -468,12 +469,12 @@ static uint32_t put(char *dst, size_t *off, const void *src, size_t n)
  * the rule table and the patterns as written (output, first-match) last.
  */
 static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *terms, const rs_buf *bitmaps,
-                      const rs_buf *wild, const rs_buf *rules, const rs_buf *text, rs_matcher **out)
+                      const rs_buf *rules, const rs_buf *text, rs_matcher **out)
 {
     const size_t head = ALIGN8(sizeof(rs_matcher));
     /* up to 24 bytes of padding (malloc aligns to 8 at least) put the nodes on 32 */
     const size_t total = head + 24 + ALIGN8(nodes->len) + ALIGN8(terms->len) + ALIGN8(bitmaps->len)
-        + ALIGN8(wild->len) + ALIGN8(text->len + 1) + ALIGN8(rules->len);
+        + ALIGN8(text->len + 1) + ALIGN8(rules->len);
     char *b = rs_malloc(total);
     RS_RETURN_IF(b == NULL, RS_ERR_NOMEM);
     rs_matcher *m = (rs_matcher *)(void *)b;
@@ -483,7 +484,6 @@ static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *te
     m->nodes_at = put(b, &off, nodes->ptr, nodes->len);
     m->terms_at = put(b, &off, terms->ptr, terms->len);
     m->bitmaps_at = put(b, &off, bitmaps->ptr, bitmaps->len);
-    m->wild_at = put(b, &off, wild->ptr, wild->len);
     m->text_at = (uint32_t)off;
     if (text->len) memcpy(b + off, text->ptr, text->len);
     b[off + text->len] = '\0';
@@ -577,6 +577,7 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         /* A radix trie of n strings has at most 2n + 1 nodes: one allocation each. */
         const size_t max_nodes = 2 * (size_t)tb.n + 1;
         if (st == RS_OK) st = rs_buf_reserve(&tb.nodes, max_nodes * sizeof(trie_node));
+        if (st == RS_OK) st = rs_buf_append(&tb.terms, "\0\0\0\0\0\0\0", 8); /* term 0 = none */
         if (st == RS_OK) {
             const uint32_t root = new_node(&tb, 0, 0);
             build(&tb, root, 0, tb.n, 0);
@@ -589,7 +590,7 @@ out:
     rs_free(cands.ptr);
     if (st == RS_OK) {
         m->n_nodes = (uint32_t)(tb.nodes.len / sizeof(trie_node));
-        st = pack(m, &tb.nodes, &tb.terms, &tb.bitmaps, &tb.wild, &rules, &text, out);
+        st = pack(m, &tb.nodes, &tb.terms, &tb.bitmaps, &rules, &text, out);
     }
     /* the builder's buffers and header: pack() copied what it keeps into one allocation */
     rs_buf_free(&rules);
@@ -597,7 +598,6 @@ out:
     rs_buf_free(&tb.nodes);
     rs_buf_free(&tb.terms);
     rs_buf_free(&tb.bitmaps);
-    rs_buf_free(&tb.wild);
     rs_free(m);
     return st;
 }
@@ -717,7 +717,7 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
     path_bytes pb = { 0, 0 };
     for (;;) {
         if (node->term) {
-            const term_rec *t = M_TERMS(m) + node->term - 1;
+            const term_rec *t = M_TERM(m, node);
             consider(&best[0], (int32_t)depth, &t->lit[SLOT_ALLOW]);
             consider(&best[1], (int32_t)depth, &t->lit[SLOT_DISALLOW]);
             if (depth == plen) {
@@ -725,7 +725,7 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
                 consider(&best[1], (int32_t)depth + 1, &t->lit[SLOT_ANCH_DISALLOW]);
             }
             if (t->n_wild) {
-                const wild_rule *w = M_WILD(m) + t->wild_first;
+                const wild_rule *w = (const wild_rule *)(const void *)(t + 1);
                 wild_scan(w, t->n_wild_allow, &best[0], path, plen, depth, M_TEXT(m), &pb);
                 wild_scan(w + t->n_wild_allow, t->n_wild - t->n_wild_allow, &best[1], path, plen,
                           depth, M_TEXT(m), &pb);
