@@ -47,9 +47,10 @@ typedef struct {
     uint32_t label_off;        /* edge label into text (bytes after the parent's depth) */
     uint32_t label_len;
     uint32_t term;             /* byte offset in terms of the rules ending here, 0 = none */
-    uint64_t kids;             /* <= KIDS_INLINE children: first byte of child k in bits 8k..8k+7;
-                                  else bits 0-31 index the bitmap, bytes 4-6 the children
-                                  counted in bitmap words 0, 0-1, 0-2 */
+    uint64_t kids;             /* <= KIDS_INLINE children: first byte of child k in bits 8k..8k+7
+                                  (unused bytes repeat child 0's); else bytes 4-6 count the
+                                  children in bitmap words 0, 0-1, 0-2: the bitmap (256 bits)
+                                  is the 32-byte slot at first_child - 1 */
     uint16_t n_children;
     char     inl[INLINE_LABEL]; /* label bytes 1..INLINE_LABEL, zero-padded */
 } trie_node;
@@ -131,7 +132,6 @@ struct rs_matcher {
     uint32_t      nodes_at;    /* trie_node[n_nodes] */
     uint32_t      terms_at;    /* 8 bytes of padding (offset 0 = no term), then each term_rec
                                   with its wild_rules */
-    uint32_t      bitmaps_at;  /* uint64_t[4] (256 bits) per node with many children */
     uint32_t      text_at;     /* the rules' patterns, then the derived index.htm ones (edge
                                   labels and wildcard tails point into it) */
     uint32_t      rules_at;    /* rule_entry[n_rules]: every applicable rule, in file order */
@@ -140,7 +140,6 @@ struct rs_matcher {
 
 #define M_NODES(m)   ((const trie_node *)(const void *)((const char *)(m) + (m)->nodes_at))
 #define M_TERM(m, n) ((const term_rec *)(const void *)((const char *)(m) + (m)->terms_at + (n)->term))
-#define M_BITMAPS(m) ((const uint64_t *)(const void *)((const char *)(m) + (m)->bitmaps_at))
 #define M_TEXT(m)    ((const char *)(m) + (m)->text_at)
 #define M_RULES(m)   ((const rule_entry *)(const void *)((const char *)(m) + (m)->rules_at))
 
@@ -208,7 +207,7 @@ typedef struct {
     const char *text;
     cand *c;
     uint32_t n;
-    rs_buf nodes, terms, bitmaps;
+    rs_buf nodes, terms;
     rs_status status;
 } trie_builder;
 
@@ -355,10 +354,21 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
     if (i == hi) return;
 
     /* Children: runs of equal next byte, created contiguously in byte order
-     * (there is at least one: i < hi). */
+     * (there is at least one: i < hi). Many children: their bitmap takes the
+     * node slot before the first, to share its cache line. */
+    uint32_t n_children = 0;
+    for (uint32_t j = i; j < hi; n_children++) {
+        const char b = tb->text[tb->c[j].off + depth];
+        while (j < hi && tb->text[tb->c[j].off + depth] == b) j++;
+    }
+    uint32_t bitmap_slot = 0;
+    if (n_children > KIDS_INLINE) {
+        bitmap_slot = new_node(tb, 0, 0);
+        if (tb->status != RS_OK) return;
+    }
     const uint32_t first_child = (uint32_t)(tb->nodes.len / sizeof(trie_node));
     uint64_t bits[4] = { 0, 0, 0, 0 }, kids = 0;
-    uint32_t n_children = 0;
+    n_children = 0;
     for (uint32_t j = i; j < hi; n_children++) {
         const uint32_t g_lo = j;
         const unsigned char b = (unsigned char)tb->text[tb->c[j].off + depth];
@@ -376,14 +386,12 @@ static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uin
     /* unused kid bytes repeat the first one: a lookup needs no mask (see find_child) */
     for (uint32_t k = n_children; k < KIDS_INLINE; k++) kids |= (kids & 0xff) << (8 * k);
     if (n_children > KIDS_INLINE) {
-        const uint32_t at = (uint32_t)(tb->bitmaps.len / sizeof bits);
-        tb->status = rs_buf_append(&tb->bitmaps, bits, sizeof bits);
-        if (tb->status != RS_OK) return;
+        memcpy(node_at(tb, bitmap_slot), bits, sizeof bits);
         const uint64_t c1 = (uint64_t)popcount64(bits[0]);
         const uint64_t c2 = c1 + (uint64_t)popcount64(bits[1]);
         const uint64_t c3 = c2 + (uint64_t)popcount64(bits[2]);
         /* counts before words 1, 2, 3: at most 192, one byte each */
-        kids = at | c1 << 32 | c2 << 40 | c3 << 48;
+        kids = c1 << 32 | c2 << 40 | c3 << 48;
     }
     trie_node *n = node_at(tb, node);
     n->first_child = first_child;
@@ -468,12 +476,11 @@ static uint32_t put(char *dst, size_t *off, const void *src, size_t n)
  * reads comes first (the nodes 32-aligned, so each sits in one cache line),
  * the rule table and the patterns as written (output, first-match) last.
  */
-static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *terms, const rs_buf *bitmaps,
-                      const rs_buf *rules, const rs_buf *text, rs_matcher **out)
+static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *terms, const rs_buf *rules, const rs_buf *text, rs_matcher **out)
 {
     const size_t head = ALIGN8(sizeof(rs_matcher));
     /* up to 24 bytes of padding (malloc aligns to 8 at least) put the nodes on 32 */
-    const size_t total = head + 24 + ALIGN8(nodes->len) + ALIGN8(terms->len) + ALIGN8(bitmaps->len)
+    const size_t total = head + 24 + ALIGN8(nodes->len) + ALIGN8(terms->len)
         + ALIGN8(text->len + 1) + ALIGN8(rules->len);
     char *b = rs_malloc(total);
     RS_RETURN_IF(b == NULL, RS_ERR_NOMEM);
@@ -483,7 +490,6 @@ static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *te
     off += (32 - ((uintptr_t)(b + off) & 31)) & 31;
     m->nodes_at = put(b, &off, nodes->ptr, nodes->len);
     m->terms_at = put(b, &off, terms->ptr, terms->len);
-    m->bitmaps_at = put(b, &off, bitmaps->ptr, bitmaps->len);
     m->text_at = (uint32_t)off;
     if (text->len) memcpy(b + off, text->ptr, text->len);
     b[off + text->len] = '\0';
@@ -574,8 +580,9 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         tb.c = (cand *)(void *)cands.ptr;
         tb.n = (uint32_t)(cands.len / sizeof(cand));
         if (st == RS_OK && tb.n) st = sort_cands(tb.c, tb.n, tb.text);
-        /* A radix trie of n strings has at most 2n + 1 nodes: one allocation each. */
-        const size_t max_nodes = 2 * (size_t)tb.n + 1;
+        /* A radix trie of n strings has at most 2n + 1 nodes, a ninth of them with
+         * bitmaps (9 children or more): one allocation. */
+        const size_t max_nodes = 2 * (size_t)tb.n + 1 + (2 * (size_t)tb.n + 1) / 9; /* + bitmap slots */
         if (st == RS_OK) st = rs_buf_reserve(&tb.nodes, max_nodes * sizeof(trie_node));
         if (st == RS_OK) st = rs_buf_append(&tb.terms, "\0\0\0\0\0\0\0", 8); /* term 0 = none */
         if (st == RS_OK) {
@@ -590,14 +597,13 @@ out:
     rs_free(cands.ptr);
     if (st == RS_OK) {
         m->n_nodes = (uint32_t)(tb.nodes.len / sizeof(trie_node));
-        st = pack(m, &tb.nodes, &tb.terms, &tb.bitmaps, &rules, &text, out);
+        st = pack(m, &tb.nodes, &tb.terms, &rules, &text, out);
     }
     /* the builder's buffers and header: pack() copied what it keeps into one allocation */
     rs_buf_free(&rules);
     rs_buf_free(&text);
     rs_buf_free(&tb.nodes);
     rs_buf_free(&tb.terms);
-    rs_buf_free(&tb.bitmaps);
     rs_free(m);
     return st;
 }
@@ -638,7 +644,7 @@ static inline int64_t find_child(const rs_matcher *m, const trie_node *node, uns
         if (z == 0) return -1;
         return (int64_t)(node->first_child + (uint32_t)(__builtin_ctzll(z) >> 3));
     }
-    const uint64_t *bits = M_BITMAPS(m) + (size_t)(uint32_t)node->kids * 4;
+    const uint64_t *bits = (const uint64_t *)(const void *)(M_NODES(m) + node->first_child - 1);
     const unsigned w = c >> 6;
     const uint64_t word = bits[w], below = (1ull << (c & 63)) - 1;
     if (!(word >> (c & 63) & 1)) return -1;
