@@ -74,6 +74,9 @@ typedef struct {
     uint8_t  anchored;
 } wild_rule;                   /* 32 bytes; the type is the node's range it is in */
 
+_Static_assert(sizeof(trie_node) == 32, "a node is half a cache line (and a bitmap slot)");
+_Static_assert(sizeof(term_rec) % 8 == 0 && sizeof(wild_rule) % 8 == 0, "wild_rules follow term_recs");
+
 /*
  * A 64-bit summary of which bytes occur in a string (bit c & 63 for byte c).
  * A wildcard tail can only match a path whose summary has all the tail's
