@@ -31,35 +31,51 @@ typedef struct {
 
 enum { SLOT_ALLOW = 0, SLOT_DISALLOW = 1, SLOT_ANCH_ALLOW = 2, SLOT_ANCH_DISALLOW = 3 };
 
+/*
+ * A trie node is 32 bytes, two to a cache line, and holds what one walk step
+ * needs: the child found by byte (their first bytes inline, or a bitmap for
+ * many), then the child's label checked against its inline copy. The rules
+ * ending at a node live in a separate term record, so the many nodes where
+ * none end cost nothing for them. The children of a node are contiguous
+ * (child k is first_child + k) in the order of their first bytes.
+ */
+#define INLINE_LABEL 6         /* label bytes after the first kept in the node */
+#define KIDS_INLINE  8         /* more children than this use a bitmap */
+
 typedef struct {
+    uint32_t first_child;
     uint32_t label_off;        /* edge label into text (bytes after the parent's depth) */
     uint32_t label_len;
-    uint32_t child_first;      /* index into child_byte/child_node */
-    uint32_t dense;            /* its 256-entry child table in dense[], or NO_DENSE */
-    uint32_t n_children;
-    uint32_t wild_first;       /* index into wild[]: n_wild_allow allow rules, then the
-                                  disallow rules, each by (priority desc, line asc) */
-    uint32_t n_wild;
-    uint32_t n_wild_allow;
-    lit_slot lit[4];           /* first line of each literal kind ending here */
+    uint32_t term;             /* byte offset in terms of the rules ending here, 0 = none */
+    uint64_t kids;             /* <= KIDS_INLINE children: first byte of child k in bits 8k..8k+7
+                                  (unused bytes repeat child 0's); else bytes 4-6 count the
+                                  children in bitmap words 0, 0-1, 0-2: the bitmap (256 bits)
+                                  is the 32-byte slot at first_child - 1 */
+    uint16_t n_children;
+    char     inl[INLINE_LABEL]; /* label bytes 1..INLINE_LABEL, zero-padded */
 } trie_node;
 
-/* Nodes with at least DENSE_MIN children find a child by byte in one load
- * (dense[node->dense * 256 + byte] = child index + 1, 0 = none); the others
- * scan their sorted child bytes. */
-#define DENSE_MIN 9
-#define NO_DENSE  UINT32_MAX
+/* The rules ending at a node: a term record, directly followed by its n_wild
+ * wildcard rules (wild_rule), so that they share its cache lines. */
+typedef struct {
+    lit_slot lit[4];           /* first line of each literal kind ending here */
+    uint32_t n_wild;           /* n_wild_allow allow rules, then the disallow rules,
+                                  each by (priority desc, line asc) */
+    uint32_t n_wild_allow;
+} term_rec;                    /* 40 bytes: the wild_rules after it stay 8-aligned */
 
 typedef struct {
+    uint64_t needs;            /* byte_mask() of the tail's literal bytes */
     uint32_t prio;             /* canonical pattern length */
     uint32_t line;
     int32_t  rule;
-    uint8_t  type;             /* RS_RULE_ALLOW / RS_RULE_DISALLOW */
-    uint8_t  anchored;
     uint32_t tail_off;         /* pattern after its first '*', anchor removed */
     uint32_t tail_len;
-    uint64_t needs;            /* byte_mask() of the tail's literal bytes */
-} wild_rule;
+    uint8_t  anchored;
+} wild_rule;                   /* 32 bytes; the type is the node's range it is in */
+
+_Static_assert(sizeof(trie_node) == 32, "a node is half a cache line (and a bitmap slot)");
+_Static_assert(sizeof(term_rec) % 8 == 0 && sizeof(wild_rule) % 8 == 0, "wild_rules follow term_recs");
 
 /*
  * A 64-bit summary of which bytes occur in a string (bit c & 63 for byte c).
@@ -85,6 +101,15 @@ static uint64_t byte_mask(const char *s, size_t n)
     return m0 | m1;
 }
 
+/* Set bits of @x (no popcnt instruction is assumed). */
+static inline unsigned popcount64(uint64_t x)
+{
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
 /* byte_mask() of a wildcard tail's literal bytes ('*' separators excluded). */
 static uint64_t tail_mask(const char *s, size_t n)
 {
@@ -103,18 +128,23 @@ typedef struct {
 struct rs_matcher {
     int           constant;    /* -1: compiled rules; 0: allow all; 1: disallow all */
     rs_semantics  semantics;
-    trie_node    *nodes;
     uint32_t      n_nodes;
-    uint8_t      *child_byte;
-    uint32_t     *child_node;
-    uint16_t     *dense;       /* child tables of the nodes with many children */
-    wild_rule    *wild;
-    rule_entry   *rules;       /* every applicable rule, in file order */
     uint32_t      n_rules;
-    char         *text;        /* the rules' patterns */
-    char         *trie_text;   /* candidate patterns: edge labels and wildcard tails */
+    /* The tables, as byte offsets from the header in the same allocation (48
+     * bytes of header, where pointers took 96: the nodes start a line earlier). */
+    uint32_t      nodes_at;    /* trie_node[n_nodes] */
+    uint32_t      terms_at;    /* 8 bytes of padding (offset 0 = no term), then each term_rec
+                                  with its wild_rules */
+    uint32_t      text_at;     /* the rules' patterns, then the derived index.htm ones (edge
+                                  labels and wildcard tails point into it) */
+    uint32_t      rules_at;    /* rule_entry[n_rules]: every applicable rule, in file order */
     size_t        bytes;       /* the whole allocation (rs_matcher_memory) */
 };
+
+#define M_NODES(m)   ((const trie_node *)(const void *)((const char *)(m) + (m)->nodes_at))
+#define M_TERM(m, n) ((const term_rec *)(const void *)((const char *)(m) + (m)->terms_at + (n)->term))
+#define M_TEXT(m)    ((const char *)(m) + (m)->text_at)
+#define M_RULES(m)   ((const rule_entry *)(const void *)((const char *)(m) + (m)->rules_at))
 
 /* ===== Pattern helpers ===== */
 
@@ -180,7 +210,7 @@ typedef struct {
     const char *text;
     cand *c;
     uint32_t n;
-    rs_buf nodes, child_byte, child_node, dense, wild;
+    rs_buf nodes, terms;
     rs_status status;
 } trie_builder;
 
@@ -259,8 +289,7 @@ static uint32_t new_node(trie_builder *tb, uint32_t label_off, uint32_t label_le
     memset(&n, 0, sizeof n);
     n.label_off = label_off;
     n.label_len = label_len;
-    for (int k = 0; k < 4; k++) n.lit[k].rule = -1;
-    n.dense = NO_DENSE;
+    for (uint32_t j = 0; j < INLINE_LABEL && j + 1 < label_len; j++) n.inl[j] = tb->text[label_off + 1 + j];
     if (tb->status == RS_OK) tb->status = rs_buf_append(&tb->nodes, &n, sizeof n);
     return (uint32_t)(tb->nodes.len / sizeof n) - 1;
 }
@@ -273,103 +302,119 @@ static trie_node *node_at(trie_builder *tb, uint32_t i)
 /*
  * Builds the node for candidates [lo, hi), all sharing their first @depth
  * prefix bytes, whose prefixes are sorted. Candidates with prefix_len ==
- * depth attach here; the rest are grouped by their next byte into children.
+ * depth attach here (a term record); the rest are grouped by their next byte
+ * into children, created together (contiguous) before any is built.
  */
 static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uint32_t depth)
 {
     if (tb->status != RS_OK) return; /* @node may not exist */
-    uint32_t n_wild = 0, n_wild_allow = 0;
-    const uint32_t wild_first = (uint32_t)(tb->wild.len / sizeof(wild_rule));
     uint32_t i = lo;
     while (i < hi && tb->c[i].prefix_len == depth) i++;
-    /* Wildcard rules: allow ones, then disallow ones, each in candidate order
-     * (priority desc, line asc; cand_cmp), which lets matching stop early. */
-    for (int pass = 0; pass < 2; pass++) {
-        const uint8_t type = pass == 0 ? RS_RULE_ALLOW : RS_RULE_DISALLOW;
-        for (uint32_t j = lo; j < i; j++) {
-            const cand *c = &tb->c[j];
-            if (!c->wildcard || c->type != type) continue;
-            wild_rule w;
-            memset(&w, 0, sizeof w);
-            w.prio = c->len;
-            w.line = c->line;
-            w.rule = c->rule;
-            w.type = c->type;
-            w.anchored = c->anchored;
-            w.tail_off = c->off + c->prefix_len + 1;
-            w.tail_len = c->len - c->prefix_len - 1 - c->anchored;
-            w.needs = tail_mask(tb->text + w.tail_off, w.tail_len);
-            tb->status = rs_buf_append(&tb->wild, &w, sizeof w);
-            if (tb->status != RS_OK) return;
-            n_wild++;
-            n_wild_allow += pass == 0;
-        }
-    }
-    for (uint32_t j = lo; j < i; j++) {
-        const cand *c = &tb->c[j];
-        if (!c->wildcard) {
-            const int slot = (c->type == RS_RULE_ALLOW ? SLOT_ALLOW : SLOT_DISALLOW)
-                             + (c->anchored ? 2 : 0);
-            lit_slot *s = &node_at(tb, node)->lit[slot];
-            if (s->rule < 0 || c->line < s->line) {
-                s->line = c->line;
-                s->rule = c->rule;
+    if (i > lo) {
+        term_rec t;
+        memset(&t, 0, sizeof t);
+        for (int k = 0; k < 4; k++) t.lit[k].rule = -1;
+        const size_t at = tb->terms.len;   /* t goes here, its wildcard rules after it */
+        tb->status = rs_buf_append(&tb->terms, &t, sizeof t);
+        if (tb->status != RS_OK) return;
+        /* Wildcard rules: allow ones, then disallow ones, each in candidate order
+         * (priority desc, line asc; cand_cmp), which lets matching stop early. */
+        for (int pass = 0; pass < 2; pass++) {
+            const uint8_t type = pass == 0 ? RS_RULE_ALLOW : RS_RULE_DISALLOW;
+            for (uint32_t j = lo; j < i; j++) {
+                const cand *c = &tb->c[j];
+                if (!c->wildcard || c->type != type) continue;
+                wild_rule w;
+                memset(&w, 0, sizeof w);
+                w.prio = c->len;
+                w.line = c->line;
+                w.rule = c->rule;
+                w.anchored = c->anchored;
+                w.tail_off = c->off + c->prefix_len + 1;
+                w.tail_len = c->len - c->prefix_len - 1 - c->anchored;
+                w.needs = tail_mask(tb->text + w.tail_off, w.tail_len);
+                tb->status = rs_buf_append(&tb->terms, &w, sizeof w);
+                if (tb->status != RS_OK) return;
+                t.n_wild++;
+                t.n_wild_allow += pass == 0;
             }
         }
+        for (uint32_t j = lo; j < i; j++) {
+            const cand *c = &tb->c[j];
+            if (!c->wildcard) {
+                const int slot = (c->type == RS_RULE_ALLOW ? SLOT_ALLOW : SLOT_DISALLOW)
+                                 + (c->anchored ? 2 : 0);
+                lit_slot *s = &t.lit[slot];
+                if (s->rule < 0 || c->line < s->line) {
+                    s->line = c->line;
+                    s->rule = c->rule;
+                }
+            }
+        }
+        memcpy(tb->terms.ptr + at, &t, sizeof t);
+        node_at(tb, node)->term = (uint32_t)at;
     }
-    node_at(tb, node)->wild_first = wild_first;
-    node_at(tb, node)->n_wild = n_wild;
-    node_at(tb, node)->n_wild_allow = n_wild_allow;
+    if (i == hi) return;
 
-    /* Children: runs of equal next byte. Reserve their slots contiguously. */
+    /* Children: runs of equal next byte, created contiguously in byte order
+     * (there is at least one: i < hi). Many children: their bitmap takes the
+     * node slot before the first, to share its cache line. */
     uint32_t n_children = 0;
     for (uint32_t j = i; j < hi; n_children++) {
         const char b = tb->text[tb->c[j].off + depth];
         while (j < hi && tb->text[tb->c[j].off + depth] == b) j++;
     }
-    const uint32_t child_first = (uint32_t)tb->child_byte.len;
-    node_at(tb, node)->child_first = child_first;
-    node_at(tb, node)->n_children = n_children;
-    if (tb->status == RS_OK) tb->status = rs_buf_reserve(&tb->child_byte, n_children);
-    if (tb->status == RS_OK) tb->status = rs_buf_reserve(&tb->child_node, n_children * sizeof(uint32_t));
-    if (tb->status != RS_OK) return;
-    tb->child_byte.len += n_children;
-    tb->child_node.len += n_children * sizeof(uint32_t);
-    uint32_t dense = NO_DENSE;
-    if (n_children >= DENSE_MIN) {
-        const size_t table = 256 * sizeof(uint16_t);
-        tb->status = rs_buf_reserve(&tb->dense, table);
+    uint32_t bitmap_slot = 0;
+    if (n_children > KIDS_INLINE) {
+        bitmap_slot = new_node(tb, 0, 0);
         if (tb->status != RS_OK) return;
-        dense = (uint32_t)(tb->dense.len / table);
-        memset(tb->dense.ptr + tb->dense.len, 0, table);
-        tb->dense.len += table;
     }
-    node_at(tb, node)->dense = dense;
+    const uint32_t first_child = (uint32_t)(tb->nodes.len / sizeof(trie_node));
+    uint64_t bits[4] = { 0, 0, 0, 0 }, kids = 0;
+    n_children = 0;
+    for (uint32_t j = i; j < hi; n_children++) {
+        const uint32_t g_lo = j;
+        const unsigned char b = (unsigned char)tb->text[tb->c[j].off + depth];
+        while (j < hi && (unsigned char)tb->text[tb->c[j].off + depth] == b) j++;
+        /* Longest common prefix of the run = that of its first and last (sorted). */
+        const cand *first = &tb->c[g_lo], *last = &tb->c[j - 1];
+        uint32_t lcp = depth + 1;
+        const uint32_t lim = RS_MIN(first->prefix_len, last->prefix_len);
+        while (lcp < lim && tb->text[first->off + lcp] == tb->text[last->off + lcp]) lcp++;
+        new_node(tb, first->off + depth, lcp - depth);
+        if (tb->status != RS_OK) return;
+        bits[b >> 6] |= 1ull << (b & 63);
+        if (n_children < KIDS_INLINE) kids |= (uint64_t)b << (8 * n_children);
+    }
+    /* unused kid bytes repeat the first one: a lookup needs no mask (see find_child) */
+    for (uint32_t k = n_children; k < KIDS_INLINE; k++) kids |= (kids & 0xff) << (8 * k);
+    if (n_children > KIDS_INLINE) {
+        memcpy(node_at(tb, bitmap_slot), bits, sizeof bits);
+        const uint64_t c1 = (uint64_t)popcount64(bits[0]);
+        const uint64_t c2 = c1 + (uint64_t)popcount64(bits[1]);
+        const uint64_t c3 = c2 + (uint64_t)popcount64(bits[2]);
+        /* counts before words 1, 2, 3: at most 192, one byte each */
+        kids = c1 << 32 | c2 << 40 | c3 << 48;
+    }
+    trie_node *n = node_at(tb, node);
+    n->first_child = first_child;
+    n->n_children = (uint16_t)n_children;
+    n->kids = kids;
 
     for (uint32_t k = 0; i < hi; k++) {
         const uint32_t g_lo = i;
         const char b = tb->text[tb->c[i].off + depth];
         while (i < hi && tb->text[tb->c[i].off + depth] == b) i++;
-        /* Longest common prefix of the run = that of its first and last (sorted). */
-        const cand *first = &tb->c[g_lo], *last = &tb->c[i - 1];
-        uint32_t lcp = depth + 1;
-        const uint32_t lim = RS_MIN(first->prefix_len, last->prefix_len);
-        while (lcp < lim && tb->text[first->off + lcp] == tb->text[last->off + lcp]) lcp++;
-        const uint32_t child = new_node(tb, first->off + depth, lcp - depth);
-        if (tb->status != RS_OK) return;
-        tb->child_byte.ptr[child_first + k] = (uint8_t)b;
-        ((uint32_t *)(void *)tb->child_node.ptr)[child_first + k] = child;
-        if (dense != NO_DENSE) ((uint16_t *)(void *)tb->dense.ptr)[(size_t)dense * 256 + (uint8_t)b] = (uint16_t)(k + 1);
-        build(tb, child, g_lo, i, lcp);
+        build(tb, first_child + k, g_lo, i, depth + node_at(tb, first_child + k)->label_len);
     }
 }
 
-static rs_status add_cand(rs_buf *cands, rs_buf *text, const char *pat, size_t len,
+static rs_status add_cand(rs_buf *cands, uint32_t off, const char *pat, size_t len,
                           uint32_t line, int32_t rule, rs_rule_type type)
 {
     cand c;
     memset(&c, 0, sizeof c);
-    c.off = (uint32_t)text->len;
+    c.off = off;               /* @pat, in the matcher's text */
     c.len = (uint32_t)len;
     c.line = line;
     c.rule = rule;
@@ -378,7 +423,6 @@ static rs_status add_cand(rs_buf *cands, rs_buf *text, const char *pat, size_t l
     const char *star = len ? memchr(pat, '*', len) : NULL; /* pat may be NULL when empty */
     c.wildcard = star != NULL;
     c.prefix_len = star ? (uint32_t)(star - pat) : (uint32_t)(len - c.anchored);
-    RS_FORWARD(rs_buf_append(text, pat, len));
     return rs_buf_append(cands, &c, sizeof c);
 }
 
@@ -417,13 +461,13 @@ void rs_matcher_prefetch(const rs_matcher *m, size_t max_bytes)
     for (size_t i = 128; i < n; i += 64) __builtin_prefetch((const char *)m + i);
 }
 
-/* Appends @n bytes of @src at the 8-aligned offset *off of @dst; @return where they went. */
-static void *put(char *dst, size_t *off, const void *src, size_t n)
+/* Appends @n bytes of @src at the 8-aligned offset *off of @dst; @return that offset. */
+static uint32_t put(char *dst, size_t *off, const void *src, size_t n)
 {
-    char *at = dst + *off;
-    if (n) memcpy(at, src, n);
+    const size_t at = *off;
+    if (n) memcpy(dst + at, src, n);
     *off += (n + 7) & ~(size_t)7;
-    return at;
+    return (uint32_t)at;
 }
 
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
@@ -431,34 +475,29 @@ static void *put(char *dst, size_t *off, const void *src, size_t n)
 /*
  * Packs the builder's tables into ONE allocation behind the header, exactly
  * sized: a matcher is a few contiguous cache lines (no slack from buffer
- * growth, one TLB entry for small ones) and frees with one call.
+ * growth, one TLB entry for small ones) and frees with one call. What a walk
+ * reads comes first (the nodes 32-aligned, so each sits in one cache line),
+ * the rule table and the patterns as written (output, first-match) last.
  */
-static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *wild, const rs_buf *rules,
-                      const rs_buf *child_node, const rs_buf *dense, const rs_buf *child_byte,
-                      const rs_buf *text, const rs_buf *trie_text, rs_matcher **out)
+static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *terms, const rs_buf *rules, const rs_buf *text, rs_matcher **out)
 {
     const size_t head = ALIGN8(sizeof(rs_matcher));
-    const size_t total = head + ALIGN8(nodes->len) + ALIGN8(wild->len) + ALIGN8(rules->len)
-        + ALIGN8(child_node->len) + ALIGN8(dense->len) + ALIGN8(child_byte->len)
-        + ALIGN8(text->len + 1) + ALIGN8(trie_text->len + 1);
+    /* up to 24 bytes of padding (malloc aligns to 8 at least) put the nodes on 32 */
+    const size_t total = head + 24 + ALIGN8(nodes->len) + ALIGN8(terms->len)
+        + ALIGN8(text->len + 1) + ALIGN8(rules->len);
     char *b = rs_malloc(total);
     RS_RETURN_IF(b == NULL, RS_ERR_NOMEM);
     rs_matcher *m = (rs_matcher *)(void *)b;
     *m = *h;
     size_t off = head;
-    m->nodes = put(b, &off, nodes->ptr, nodes->len);
-    m->wild = put(b, &off, wild->ptr, wild->len);
-    m->rules = put(b, &off, rules->ptr, rules->len);
-    m->child_node = put(b, &off, child_node->ptr, child_node->len);
-    m->dense = put(b, &off, dense->ptr, dense->len);
-    m->child_byte = put(b, &off, child_byte->ptr, child_byte->len);
-    m->text = b + off;                       /* never NULL, even when empty */
-    if (text->len) memcpy(m->text, text->ptr, text->len);
-    m->text[text->len] = '\0';
+    off += (32 - ((uintptr_t)(b + off) & 31)) & 31;
+    m->nodes_at = put(b, &off, nodes->ptr, nodes->len);
+    m->terms_at = put(b, &off, terms->ptr, terms->len);
+    m->text_at = (uint32_t)off;
+    if (text->len) memcpy(b + off, text->ptr, text->len);
+    b[off + text->len] = '\0';
     off += ALIGN8(text->len + 1);
-    m->trie_text = b + off;
-    if (trie_text->len) memcpy(m->trie_text, trie_text->ptr, trie_text->len);
-    m->trie_text[trie_text->len] = '\0';
+    m->rules_at = put(b, &off, rules->ptr, rules->len);
     m->bytes = total;
     *out = m;
     return RS_OK;
@@ -483,7 +522,7 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
                  RS_ERR_USAGE);
     *out = NULL;
     rs_status st = RS_OK;
-    rs_buf rules = { 0 }, text = { 0 }, cands = { 0 }, trie_text = { 0 };
+    rs_buf rules = { 0 }, text = { 0 }, cands = { 0 };
     trie_builder tb;
     memset(&tb, 0, sizeof tb);
     uint8_t *selected = NULL;
@@ -494,7 +533,6 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
 
     /* Never NULL texts: empty patterns are offsets into them (NULL + 0 is UB). */
     if ((st = rs_buf_reserve(&text, 1)) != RS_OK) goto out;
-    if ((st = rs_buf_reserve(&trie_text, 1)) != RS_OK) goto out;
 
     if (rs->n_groups) {
         selected = rs_malloc(rs->n_groups);
@@ -520,13 +558,20 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
             const char *pat = text.ptr + re[i].pat_off;
             const size_t len = re[i].pat_len;
             if (can_match(pat, len))
-                st = add_cand(&cands, &trie_text, pat, len, re[i].line, (int32_t)i, re[i].type);
+                st = add_cand(&cands, re[i].pat_off, pat, len, re[i].line, (int32_t)i, re[i].type);
             const size_t cut = re[i].type == RS_RULE_ALLOW ? index_htm_cut(pat, len) : 0;
             if (st == RS_OK && cut && can_match(pat, cut)) {
                 /* Tried by the reference only when the original does not match;
-                 * the original is longer, so adding it always gives the same best. */
-                st = add_cand(&cands, &trie_text, pat, cut, re[i].line, (int32_t)i, RS_RULE_ALLOW);
-                if (st == RS_OK) st = rs_buf_append(&trie_text, "$", 1);
+                 * the original is longer, so adding it always gives the same best.
+                 * The cut pattern and its '$' go after the rules' patterns. */
+                const uint32_t at = (uint32_t)text.len;
+                st = rs_buf_reserve(&text, cut + 1);
+                if (st == RS_OK) {
+                    memcpy(text.ptr + at, text.ptr + re[i].pat_off, cut); /* text may have moved */
+                    text.ptr[at + cut] = '$';
+                    text.len += cut + 1;
+                    st = add_cand(&cands, at, text.ptr + at, cut, re[i].line, (int32_t)i, RS_RULE_ALLOW);
+                }
                 if (st == RS_OK) {
                     cand *c = (cand *)(void *)(cands.ptr + cands.len) - 1;
                     c->len++;
@@ -534,15 +579,15 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
                 }
             }
         }
-        tb.text = trie_text.ptr;
+        tb.text = text.ptr;
         tb.c = (cand *)(void *)cands.ptr;
         tb.n = (uint32_t)(cands.len / sizeof(cand));
         if (st == RS_OK && tb.n) st = sort_cands(tb.c, tb.n, tb.text);
-        /* A radix trie of n strings has at most 2n + 1 nodes: one allocation each. */
-        const size_t max_nodes = 2 * (size_t)tb.n + 1;
+        /* A radix trie of n strings has at most 2n + 1 nodes, a ninth of them with
+         * bitmaps (9 children or more): one allocation. */
+        const size_t max_nodes = 2 * (size_t)tb.n + 1 + (2 * (size_t)tb.n + 1) / 9; /* + bitmap slots */
         if (st == RS_OK) st = rs_buf_reserve(&tb.nodes, max_nodes * sizeof(trie_node));
-        if (st == RS_OK) st = rs_buf_reserve(&tb.child_byte, max_nodes);
-        if (st == RS_OK) st = rs_buf_reserve(&tb.child_node, max_nodes * sizeof(uint32_t));
+        if (st == RS_OK) st = rs_buf_append(&tb.terms, "\0\0\0\0\0\0\0", 8); /* term 0 = none */
         if (st == RS_OK) {
             const uint32_t root = new_node(&tb, 0, 0);
             build(&tb, root, 0, tb.n, 0);
@@ -555,18 +600,13 @@ out:
     rs_free(cands.ptr);
     if (st == RS_OK) {
         m->n_nodes = (uint32_t)(tb.nodes.len / sizeof(trie_node));
-        st = pack(m, &tb.nodes, &tb.wild, &rules, &tb.child_node, &tb.dense, &tb.child_byte, &text,
-                  &trie_text, out);
+        st = pack(m, &tb.nodes, &tb.terms, &rules, &text, out);
     }
     /* the builder's buffers and header: pack() copied what it keeps into one allocation */
     rs_buf_free(&rules);
     rs_buf_free(&text);
-    rs_buf_free(&trie_text);
     rs_buf_free(&tb.nodes);
-    rs_buf_free(&tb.child_byte);
-    rs_buf_free(&tb.child_node);
-    rs_buf_free(&tb.dense);
-    rs_buf_free(&tb.wild);
+    rs_buf_free(&tb.terms);
     rs_free(m);
     return st;
 }
@@ -593,17 +633,26 @@ static inline void consider(best_match *b, int32_t prio, const lit_slot *s)
     }
 }
 
-/* Index of the child of @node whose label starts with @c, or -1. */
+/* Index of the child of @node whose label starts with @c, or -1; @node has children. */
 static inline int64_t find_child(const rs_matcher *m, const trie_node *node, unsigned char c)
 {
-    if (node->dense != NO_DENSE) {
-        const uint16_t k = m->dense[(size_t)node->dense * 256 + c];
-        return k ? (int64_t)m->child_node[node->child_first + k - 1u] : -1;
+    const uint32_t n = node->n_children;
+    if (n <= KIDS_INLINE) {
+        /* the zero bytes of kids ^ c...c: the lowest flagged one is exact (a
+         * borrow only flags bytes above a zero byte); the unused bytes repeat
+         * child 0's, so they match only when child 0 does, and lower */
+        const uint64_t ones = 0x0101010101010101ull;
+        const uint64_t x = node->kids ^ (ones * c);
+        const uint64_t z = (x - ones) & ~x & (ones << 7);
+        if (z == 0) return -1;
+        return (int64_t)(node->first_child + (uint32_t)(__builtin_ctzll(z) >> 3));
     }
-    const uint8_t *bytes = m->child_byte + node->child_first;
-    for (uint32_t k = 0; k < node->n_children; k++)     /* fewer than DENSE_MIN */
-        if (bytes[k] == c) return m->child_node[node->child_first + k];
-    return -1;
+    const uint64_t *bits = (const uint64_t *)(const void *)(M_NODES(m) + node->first_child - 1);
+    const unsigned w = c >> 6;
+    const uint64_t word = bits[w], below = (1ull << (c & 63)) - 1;
+    if (!(word >> (c & 63) & 1)) return -1;
+    const uint32_t before = w ? (uint32_t)(node->kids >> (24 + 8 * w)) & 0xff : 0;
+    return (int64_t)(node->first_child + before + popcount64(word & below));
 }
 
 /* a[0, n) == b[0, n): overlapping word compares below 17 bytes (labels are short), no loop. */
@@ -637,12 +686,11 @@ static inline int label_matches(const char *a, const char *b, size_t n)
     return n == 0 || a[0] == b[0];
 }
 
-/* byte_mask() of the path, computed on first need. */
+/* byte_mask() of the path from where it was first needed, computed then:
+ * tails checked deeper only search a part of that. */
 typedef struct {
     uint64_t mask;
     int known;
-    const char *path;
-    size_t plen;
 } path_bytes;
 
 /*
@@ -651,13 +699,13 @@ typedef struct {
  * beat the best, none after it can; and once one matches, it is the best of
  * the rest: both end the scan.
  */
-static inline void wild_scan(const wild_rule *w, uint32_t n, best_match *b, const char *path, size_t plen,
+static inline __attribute__((always_inline)) void wild_scan(const wild_rule *w, uint32_t n, best_match *b, const char *path, size_t plen,
                              size_t depth, const char *text, path_bytes *pb)
 {
     for (const wild_rule *const end = w + n; w < end; w++) {
         if (!beats((int32_t)w->prio, w->line, b)) return;
         if (!pb->known) {
-            pb->mask = byte_mask(pb->path, pb->plen);
+            pb->mask = byte_mask(path + depth, plen - depth);
             pb->known = 1;
         }
         if (w->needs & ~pb->mask) continue; /* a byte it needs is not in the path */
@@ -673,29 +721,35 @@ static inline void wild_scan(const wild_rule *w, uint32_t n, best_match *b, cons
 static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
 {
     best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
-    const trie_node *node = m->nodes;
+    const trie_node *node = M_NODES(m);
     size_t depth = 0;
-    path_bytes pb = { 0, 0, path, plen };
+    path_bytes pb = { 0, 0 };
     for (;;) {
-        consider(&best[0], (int32_t)depth, &node->lit[SLOT_ALLOW]);
-        consider(&best[1], (int32_t)depth, &node->lit[SLOT_DISALLOW]);
-        if (depth == plen) {
-            consider(&best[0], (int32_t)depth + 1, &node->lit[SLOT_ANCH_ALLOW]);
-            consider(&best[1], (int32_t)depth + 1, &node->lit[SLOT_ANCH_DISALLOW]);
-        }
-        if (node->n_wild) {
-            const wild_rule *w = m->wild + node->wild_first;
-            wild_scan(w, node->n_wild_allow, &best[0], path, plen, depth, m->trie_text, &pb);
-            wild_scan(w + node->n_wild_allow, node->n_wild - node->n_wild_allow, &best[1], path, plen,
-                      depth, m->trie_text, &pb);
+        if (node->term) {
+            const term_rec *t = M_TERM(m, node);
+            consider(&best[0], (int32_t)depth, &t->lit[SLOT_ALLOW]);
+            consider(&best[1], (int32_t)depth, &t->lit[SLOT_DISALLOW]);
+            if (depth == plen) {
+                consider(&best[0], (int32_t)depth + 1, &t->lit[SLOT_ANCH_ALLOW]);
+                consider(&best[1], (int32_t)depth + 1, &t->lit[SLOT_ANCH_DISALLOW]);
+            }
+            if (t->n_wild) {
+                const wild_rule *w = (const wild_rule *)(const void *)(t + 1);
+                wild_scan(w, t->n_wild_allow, &best[0], path, plen, depth, M_TEXT(m), &pb);
+                wild_scan(w + t->n_wild_allow, t->n_wild - t->n_wild_allow, &best[1], path, plen,
+                          depth, M_TEXT(m), &pb);
+            }
         }
         if (depth == plen || node->n_children == 0) break;
         const int64_t c = find_child(m, node, (unsigned char)path[depth]);
         if (c < 0) break;
-        const trie_node *child = m->nodes + c;
-        /* An edge label is never empty and its first byte is the one find_child matched. */
-        if (plen - depth < child->label_len
-            || !label_matches(path + depth + 1, m->trie_text + child->label_off + 1, child->label_len - 1))
+        const trie_node *child = M_NODES(m) + c;
+        /* An edge label is never empty and its first byte is the one find_child
+         * matched; the next INLINE_LABEL bytes are in the node. */
+        const size_t rest = child->label_len - 1;
+        if (plen - depth <= rest) break;
+        if (!(rest <= INLINE_LABEL ? label_matches(path + depth + 1, child->inl, rest)
+                                   : label_matches(path + depth + 1, M_TEXT(m) + child->label_off + 1, rest)))
             break;
         depth += child->label_len;
         node = child;
@@ -714,8 +768,8 @@ static void match_first(const rs_matcher *m, const char *path, size_t plen, rs_v
     out->line = 0;
     out->rule = -1;
     for (uint32_t i = 0; i < m->n_rules; i++) {
-        const rule_entry *r = &m->rules[i];
-        const char *pat = m->text + r->pat_off;
+        const rule_entry *r = &M_RULES(m)[i];
+        const char *pat = M_TEXT(m) + r->pat_off;
         size_t len = r->pat_len;
         if (len == 0) continue; /* an empty rule matches nothing */
         int hit;
@@ -756,10 +810,10 @@ size_t rs_matcher_rule_count(const rs_matcher *m)
 rs_status rs_matcher_rule(const rs_matcher *m, int32_t rule, rs_rule_info *out)
 {
     RS_RETURN_IF(rule < 0 || (uint32_t)rule >= m->n_rules, RS_ERR_USAGE);
-    const rule_entry *r = &m->rules[rule];
+    const rule_entry *r = &M_RULES(m)[rule];
     out->type = r->type;
     out->line = r->line;
-    out->pattern.ptr = m->text + r->pat_off;
+    out->pattern.ptr = M_TEXT(m) + r->pat_off;
     out->pattern.len = r->pat_len;
     return RS_OK;
 }

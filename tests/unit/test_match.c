@@ -302,20 +302,24 @@ static void naive_verdict(const rnd_rule *r, size_t n, const char *path, size_t 
 
 Test(match, compat_random_rules_match_naive_reference)
 {
-    /* odd rounds: a wide alphabet, so that nodes get many children (dense child tables) */
-    static const char NARROW[] = "//ab*$a", WIDE[] = "/abcdefghijklmnopqrstu*$";
+    /* a narrow alphabet (deep tries, long labels); a wide one, so that nodes get
+     * many children (child bitmaps); a mixed one whose children span bitmap words
+     * 0 and 1 (digits and punctuation, letters), with longer patterns */
+    static const char NARROW[] = "//ab*$a", WIDE[] = "/abcdefghijklmnopqrstu*$",
+                      MIXED[] = "/0123456789-._~!+,;=:@aAzZ*$";
     unsigned seed = 4242;
     char body[8192], path[40];
     rnd_rule rules[60];
     for (int round = 0; round < 3000; round++) {
-        const char *const alpha = round % 2 ? WIDE : NARROW;
+        const int kind = round % 3;
+        const char *const alpha = kind == 0 ? NARROW : kind == 1 ? WIDE : MIXED;
         const size_t na = strlen(alpha);
-        const size_t n = 1 + (size_t)rand_r(&seed) % (round % 2 ? 60 : 24);
+        const size_t n = 1 + (size_t)rand_r(&seed) % (kind == 0 ? 24 : 60);
         size_t at = (size_t)snprintf(body, sizeof body, "User-agent: *\n");
         for (size_t i = 0; i < n; i++) {
             rnd_rule *r = &rules[i];
             r->allow = rand_r(&seed) % 2;
-            const size_t len = (size_t)rand_r(&seed) % (round % 2 ? 5 : 9);
+            const size_t len = (size_t)rand_r(&seed) % (kind == 0 ? 9 : kind == 1 ? 5 : 16);
             for (size_t k = 0; k < len; k++) r->pat[k] = alpha[(size_t)rand_r(&seed) % na];
             r->pat[len] = '\0';
             if (len && rand_r(&seed) % 3) r->pat[0] = rand_r(&seed) % 4 ? '/' : '*';
@@ -329,7 +333,7 @@ Test(match, compat_random_rules_match_naive_reference)
         cr_assert_eq(rs_matcher_create(rs, "Googlebot", 9, RS_SEMANTICS_GOOGLE, &m), RS_OK);
         rs_ruleset_free(rs);
         for (int q = 0; q < 40; q++) {
-            const size_t plen = 1 + (size_t)rand_r(&seed) % 12;
+            const size_t plen = 1 + (size_t)rand_r(&seed) % (kind == 2 ? 20 : 12);
             path[0] = '/';
             for (size_t k = 1; k < plen; k++) path[k] = alpha[(size_t)rand_r(&seed) % na];
             if (q == 0) { strcpy(path, "/a/"); }
