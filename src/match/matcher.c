@@ -195,235 +195,404 @@ static int pattern_matches(const char *path, size_t plen, const char *pat, size_
 
 /* ===== Compilation ===== */
 
+/*
+ * Compiling takes one scratch block and the matcher's one allocation; the
+ * scratch is on the stack for most files. In order:
+ *   1. the applicable rules are counted (their pattern bytes too), which
+ *      sizes the scratch exactly;
+ *   2. one pass copies the patterns into the text, fills the rule table and
+ *      makes the candidates (every rule that can match, plus the index.htm
+ *      retries, whose patterns go after the rules' ones);
+ *   3. the candidates are sorted (sort_cands) on 8-byte keys of their literal
+ *      prefixes, chunk by chunk;
+ *   4. one pass over the sorted candidates builds the radix trie as a linked
+ *      tree (build_tree): each candidate's common prefix with the previous
+ *      one says where it leaves the path of the previous one, so no node
+ *      searches its children;
+ *   5. the tree's size gives the matcher's size exactly: it is allocated
+ *      once, and one walk of the tree (lay_out) writes the nodes and term
+ *      records in place, in the order the layout wants (each node's children
+ *      contiguous, depth first).
+ */
+
 typedef struct {
-    uint32_t off, len;         /* the pattern as matched (derived ones included) */
+    uint32_t off, len;         /* the pattern as matched (derived ones included), in the text */
     uint32_t prefix_len;       /* literal prefix length */
     uint32_t line;
     int32_t  rule;
     uint8_t  type;
     uint8_t  anchored;
     uint8_t  wildcard;
-    uint64_t key;              /* first 8 prefix bytes, big-endian, zero-padded (sort_cands) */
 } cand;
 
+/*
+ * A candidate in the sort: 7 bytes of its prefix from the current chunk
+ * [from, from + 7), big-endian and zero-padded, then in the low byte
+ * min(prefix length + 1 - from, 9): 9 when the prefix goes on after the
+ * chunk, else a prefix that ends sooner, with the same bytes, is smaller (it
+ * is the other's prefix). Keys that differ order as the prefixes do: one
+ * compare a pair. The first chunk starts at byte 1: every non-empty prefix
+ * starts with '/' (can_match), so byte 0 tells nothing the length does not.
+ */
 typedef struct {
-    const char *text;
-    cand *c;
-    uint32_t n;
-    rs_buf nodes, terms;
-    rs_status status;
-} trie_builder;
+    uint64_t key;
+    uint32_t idx;              /* the candidate */
+    uint32_t pad;
+} sort_item;
 
+#define CHUNK 7u
+#define KEY_MORE 9u            /* key & 0xff: the prefix goes on after the chunk */
 
-/* Orders candidates by prefix bytes, then longer (higher priority) first, then line. */
-static int cand_cmp(const cand *x, const cand *y, const char *sort_text)
+static inline uint64_t load64(const char *p)
 {
-    const size_t n = RS_MIN(x->prefix_len, y->prefix_len);
-    const int c = n ? memcmp(sort_text + x->off, sort_text + y->off, n) : 0; /* text is NULL when all are empty */
-    if (c) return c;
-    if (x->prefix_len != y->prefix_len) return x->prefix_len < y->prefix_len ? -1 : 1;
-    if (x->len != y->len) return x->len > y->len ? -1 : 1;   /* higher priority first */
-    return x->line < y->line ? -1 : (x->line > y->line);
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
 }
 
-/* cand_cmp(x, y) < 0, deciding most pairs by their keys: keys that differ
- * order as the prefixes do (a zero pad sorts a shorter prefix first, as
- * memcmp and the length test do); equal keys fall back to the bytes. */
-static inline int cand_less(const cand *x, const cand *y, const char *text)
+/* The key of @c's prefix for the chunk at @from (the prefix has at least
+ * from - 1 bytes); the text has 8 readable bytes after its end. */
+static inline uint64_t sort_key(const cand *c, const char *text, uint32_t from)
 {
-    if (x->key != y->key) return x->key < y->key;
-    return cand_cmp(x, y, text) < 0;
+    const uint32_t rest = c->prefix_len + 1 - from;
+    if (rest <= 1) return rest;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t k = __builtin_bswap64(load64(text + c->off + from));
+#else
+    uint64_t k = load64(text + c->off + from);
+#endif
+    k &= rest > CHUNK ? ~0ull << 8 : ~(~0ull >> (8 * (rest - 1)));
+    return k | (rest > CHUNK + 1 ? KEY_MORE : rest);
 }
 
-static void insertion_sort(cand *c, size_t n, const char *text)
+static void insertion_sort(sort_item *a, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
-        const cand v = c[i];
+        const sort_item v = a[i];
         size_t j = i;
-        for (; j > 0 && cand_less(&v, &c[j - 1], text); j--) c[j] = c[j - 1];
-        c[j] = v;
+        for (; j > 0 && v.key < a[j - 1].key; j--) a[j] = a[j - 1];
+        a[j] = v;
     }
 }
 
-/* Merge sort of c[0, n) with tmp[0, n) as room: the compare is inline (qsort_r's
- * indirect call and memcmp per pair were a third of compiling a large file). */
-static void merge_sort(cand *c, cand *tmp, size_t n, const char *text)
+/* Merge sort of a[0, n) by key, with tmp[0, n / 2 + 1) as room. */
+static void merge_sort(sort_item *a, sort_item *tmp, size_t n)
 {
     if (n <= 16) {
-        insertion_sort(c, n, text);
+        insertion_sort(a, n);
         return;
     }
     const size_t h = n / 2;
-    merge_sort(c, tmp, h, text);
-    merge_sort(c + h, tmp, n - h, text);
-    if (!cand_less(&c[h], &c[h - 1], text)) return;    /* already in order */
-    memcpy(tmp, c, h * sizeof *c);
+    merge_sort(a, tmp, h);
+    merge_sort(a + h, tmp, n - h);
+    if (a[h - 1].key <= a[h].key) return;    /* already in order */
+    memcpy(tmp, a, h * sizeof *a);
     size_t i = 0, j = h, k = 0;
-    while (i < h && j < n) c[k++] = cand_less(&c[j], &tmp[i], text) ? c[j++] : tmp[i++];
-    while (i < h) c[k++] = tmp[i++];
+    while (i < h && j < n) a[k++] = a[j].key < tmp[i].key ? a[j++] : tmp[i++];
+    while (i < h) a[k++] = tmp[i++];
 }
 
-static rs_status sort_cands(cand *c, size_t n, const char *text)
+/* Length of the common prefix of a[0, n) and b[0, n); 8 bytes after each are readable. */
+static inline uint32_t common_prefix(const char *a, const char *b, uint32_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t k = 0;
-        const size_t m = RS_MIN(c[i].prefix_len, 8u);
-        for (size_t b = 0; b < 8; b++)
-            k = k << 8 | (b < m ? (unsigned char)text[c[i].off + b] : 0u);
-        c[i].key = k;
+    for (uint32_t i = 0; i < n; i += 8) {
+        const uint64_t x = load64(a + i) ^ load64(b + i);
+        if (x) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            const uint32_t d = i + (uint32_t)(__builtin_ctzll(x) >> 3);
+#else
+            const uint32_t d = i + (uint32_t)(__builtin_clzll(x) >> 3);
+#endif
+            return RS_MIN(d, n);
+        }
     }
-    if (n <= 16) {
-        insertion_sort(c, n, text);
-        return RS_OK;
-    }
-    cand *tmp = rs_malloc((n / 2 + 1) * sizeof *tmp);
-    RS_RETURN_IF(tmp == NULL, RS_ERR_NOMEM);
-    merge_sort(c, tmp, n, text);
-    rs_free(tmp);
-    return RS_OK;
+    return n;
 }
 
-static uint32_t new_node(trie_builder *tb, uint32_t label_off, uint32_t label_len)
+/* Equal prefixes: the longer pattern (higher priority) first, then the earlier line. */
+static inline int same_prefix_less(const cand *x, const cand *y)
 {
-    trie_node n;
-    memset(&n, 0, sizeof n);
-    n.label_off = label_off;
-    n.label_len = label_len;
-    for (uint32_t j = 0; j < INLINE_LABEL && j + 1 < label_len; j++) n.inl[j] = tb->text[label_off + 1 + j];
-    if (tb->status == RS_OK) tb->status = rs_buf_append(&tb->nodes, &n, sizeof n);
-    return (uint32_t)(tb->nodes.len / sizeof n) - 1;
-}
-
-static trie_node *node_at(trie_builder *tb, uint32_t i)
-{
-    return (trie_node *)(void *)tb->nodes.ptr + i;
+    return x->len != y->len ? x->len > y->len : x->line < y->line;
 }
 
 /*
- * Builds the node for candidates [lo, hi), all sharing their first @depth
- * prefix bytes, whose prefixes are sorted. Candidates with prefix_len ==
- * depth attach here (a term record); the rest are grouped by their next byte
- * into children, created together (contiguous) before any is built.
+ * Sorts a[0, n), whose prefixes agree on their first @from bytes, by prefix
+ * bytes (shorter first when one is the other's prefix), then pattern length
+ * descending, then line. Keys hold one chunk; each run of equal keys is
+ * either prefixes that go on (sorted again on the next chunk) or equal
+ * prefixes (ordered by same_prefix_less).
  */
-static void build(trie_builder *tb, uint32_t node, uint32_t lo, uint32_t hi, uint32_t depth)
+static void sort_cands(sort_item *a, sort_item *tmp, size_t n, const cand *c, const char *text,
+                       uint32_t from)
 {
-    if (tb->status != RS_OK) return; /* @node may not exist */
-    uint32_t i = lo;
-    while (i < hi && tb->c[i].prefix_len == depth) i++;
-    if (i > lo) {
-        term_rec t;
-        memset(&t, 0, sizeof t);
-        for (int k = 0; k < 4; k++) t.lit[k].rule = -1;
-        const size_t at = tb->terms.len;   /* t goes here, its wildcard rules after it */
-        tb->status = rs_buf_append(&tb->terms, &t, sizeof t);
-        if (tb->status != RS_OK) return;
-        /* Wildcard rules: allow ones, then disallow ones, each in candidate order
-         * (priority desc, line asc; cand_cmp), which lets matching stop early. */
-        for (int pass = 0; pass < 2; pass++) {
-            const uint8_t type = pass == 0 ? RS_RULE_ALLOW : RS_RULE_DISALLOW;
-            for (uint32_t j = lo; j < i; j++) {
-                const cand *c = &tb->c[j];
-                if (!c->wildcard || c->type != type) continue;
-                wild_rule w;
-                memset(&w, 0, sizeof w);
-                w.prio = c->len;
-                w.line = c->line;
-                w.rule = c->rule;
-                w.anchored = c->anchored;
-                w.tail_off = c->off + c->prefix_len + 1;
-                w.tail_len = c->len - c->prefix_len - 1 - c->anchored;
-                w.needs = tail_mask(tb->text + w.tail_off, w.tail_len);
-                tb->status = rs_buf_append(&tb->terms, &w, sizeof w);
-                if (tb->status != RS_OK) return;
-                t.n_wild++;
-                t.n_wild_allow += pass == 0;
-            }
-        }
-        for (uint32_t j = lo; j < i; j++) {
-            const cand *c = &tb->c[j];
-            if (!c->wildcard) {
-                const int slot = (c->type == RS_RULE_ALLOW ? SLOT_ALLOW : SLOT_DISALLOW)
-                                 + (c->anchored ? 2 : 0);
-                lit_slot *s = &t.lit[slot];
-                if (s->rule < 0 || c->line < s->line) {
-                    s->line = c->line;
-                    s->rule = c->rule;
+    merge_sort(a, tmp, n);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && a[j].key == a[i].key) j++;
+        if (j - i > 1) {
+            if ((a[i].key & 0xff) == KEY_MORE) {
+                /* the run's prefixes agree on more than the chunk: go on from where
+                 * they first differ (or one ends), not chunk by chunk */
+                const cand *c0 = &c[a[i].idx];
+                uint32_t agree = c0->prefix_len - from;
+                for (size_t k = i + 1; k < j && agree > CHUNK; k++) {
+                    const cand *ck = &c[a[k].idx];
+                    agree = common_prefix(text + c0->off + from, text + ck->off + from,
+                                          RS_MIN(agree, ck->prefix_len - from));
+                }
+                for (size_t k = i; k < j; k++) a[k].key = sort_key(&c[a[k].idx], text, from + agree);
+                sort_cands(a + i, tmp, j - i, c, text, from + agree);
+            } else {
+                for (size_t k = i + 1; k < j; k++) {
+                    const sort_item v = a[k];
+                    size_t m = k;
+                    for (; m > i && same_prefix_less(&c[v.idx], &c[a[m - 1].idx]); m--) a[m] = a[m - 1];
+                    a[m] = v;
                 }
             }
         }
-        memcpy(tb->terms.ptr + at, &t, sizeof t);
-        node_at(tb, node)->term = (uint32_t)at;
-    }
-    if (i == hi) return;
-
-    /* Children: runs of equal next byte, created contiguously in byte order
-     * (there is at least one: i < hi). Many children: their bitmap takes the
-     * node slot before the first, to share its cache line. */
-    uint32_t n_children = 0;
-    for (uint32_t j = i; j < hi; n_children++) {
-        const char b = tb->text[tb->c[j].off + depth];
-        while (j < hi && tb->text[tb->c[j].off + depth] == b) j++;
-    }
-    uint32_t bitmap_slot = 0;
-    if (n_children > KIDS_INLINE) {
-        bitmap_slot = new_node(tb, 0, 0);
-        if (tb->status != RS_OK) return;
-    }
-    const uint32_t first_child = (uint32_t)(tb->nodes.len / sizeof(trie_node));
-    uint64_t bits[4] = { 0, 0, 0, 0 }, kids = 0;
-    n_children = 0;
-    for (uint32_t j = i; j < hi; n_children++) {
-        const uint32_t g_lo = j;
-        const unsigned char b = (unsigned char)tb->text[tb->c[j].off + depth];
-        while (j < hi && (unsigned char)tb->text[tb->c[j].off + depth] == b) j++;
-        /* Longest common prefix of the run = that of its first and last (sorted). */
-        const cand *first = &tb->c[g_lo], *last = &tb->c[j - 1];
-        uint32_t lcp = depth + 1;
-        const uint32_t lim = RS_MIN(first->prefix_len, last->prefix_len);
-        while (lcp < lim && tb->text[first->off + lcp] == tb->text[last->off + lcp]) lcp++;
-        new_node(tb, first->off + depth, lcp - depth);
-        if (tb->status != RS_OK) return;
-        bits[b >> 6] |= 1ull << (b & 63);
-        if (n_children < KIDS_INLINE) kids |= (uint64_t)b << (8 * n_children);
-    }
-    /* unused kid bytes repeat the first one: a lookup needs no mask (see find_child) */
-    for (uint32_t k = n_children; k < KIDS_INLINE; k++) kids |= (kids & 0xff) << (8 * k);
-    if (n_children > KIDS_INLINE) {
-        memcpy(node_at(tb, bitmap_slot), bits, sizeof bits);
-        const uint64_t c1 = (uint64_t)popcount64(bits[0]);
-        const uint64_t c2 = c1 + (uint64_t)popcount64(bits[1]);
-        const uint64_t c3 = c2 + (uint64_t)popcount64(bits[2]);
-        /* counts before words 1, 2, 3: at most 192, one byte each */
-        kids = c1 << 32 | c2 << 40 | c3 << 48;
-    }
-    trie_node *n = node_at(tb, node);
-    n->first_child = first_child;
-    n->n_children = (uint16_t)n_children;
-    n->kids = kids;
-
-    for (uint32_t k = 0; i < hi; k++) {
-        const uint32_t g_lo = i;
-        const char b = tb->text[tb->c[i].off + depth];
-        while (i < hi && tb->text[tb->c[i].off + depth] == b) i++;
-        build(tb, first_child + k, g_lo, i, depth + node_at(tb, first_child + k)->label_len);
+        i = j;
     }
 }
 
-static rs_status add_cand(rs_buf *cands, uint32_t off, const char *pat, size_t len,
-                          uint32_t line, int32_t rule, rs_rule_type type)
+/* A node of the linked tree build_tree makes (index 0 is the root). */
+typedef struct {
+    uint32_t depth;            /* prefix bytes down to this node */
+    uint32_t rep;              /* text offset of the first (sorted) prefix through it */
+    uint32_t t_lo, t_n;        /* sorted candidates whose prefix ends here */
+    uint32_t last;             /* last child, 0 = none */
+    uint32_t prev;             /* previous sibling, 0 = none */
+    uint32_t n_kids;
+    uint32_t fin;              /* its index in the matcher's nodes (lay_out) */
+} tree_node;
+
+typedef struct {
+    uint32_t n;                /* tree nodes */
+    uint32_t n_bitmaps;        /* nodes with more than KIDS_INLINE children */
+    uint32_t n_terms;          /* nodes where candidates end */
+} tree_size;
+
+static inline void add_kid(tree_node *t, uint32_t parent, uint32_t kid, tree_size *sz)
 {
-    cand c;
-    memset(&c, 0, sizeof c);
-    c.off = off;               /* @pat, in the matcher's text */
-    c.len = (uint32_t)len;
-    c.line = line;
-    c.rule = rule;
-    c.type = (uint8_t)type;
-    c.anchored = len > 0 && pat[len - 1] == '$';
-    const char *star = len ? memchr(pat, '*', len) : NULL; /* pat may be NULL when empty */
-    c.wildcard = star != NULL;
-    c.prefix_len = star ? (uint32_t)(star - pat) : (uint32_t)(len - c.anchored);
-    return rs_buf_append(cands, &c, sizeof c);
+    t[kid].prev = t[parent].last;
+    t[parent].last = kid;
+    sz->n_bitmaps += ++t[parent].n_kids == KIDS_INLINE + 1;
+}
+
+/*
+ * The radix trie of the sorted prefixes, in one pass: the stack is the path
+ * to the previous candidate's node; the common prefix l with the previous
+ * candidate says how far up to go, splitting the edge below when no node is
+ * at depth l, and the candidate ends there or in a new leaf.
+ */
+static void build_tree(const sort_item *a, uint32_t n, const cand *c, const char *text,
+                       tree_node *t, uint32_t *stack, tree_size *sz)
+{
+    memset(&t[0], 0, sizeof t[0]);
+    sz->n = 1;
+    sz->n_bitmaps = 0;
+    sz->n_terms = 0;
+    uint32_t sp = 1;
+    stack[0] = 0;
+    const cand *prev = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        const cand *x = &c[a[i].idx];
+        const uint32_t l = prev ? common_prefix(text + prev->off, text + x->off,
+                                                RS_MIN(prev->prefix_len, x->prefix_len)) : 0;
+        prev = x;
+        uint32_t below = 0;
+        while (t[stack[sp - 1]].depth > l) below = stack[--sp];
+        uint32_t top = stack[sp - 1];
+        if (t[top].depth < l) {
+            /* split the edge to @below (top's last child) at depth l */
+            const uint32_t y = sz->n++;
+            tree_node *ny = &t[y];
+            memset(ny, 0, sizeof *ny);
+            ny->depth = l;
+            ny->rep = t[below].rep;
+            ny->prev = t[below].prev;
+            ny->last = below;
+            ny->n_kids = 1;
+            t[below].prev = 0;
+            t[top].last = y;
+            stack[sp++] = y;
+            top = y;
+        }
+        if (x->prefix_len == l) {
+            /* sorted order keeps the candidates ending at a node together */
+            sz->n_terms += t[top].t_n == 0;
+            if (t[top].t_n++ == 0) t[top].t_lo = i;
+        } else {
+            const uint32_t z = sz->n++;
+            tree_node *nz = &t[z];
+            memset(nz, 0, sizeof *nz);
+            nz->depth = x->prefix_len;
+            nz->rep = x->off;
+            nz->t_lo = i;
+            nz->t_n = 1;
+            sz->n_terms++;
+            add_kid(t, top, z, sz);
+            stack[sp++] = z;
+        }
+    }
+}
+
+/* A wild_rule for candidate @c at @w. */
+static inline void put_wild(wild_rule *w, const cand *c, const char *text)
+{
+    memset(w, 0, sizeof *w);
+    w->prio = c->len;
+    w->line = c->line;
+    w->rule = c->rule;
+    w->anchored = c->anchored;
+    w->tail_off = c->off + c->prefix_len + 1;
+    w->tail_len = c->len - c->prefix_len - 1 - c->anchored;
+    w->needs = tail_mask(text + w->tail_off, w->tail_len);
+}
+
+static inline int lit_slot_of(const cand *c)
+{
+    return (c->type == RS_RULE_ALLOW ? SLOT_ALLOW : SLOT_DISALLOW) + (c->anchored ? 2 : 0);
+}
+
+/* The term record of candidates a[lo, lo + n) at @dst (8-aligned), its
+ * wild_rules after it; @return its bytes. */
+static size_t write_term(char *dst, const sort_item *a, uint32_t lo, uint32_t n, const cand *cands,
+                         const char *text)
+{
+    term_rec *t = (term_rec *)(void *)dst;
+    for (int k = 0; k < 4; k++) {
+        t->lit[k].line = 0;
+        t->lit[k].rule = -1;
+    }
+    t->n_wild = 0;
+    t->n_wild_allow = 0;
+    wild_rule *w = (wild_rule *)(void *)(dst + sizeof *t);
+    if (n == 1) {              /* most nodes: one rule ends there */
+        const cand *c = &cands[a[lo].idx];
+        if (c->wildcard) {
+            put_wild(w, c, text);
+            t->n_wild = 1;
+            t->n_wild_allow = c->type == RS_RULE_ALLOW;
+            return sizeof *t + sizeof *w;
+        }
+        lit_slot *s = &t->lit[lit_slot_of(c)];
+        s->line = c->line;
+        s->rule = c->rule;
+        return sizeof *t;
+    }
+    /* Wildcard rules: allow ones, then disallow ones, each in candidate order
+     * (priority desc, line asc), which lets matching stop early. */
+    for (int pass = 0; pass < 2; pass++) {
+        const uint8_t type = pass == 0 ? RS_RULE_ALLOW : RS_RULE_DISALLOW;
+        for (uint32_t j = lo; j < lo + n; j++) {
+            const cand *c = &cands[a[j].idx];
+            if (!c->wildcard || c->type != type) continue;
+            put_wild(w++, c, text);
+            t->n_wild++;
+            t->n_wild_allow += pass == 0;
+        }
+    }
+    for (uint32_t j = lo; j < lo + n; j++) {
+        const cand *c = &cands[a[j].idx];
+        if (!c->wildcard) {
+            lit_slot *s = &t->lit[lit_slot_of(c)];
+            if (s->rule < 0 || c->line < s->line) {
+                s->line = c->line;
+                s->rule = c->rule;
+            }
+        }
+    }
+    return sizeof *t + t->n_wild * sizeof(wild_rule);
+}
+
+static inline void init_node(trie_node *n, const char *text, uint32_t label_off, uint32_t label_len)
+{
+    memset(n, 0, sizeof *n);
+    n->label_off = label_off;
+    n->label_len = label_len;
+    const uint32_t k = label_len > INLINE_LABEL ? INLINE_LABEL : label_len ? label_len - 1 : 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* label bytes 1..k in one load (8 readable bytes follow the text), the rest zeros */
+    if (k) {
+        const uint64_t v = load64(text + label_off + 1) & (~0ull >> (64 - 8 * k));
+        memcpy(n->inl, &v, INLINE_LABEL);
+    }
+#else
+    for (uint32_t j = 0; j < k; j++) n->inl[j] = text[label_off + 1 + j];
+#endif
+}
+
+/*
+ * Writes the tree as the matcher's nodes and term records, depth first (the
+ * stack holds nodes whose slot is made, to be filled): a node's term record,
+ * then its children's slots, contiguous in byte order, with the bitmap slot
+ * before them when there are many.
+ */
+static void lay_out(tree_node *t, const sort_item *a, const cand *cands, const char *text,
+                    uint32_t *stack, trie_node *nodes, char *terms)
+{
+    size_t term_at = 8;        /* 8 bytes of zeros: term 0 = none */
+    memset(terms, 0, 8);
+    uint32_t next = 1;
+    init_node(&nodes[0], text, 0, 0);
+    t[0].fin = 0;
+    uint32_t sp = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        const tree_node *p = &t[stack[--sp]];
+        trie_node *n = &nodes[p->fin];
+        if (p->t_n) {
+            n->term = (uint32_t)term_at;
+            term_at += write_term(terms + term_at, a, p->t_lo, p->t_n, cands, text);
+        }
+        const uint32_t nk = p->n_kids;
+        if (nk == 0) continue;
+        uint32_t bitmap_slot = 0;
+        if (nk > KIDS_INLINE) bitmap_slot = next++;
+        const uint32_t first = next;
+        next += nk;
+        uint64_t bits[4] = { 0, 0, 0, 0 }, kids = 0;
+        /* the children from the last: pushed so that the first comes off first */
+        uint32_t k = nk;
+        for (uint32_t ch = p->last; ch; ch = t[ch].prev) {
+            tree_node *q = &t[ch];
+            q->fin = first + --k;
+            init_node(&nodes[q->fin], text, q->rep + p->depth, q->depth - p->depth);
+            const unsigned char b = (unsigned char)text[q->rep + p->depth];
+            bits[b >> 6] |= 1ull << (b & 63);
+            if (k < KIDS_INLINE) kids |= (uint64_t)b << (8 * k);
+            stack[sp++] = ch;
+        }
+        if (nk > KIDS_INLINE) {
+            memcpy(&nodes[bitmap_slot], bits, sizeof bits);
+            const uint64_t c1 = (uint64_t)popcount64(bits[0]);
+            const uint64_t c2 = c1 + (uint64_t)popcount64(bits[1]);
+            const uint64_t c3 = c2 + (uint64_t)popcount64(bits[2]);
+            /* counts before words 1, 2, 3: at most 192, one byte each */
+            kids = c1 << 32 | c2 << 40 | c3 << 48;
+        } else if (nk < KIDS_INLINE) {
+            /* unused kid bytes repeat the first one: a lookup needs no mask (see find_child) */
+            kids |= ((kids & 0xff) * 0x0101010101010101ull) & (~0ull << (8 * nk));
+        }
+        n->first_child = first;
+        n->n_children = (uint16_t)nk;
+        n->kids = kids;
+    }
+}
+
+static inline void make_cand(cand *c, uint32_t off, const char *pat, size_t len,
+                             uint32_t line, int32_t rule, rs_rule_type type)
+{
+    c->off = off;              /* @pat, in the matcher's text */
+    c->len = (uint32_t)len;
+    c->line = line;
+    c->rule = rule;
+    c->type = (uint8_t)type;
+    c->anchored = len > 0 && pat[len - 1] == '$';
+    const char *star = len ? memchr(pat, '*', len) : NULL;
+    c->wildcard = star != NULL;
+    c->prefix_len = star ? (uint32_t)(star - pat) : (uint32_t)(len - c->anchored);
 }
 
 /* A pattern that starts with neither '/' nor '*' cannot match a path. */
@@ -446,7 +615,7 @@ static size_t index_htm_cut(const char *pat, size_t len)
 
 void rs_matcher_free(rs_matcher *m)
 {
-    rs_free(m);   /* one allocation: the header and every table (see pack()) */
+    rs_free(m);   /* one allocation: the header and every table */
 }
 
 size_t rs_matcher_memory(const rs_matcher *m)
@@ -461,47 +630,7 @@ void rs_matcher_prefetch(const rs_matcher *m, size_t max_bytes)
     for (size_t i = 128; i < n; i += 64) __builtin_prefetch((const char *)m + i);
 }
 
-/* Appends @n bytes of @src at the 8-aligned offset *off of @dst; @return that offset. */
-static uint32_t put(char *dst, size_t *off, const void *src, size_t n)
-{
-    const size_t at = *off;
-    if (n) memcpy(dst + at, src, n);
-    *off += (n + 7) & ~(size_t)7;
-    return (uint32_t)at;
-}
-
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
-
-/*
- * Packs the builder's tables into ONE allocation behind the header, exactly
- * sized: a matcher is a few contiguous cache lines (no slack from buffer
- * growth, one TLB entry for small ones) and frees with one call. What a walk
- * reads comes first (the nodes 32-aligned, so each sits in one cache line),
- * the rule table and the patterns as written (output, first-match) last.
- */
-static rs_status pack(const rs_matcher *h, const rs_buf *nodes, const rs_buf *terms, const rs_buf *rules, const rs_buf *text, rs_matcher **out)
-{
-    const size_t head = ALIGN8(sizeof(rs_matcher));
-    /* up to 24 bytes of padding (malloc aligns to 8 at least) put the nodes on 32 */
-    const size_t total = head + 24 + ALIGN8(nodes->len) + ALIGN8(terms->len)
-        + ALIGN8(text->len + 1) + ALIGN8(rules->len);
-    char *b = rs_malloc(total);
-    RS_RETURN_IF(b == NULL, RS_ERR_NOMEM);
-    rs_matcher *m = (rs_matcher *)(void *)b;
-    *m = *h;
-    size_t off = head;
-    off += (32 - ((uintptr_t)(b + off) & 31)) & 31;
-    m->nodes_at = put(b, &off, nodes->ptr, nodes->len);
-    m->terms_at = put(b, &off, terms->ptr, terms->len);
-    m->text_at = (uint32_t)off;
-    if (text->len) memcpy(b + off, text->ptr, text->len);
-    b[off + text->len] = '\0';
-    off += ALIGN8(text->len + 1);
-    m->rules_at = put(b, &off, rules->ptr, rules->len);
-    m->bytes = total;
-    *out = m;
-    return RS_OK;
-}
 
 rs_status rs_matcher_create_constant(int disallow_all, rs_matcher **out)
 {
@@ -514,6 +643,16 @@ rs_status rs_matcher_create_constant(int disallow_all, rs_matcher **out)
     return RS_OK;
 }
 
+/* Carves @n bytes, 8-aligned, off the scratch block at *at. */
+static inline void *carve(char *base, size_t *at, size_t n)
+{
+    void *p = base + *at;
+    *at += ALIGN8(n);
+    return p;
+}
+
+#define SCRATCH_STACK 16384    /* most files compile without a scratch allocation */
+
 rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agent_len,
                             rs_semantics semantics, rs_matcher **out)
 {
@@ -521,93 +660,157 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
     RS_RETURN_IF(semantics != RS_SEMANTICS_GOOGLE && semantics != RS_SEMANTICS_FIRST_MATCH,
                  RS_ERR_USAGE);
     *out = NULL;
-    rs_status st = RS_OK;
-    rs_buf rules = { 0 }, text = { 0 }, cands = { 0 };
-    trie_builder tb;
-    memset(&tb, 0, sizeof tb);
-    uint8_t *selected = NULL;
-    rs_matcher *m = rs_calloc(1, sizeof *m);
-    if (m == NULL) return RS_ERR_NOMEM;
-    m->constant = -1;
-    m->semantics = semantics;
+    const int google = semantics == RS_SEMANTICS_GOOGLE;
 
-    /* Never NULL texts: empty patterns are offsets into them (NULL + 0 is UB). */
-    if ((st = rs_buf_reserve(&text, 1)) != RS_OK) goto out;
-
-    if (rs->n_groups) {
+    /* 1. The applicable rules and their pattern bytes. */
+    uint8_t sel_stack[256];
+    uint8_t *selected = sel_stack;
+    if (rs->n_groups > sizeof sel_stack) {
         selected = rs_malloc(rs->n_groups);
-        if (selected == NULL) { st = RS_ERR_NOMEM; goto out; }
-        rs_ruleset_select(rs, agent, agent_len, selected);
+        RS_RETURN_IF(selected == NULL, RS_ERR_NOMEM);
     }
-
-    /* The applicable rules in file order: the rule table for output. */
+    if (rs->n_groups) rs_ruleset_select(rs, agent, agent_len, selected);
+    uint32_t n_app = 0;
+    size_t pat_bytes = 0;
     for (uint32_t i = 0; i < rs->n_rules; i++) {
         const rs_rule_record *r = &rs->rules[i];
         if (!selected[r->group]) continue;
-        const rs_str pat = rs_ruleset_str(rs, r->pattern);
-        rule_entry e = { r->type, r->line, (uint32_t)text.len, (uint32_t)pat.len };
-        if ((st = rs_buf_append(&text, pat.ptr, pat.len)) != RS_OK) goto out;
-        if ((st = rs_buf_append(&rules, &e, sizeof e)) != RS_OK) goto out;
+        n_app++;
+        pat_bytes += r->pattern.len;
     }
-    m->n_rules = (uint32_t)(rules.len / sizeof(rule_entry));
 
-    if (semantics == RS_SEMANTICS_GOOGLE) {
-        /* Candidates: every rule that can match, plus the index.htm retries. */
-        const rule_entry *re = (const rule_entry *)(void *)rules.ptr;
-        for (uint32_t i = 0; i < m->n_rules && st == RS_OK; i++) {
-            const char *pat = text.ptr + re[i].pat_off;
-            const size_t len = re[i].pat_len;
-            if (can_match(pat, len))
-                st = add_cand(&cands, re[i].pat_off, pat, len, re[i].line, (int32_t)i, re[i].type);
-            const size_t cut = re[i].type == RS_RULE_ALLOW ? index_htm_cut(pat, len) : 0;
-            if (st == RS_OK && cut && can_match(pat, cut)) {
+    /* The scratch: rule table, text (the derived patterns are shorter than
+     * their rules': at most pat_bytes more) with 8 readable bytes after it,
+     * candidates, sort items and room, tree nodes, a stack. */
+    const size_t max_cands = google ? 2 * (size_t)n_app : 0;
+    const size_t max_tree = 2 * max_cands + 1;
+    const size_t text_cap = 2 * pat_bytes + 8;
+    const size_t scratch_bytes = ALIGN8(n_app * sizeof(rule_entry)) + ALIGN8(text_cap)
+        + (google ? ALIGN8(max_cands * sizeof(cand)) + ALIGN8(max_cands * sizeof(sort_item))
+                        + ALIGN8((max_cands / 2 + 1) * sizeof(sort_item))
+                        + ALIGN8(max_tree * sizeof(tree_node)) + ALIGN8(max_tree * sizeof(uint32_t))
+                  : 0);
+    _Alignas(16) char scratch_stack[SCRATCH_STACK];
+    char *scratch = scratch_stack;
+    if (scratch_bytes > sizeof scratch_stack) {
+        scratch = rs_malloc(scratch_bytes);
+        if (scratch == NULL) {
+            if (selected != sel_stack) rs_free(selected);
+            return RS_ERR_NOMEM;
+        }
+    }
+    size_t at = 0;
+    rule_entry *rules = carve(scratch, &at, n_app * sizeof(rule_entry));
+    char *text = carve(scratch, &at, text_cap);
+    cand *cands = google ? carve(scratch, &at, max_cands * sizeof(cand)) : NULL;
+
+    /* 2. Rule table, text and candidates: every rule that can match, plus the
+     * index.htm retries, whose patterns go after the rules' ones. */
+    size_t text_len = 0, derived = pat_bytes;
+    uint32_t nc = 0, n_wild = 0;
+    for (uint32_t i = 0, k = 0; i < rs->n_rules; i++) {
+        const rs_rule_record *r = &rs->rules[i];
+        if (!selected[r->group]) continue;
+        const char *pat = rs->text + r->pattern.off;
+        const size_t len = r->pattern.len;
+        const uint32_t off = (uint32_t)text_len;
+        rule_entry *e = &rules[k];
+        e->type = r->type;
+        e->line = r->line;
+        e->pat_off = off;
+        e->pat_len = (uint32_t)len;
+        if (len) memcpy(text + off, pat, len);
+        text_len += len;
+        if (google) {
+            if (can_match(pat, len)) {
+                make_cand(&cands[nc], off, pat, len, r->line, (int32_t)k, r->type);
+                n_wild += cands[nc++].wildcard;
+            }
+            const size_t cut = r->type == RS_RULE_ALLOW ? index_htm_cut(pat, len) : 0;
+            if (cut && can_match(pat, cut)) {
                 /* Tried by the reference only when the original does not match;
                  * the original is longer, so adding it always gives the same best.
                  * The cut pattern and its '$' go after the rules' patterns. */
-                const uint32_t at = (uint32_t)text.len;
-                st = rs_buf_reserve(&text, cut + 1);
-                if (st == RS_OK) {
-                    memcpy(text.ptr + at, text.ptr + re[i].pat_off, cut); /* text may have moved */
-                    text.ptr[at + cut] = '$';
-                    text.len += cut + 1;
-                    st = add_cand(&cands, at, text.ptr + at, cut, re[i].line, (int32_t)i, RS_RULE_ALLOW);
-                }
-                if (st == RS_OK) {
-                    cand *c = (cand *)(void *)(cands.ptr + cands.len) - 1;
-                    c->len++;
-                    c->anchored = 1;
-                }
+                char *d = text + derived;
+                memcpy(d, pat, cut);
+                d[cut] = '$';
+                make_cand(&cands[nc], (uint32_t)derived, d, cut + 1, r->line, (int32_t)k, RS_RULE_ALLOW);
+                n_wild += cands[nc++].wildcard;
+                derived += cut + 1;
             }
         }
-        tb.text = text.ptr;
-        tb.c = (cand *)(void *)cands.ptr;
-        tb.n = (uint32_t)(cands.len / sizeof(cand));
-        if (st == RS_OK && tb.n) st = sort_cands(tb.c, tb.n, tb.text);
-        /* A radix trie of n strings has at most 2n + 1 nodes, a ninth of them with
-         * bitmaps (9 children or more): one allocation. */
-        const size_t max_nodes = 2 * (size_t)tb.n + 1 + (2 * (size_t)tb.n + 1) / 9; /* + bitmap slots */
-        if (st == RS_OK) st = rs_buf_reserve(&tb.nodes, max_nodes * sizeof(trie_node));
-        if (st == RS_OK) st = rs_buf_append(&tb.terms, "\0\0\0\0\0\0\0", 8); /* term 0 = none */
-        if (st == RS_OK) {
-            const uint32_t root = new_node(&tb, 0, 0);
-            build(&tb, root, 0, tb.n, 0);
-            st = tb.status;
+        k++;
+    }
+    text_len = derived;        /* == pat_bytes without derived patterns */
+    memset(text + text_len, 0, 8);
+
+    rs_matcher h;
+    memset(&h, 0, sizeof h);
+    h.constant = -1;
+    h.semantics = semantics;
+    h.n_rules = n_app;
+
+    size_t nodes_len = 0, terms_len = 0;
+    sort_item *items = NULL;
+    tree_node *tree = NULL;
+    uint32_t *stack = NULL;
+    if (google) {
+        /* 3. Sort. */
+        items = carve(scratch, &at, max_cands * sizeof(sort_item));
+        sort_item *tmp = carve(scratch, &at, (max_cands / 2 + 1) * sizeof(sort_item));
+        tree = carve(scratch, &at, max_tree * sizeof(tree_node));
+        stack = carve(scratch, &at, max_tree * sizeof(uint32_t));
+        for (uint32_t i = 0; i < nc; i++) {
+            items[i].key = sort_key(&cands[i], text, 1);
+            items[i].idx = i;
+            items[i].pad = 0;
         }
+        sort_cands(items, tmp, nc, cands, text, 1);
+        /* 4. The tree, and from it the exact sizes. */
+        tree_size sz;
+        build_tree(items, nc, cands, text, tree, stack, &sz);
+        h.n_nodes = sz.n + sz.n_bitmaps;
+        nodes_len = (size_t)h.n_nodes * sizeof(trie_node);
+        terms_len = 8 + (size_t)sz.n_terms * sizeof(term_rec) + (size_t)n_wild * sizeof(wild_rule);
     }
 
-out:
-    rs_free(selected);
-    rs_free(cands.ptr);
-    if (st == RS_OK) {
-        m->n_nodes = (uint32_t)(tb.nodes.len / sizeof(trie_node));
-        st = pack(m, &tb.nodes, &tb.terms, &rules, &text, out);
+    /* 5. The matcher: the header, then what a walk reads (the nodes
+     * 32-aligned, so each sits in one cache line: up to 24 bytes of padding,
+     * as malloc aligns to 8 at least), the rule table and the patterns as
+     * written (output, first-match) last. One allocation, exactly sized. */
+    const size_t rules_len = n_app * sizeof(rule_entry);
+    const size_t head = ALIGN8(sizeof(rs_matcher));
+    const size_t total = head + 24 + ALIGN8(nodes_len) + ALIGN8(terms_len)
+        + ALIGN8(text_len + 1) + ALIGN8(rules_len);
+    rs_status st = RS_OK;
+    char *b = rs_malloc(total);
+    if (b == NULL) {
+        st = RS_ERR_NOMEM;
+    } else {
+        size_t off = head;
+        off += (32 - ((uintptr_t)(b + off) & 31)) & 31;
+        memset(b + head, 0, off - head);
+        h.nodes_at = (uint32_t)off;
+        off += ALIGN8(nodes_len);
+        h.terms_at = (uint32_t)off;
+        off += ALIGN8(terms_len);
+        h.text_at = (uint32_t)off;
+        memcpy(b + off, text, text_len);
+        memset(b + off + text_len, 0, ALIGN8(text_len + 1) - text_len);
+        off += ALIGN8(text_len + 1);
+        h.rules_at = (uint32_t)off;
+        if (rules_len) memcpy(b + off, rules, rules_len);
+        off += ALIGN8(rules_len);
+        memset(b + off, 0, total - off);
+        h.bytes = total;
+        if (google)
+            lay_out(tree, items, cands, text, stack, (trie_node *)(void *)(b + h.nodes_at),
+                    b + h.terms_at);
+        memcpy(b, &h, sizeof h);
+        *out = (rs_matcher *)(void *)b;
     }
-    /* the builder's buffers and header: pack() copied what it keeps into one allocation */
-    rs_buf_free(&rules);
-    rs_buf_free(&text);
-    rs_buf_free(&tb.nodes);
-    rs_buf_free(&tb.terms);
-    rs_free(m);
+    if (scratch != scratch_stack) rs_free(scratch);
+    if (selected != sel_stack) rs_free(selected);
     return st;
 }
 

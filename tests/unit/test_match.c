@@ -269,7 +269,7 @@ static int naive_matches(const char *path, size_t plen, const char *pat, size_t 
     return 1;
 }
 
-typedef struct { int allow; char pat[24]; } rnd_rule;
+typedef struct { int allow; char pat[48]; } rnd_rule;
 
 /* SPEC 2.4.17-20: best allow and best disallow by (priority desc, line asc). */
 static void naive_verdict(const rnd_rule *r, size_t n, const char *path, size_t plen, int *dis, unsigned *line)
@@ -285,7 +285,7 @@ static void naive_verdict(const rnd_rule *r, size_t n, const char *path, size_t 
             const char *slash = NULL;
             for (size_t k = len; k > 0; k--) if (p[k - 1] == '/') { slash = p + k - 1; break; }
             if (slash && len - (size_t)(slash - p) >= 10 && memcmp(slash, "/index.htm", 10) == 0) {
-                char cut[32];
+                char cut[64];
                 const size_t c = (size_t)(slash - p) + 1;
                 memcpy(cut, p, c);
                 cut[c] = '$';
@@ -346,6 +346,57 @@ Test(match, compat_random_rules_match_naive_reference)
             cr_assert(v.disallowed == dis && v.line == line,
                       "path '%.*s': got disallowed=%d line %u, want %d line %u; rules:\n%s",
                       (int)pl, path, v.disallowed, v.line, dis, line, body);
+        }
+        rs_matcher_free(m);
+    }
+}
+
+Test(match, compat_long_shared_prefixes_match_naive_reference)
+{
+    /* Compilation sorts the patterns on 7-byte chunks and builds the trie from
+     * the sorted order: prefixes sharing 0..30 bytes (ending before, at and
+     * after chunk boundaries), equal prefixes with different lengths and lines,
+     * and files of 400 rules (the compiler's scratch outgrows its stack block). */
+    static const char BASE[] = "/catalog/product/view/id/123/x"; /* 30 bytes */
+    static const char TAIL[] = "ab/*$.";
+    unsigned seed = 777;
+    static char body[32768];
+    char path[64];
+    static rnd_rule rules[400];
+    for (int round = 0; round < 60; round++) {
+        const size_t n = round % 3 == 0 ? 400 : 1 + (size_t)rand_r(&seed) % 40;
+        size_t at = (size_t)snprintf(body, sizeof body, "User-agent: *\n");
+        for (size_t i = 0; i < n; i++) {
+            rnd_rule *r = &rules[i];
+            r->allow = rand_r(&seed) % 2;
+            const size_t keep = 1 + (size_t)rand_r(&seed) % 30;
+            memcpy(r->pat, BASE, keep);
+            const size_t extra = (size_t)rand_r(&seed) % 6;
+            for (size_t k = 0; k < extra; k++) r->pat[keep + k] = TAIL[(size_t)rand_r(&seed) % 6];
+            r->pat[keep + extra] = '\0';
+            if (i && rand_r(&seed) % 6 == 0) strcpy(r->pat, rules[rand_r(&seed) % i].pat); /* duplicates */
+            at += (size_t)snprintf(body + at, sizeof body - at, "%s: %s\n", r->allow ? "Allow" : "Disallow", r->pat);
+        }
+        cr_assert(at < sizeof body - 1);
+        rs_ruleset *rs = NULL;
+        rs_matcher *m = NULL;
+        cr_assert_eq(rs_ruleset_parse(body, at, &rs), RS_OK);
+        cr_assert_eq(rs_matcher_create(rs, "Googlebot", 9, RS_SEMANTICS_GOOGLE, &m), RS_OK);
+        rs_ruleset_free(rs);
+        for (int q = 0; q < 60; q++) {
+            const size_t keep = 1 + (size_t)rand_r(&seed) % 30;
+            const size_t extra = (size_t)rand_r(&seed) % 8;
+            memcpy(path, BASE, keep);
+            for (size_t k = 0; k < extra; k++) path[keep + k] = "ab/.$"[(size_t)rand_r(&seed) % 5];
+            const size_t pl = keep + extra;
+            rs_verdict v;
+            rs_matcher_match(m, path, pl, &v);
+            int dis;
+            unsigned line;
+            naive_verdict(rules, n, path, pl, &dis, &line);
+            cr_assert(v.disallowed == dis && v.line == line,
+                      "path '%.*s': got disallowed=%d line %u, want %d line %u (round %d)",
+                      (int)pl, path, v.disallowed, v.line, dis, line, round);
         }
         rs_matcher_free(m);
     }
