@@ -593,6 +593,9 @@ static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result
     return RS_OK;
 }
 
+/* Output bytes written at a time while a block is decided (pipeline_flush). */
+#define STREAM_PIECE ((size_t)256 << 10)
+
 /*
  * Decides @block: its line i is input line @line_nos[i] (NULL: numbered by
  * the block). With @ends (partitioned runs), after line i ends[2i] and
@@ -641,7 +644,12 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         }
         return RS_OK;
     }
+    /* -j 1: the records go out in pieces while the block is decided, so the output buffer
+     * stays in cache (a block's output is tens of MB); not with --verbose, whose notes on
+     * stderr come before the block's records */
+    const int stream = res->stream != NULL && !job->opts->verbose;
     for (size_t i = 0; i < n; i++) {
+        if (stream && res->out.len >= STREAM_PIECE) pipeline_flush(res);
         rs_scan_record rec;
         rs_scan_get(w->sc, i, 0, &rec);
         const rs_scan_record *r = &rec;
