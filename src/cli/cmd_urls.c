@@ -425,13 +425,47 @@ static rs_status rec_render(const urls_job *job, worker_state *w, const rs_scan_
     return RS_OK;
 }
 
+/* The key of record @r in the cache (k2 is never 0). */
+static inline void rec_key(const rs_scan_record *r, uint64_t *k1, uint64_t *k2)
+{
+    *k1 = (uint64_t)r->site << 32 | (uint32_t)r->rule;
+    *k2 = (uint64_t)r->line | (uint64_t)r->agent << 32 | (uint64_t)r->disallowed << 48
+          | (uint64_t)r->reason << 52 | (uint64_t)1 << 63;
+}
+
+/*
+ * Prefetching for a record met later (the cache is probed in input order, its table and
+ * texts spread over tens of MB): stage 0 fetches the key's first table slot, stage 1
+ * (once that is in) probes the table and fetches the entry's text. Hints only.
+ */
+static inline void rec_prefetch(const rec_cache *c, const rs_scan_record *r, int stage)
+{
+    if (c->cap == 0 || r->kind != RS_SCAN_URL || r->site == UINT32_MAX) return;
+    uint64_t k1, k2;
+    rec_key(r, &k1, &k2);
+    size_t i = rec_hash(k1, k2) & (c->cap - 1);
+    if (stage == 0) {
+        __builtin_prefetch(&c->tab[i]);
+        return;
+    }
+    for (;; i = (i + 1) & (c->cap - 1)) {
+        const rec_entry *e = &c->tab[i];
+        if (e->k1 == k1 && e->k2 == k2) {
+            const char *t = c->text.ptr + e->off;
+            __builtin_prefetch(t);
+            __builtin_prefetch(t + e->len - 1);
+            return;
+        }
+        if (e->k2 == 0) return;
+    }
+}
+
 /* The cache entry of record @r (rendered if new); NULL when out of memory. */
 static const rec_entry *rec_find(const urls_job *job, worker_state *w, const rs_scan_record *r, rs_str agent)
 {
     rec_cache *c = &w->recs;
-    const uint64_t k1 = (uint64_t)r->site << 32 | (uint32_t)r->rule;
-    const uint64_t k2 = (uint64_t)r->line | (uint64_t)r->agent << 32 | (uint64_t)r->disallowed << 48
-                        | (uint64_t)r->reason << 52 | (uint64_t)1 << 63;
+    uint64_t k1, k2;
+    rec_key(r, &k1, &k2);
     if (c->cap) {
         for (size_t i = rec_hash(k1, k2) & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
             const rec_entry *e = &c->tab[i];
@@ -595,6 +629,8 @@ static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result
 
 /* Output bytes written at a time while a block is decided (pipeline_flush). */
 #define STREAM_PIECE ((size_t)256 << 10)
+/* Lines between fetching a record's cache entry and using it (a power of two). */
+#define AHEAD 16
 
 /*
  * Decides @block: its line i is input line @line_nos[i] (NULL: numbered by
@@ -648,10 +684,29 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
      * stays in cache (a block's output is tens of MB); not with --verbose, whose notes on
      * stderr come before the block's records */
     const int stream = res->stream != NULL && !job->opts->verbose;
+    /* Records of the cache formats are fetched AHEAD lines early (agent 0), and their
+     * cache entries prefetched: the table slot AHEAD lines early, the text AHEAD/2. */
+    const int ahead = job->opts->format != RS_FORMAT_TEXT && (job->print[0] || job->print[1]);
+    rs_scan_record ring[AHEAD];
+    if (ahead)
+        for (size_t j = 0; j < AHEAD && j < n; j++) {
+            rs_scan_get(w->sc, j, 0, &ring[j]);
+            rec_prefetch(&w->recs, &ring[j], 0);
+        }
     for (size_t i = 0; i < n; i++) {
         if (stream && res->out.len >= STREAM_PIECE) pipeline_flush(res);
         rs_scan_record rec;
-        rs_scan_get(w->sc, i, 0, &rec);
+        if (ahead) {
+            rs_scan_record *slot = &ring[i % AHEAD];
+            rec = *slot;
+            if (i + AHEAD < n) {
+                rs_scan_get(w->sc, i + AHEAD, 0, slot);
+                rec_prefetch(&w->recs, slot, 0);
+            }
+            if (i + AHEAD / 2 < n) rec_prefetch(&w->recs, &ring[(i + AHEAD / 2) % AHEAD], 1);
+        } else {
+            rs_scan_get(w->sc, i, 0, &rec);
+        }
         const rs_scan_record *r = &rec;
         if (line_nos) rec.line_no = line_nos[i];
         if (ends && i) {
