@@ -135,6 +135,7 @@ typedef struct {
 typedef struct {
     rec_entry *tab;
     size_t cap, n;            /* cap: a power of two (0: none yet) */
+    uint64_t gen;             /* counts clears and resizes (entries found before are stale) */
     rs_outbuf text;           /* the renderings, back to back */
     /* TSV: "\t" origin "\t" agent "\t" escaped, per (site, agent) (index site * agents +
      * agent), copied into each rendering of the site's keys */
@@ -151,6 +152,7 @@ static void rec_cache_clear(rec_cache *c)
 {
     if (c->tab) memset(c->tab, 0, c->cap * sizeof *c->tab);
     c->n = 0;
+    c->gen++;
     c->text.len = 0;
     if (c->prefix) memset(c->prefix, 0, c->prefix_cap * sizeof *c->prefix);
     c->prefix_text.len = 0;
@@ -202,6 +204,7 @@ static rs_status rec_cache_resize(rec_cache *c, size_t cap)
     free(c->tab);
     c->tab = t;
     c->cap = cap;
+    c->gen++;
     return RS_OK;
 }
 
@@ -451,26 +454,41 @@ static inline void rec_key(const rs_scan_record *r, uint64_t *k1, uint64_t *k2)
 }
 
 /*
- * Prefetching for a record met later (the cache is probed in input order, its table and
- * texts spread over tens of MB): stage 0 fetches the key's first table slot, stage 1
- * (once that is in) probes the table and fetches the entry's text. Hints only.
+ * A record fetched ahead of its turn (the cache is probed in input order, its table and
+ * texts spread over tens of MB): when fetched, its key's first table slot is prefetched
+ * (ahead_fetch); once that is in, the table is probed and the entry's text prefetched
+ * (ahead_probe), the entry kept for emit_cached while the table is unchanged (gen).
  */
-static inline void rec_prefetch(const rec_cache *c, const rs_scan_record *r, int stage)
+typedef struct {
+    rs_scan_record rec;
+    uint64_t k1, k2, hash;
+    const rec_entry *e;       /* NULL: not cached (yet), or not probed */
+    uint64_t gen;             /* rec_cache.gen when e was found */
+    int cacheable;
+} ahead_rec;
+
+static inline void ahead_fetch(const rs_scanner *sc, const rec_cache *c, size_t i, ahead_rec *a)
 {
-    if (c->cap == 0 || r->kind != RS_SCAN_URL || r->site == UINT32_MAX) return;
-    uint64_t k1, k2;
-    rec_key(r, &k1, &k2);
-    size_t i = rec_hash(k1, k2) & (c->cap - 1);
-    if (stage == 0) {
-        __builtin_prefetch(&c->tab[i]);
-        return;
-    }
-    for (;; i = (i + 1) & (c->cap - 1)) {
+    rs_scan_get(sc, i, 0, &a->rec);
+    a->e = NULL;
+    a->cacheable = a->rec.kind == RS_SCAN_URL && a->rec.site != UINT32_MAX;
+    if (!a->cacheable) return;
+    rec_key(&a->rec, &a->k1, &a->k2);
+    a->hash = rec_hash(a->k1, a->k2);
+    if (c->cap) __builtin_prefetch(&c->tab[a->hash & (c->cap - 1)]);
+}
+
+static inline void ahead_probe(const rec_cache *c, ahead_rec *a)
+{
+    if (!a->cacheable || c->cap == 0) return;
+    for (size_t i = a->hash & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
         const rec_entry *e = &c->tab[i];
-        if (e->k1 == k1 && e->k2 == k2) {
+        if (e->k1 == a->k1 && e->k2 == a->k2) {
             const char *t = c->text.ptr + e->off;
             __builtin_prefetch(t);
             __builtin_prefetch(t + e->len - 1);
+            a->e = e;
+            a->gen = c->gen;
             return;
         }
         if (e->k2 == 0) return;
@@ -532,9 +550,9 @@ static inline int url_verbatim(const urls_job *job, worker_state *w, rs_str url)
 
 /* Record @r in TSV, CSV or JSONL: the URL, then its cached rest. */
 static rs_status emit_cached(const urls_job *job, worker_state *w, pipeline_result *res,
-                             const rs_scan_record *r, rs_str agent)
+                             const rs_scan_record *r, rs_str agent, const ahead_rec *a)
 {
-    const rec_entry *e = rec_find(job, w, r, agent);
+    const rec_entry *e = a && a->e && a->gen == w->recs.gen ? a->e : rec_find(job, w, r, agent);
     if (e == NULL) return RS_ERR_NOMEM;
     const char *head;
     const size_t head_len = rec_head(job->opts->format, &head);
@@ -559,8 +577,9 @@ static rs_status emit_cached(const urls_job *job, worker_state *w, pipeline_resu
     return RS_OK;
 }
 
-/* Counts, tallies and formats one decided URL. */
-static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r)
+/* Counts, tallies and formats one decided URL (@a: its cache entry when fetched ahead, or NULL). */
+static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r,
+                      const ahead_rec *a)
 {
     const rs_str agent = { job->agents[r->agent], job->agent_lens[r->agent] };
     res->counts.urls++;
@@ -609,7 +628,7 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
     }
     const size_t start = res->out.len;
     if (r->site != UINT32_MAX) {
-        CLI_TRY(emit_cached(job, w, res, r, agent));
+        CLI_TRY(emit_cached(job, w, res, r, agent, a));
         return job->opts->input_line ? cli_input_line_put(&res->out, start, job->opts->format, r->line_no) : RS_OK;
     }
     const rs_field fields[N_COLUMNS] = {
@@ -707,31 +726,26 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
      * stays in cache (a block's output is tens of MB); not with --verbose, whose notes on
      * stderr come before the block's records */
     const int stream = res->stream != NULL && !job->opts->verbose;
-    /* Records of the cache formats are fetched AHEAD lines early (agent 0), and their
-     * cache entries prefetched: the table slot AHEAD lines early, the text AHEAD/2. */
+    /* Records of the cache formats are fetched AHEAD - 1 lines early (agent 0), their
+     * cache entries probed AHEAD / 2 lines early (ahead_rec). */
     const int ahead = job->opts->format != RS_FORMAT_TEXT && (job->print[0] || job->print[1]);
-    rs_scan_record ring[AHEAD];
+    ahead_rec ring[AHEAD], here;
     if (ahead)
-        for (size_t j = 0; j < AHEAD && j < n; j++) {
-            rs_scan_get(w->sc, j, 0, &ring[j]);
-            rec_prefetch(&w->recs, &ring[j], 0);
-        }
+        for (size_t j = 0; j < AHEAD - 1 && j < n; j++) ahead_fetch(w->sc, &w->recs, j, &ring[j]);
     for (size_t i = 0; i < n; i++) {
         if (stream && res->out.len >= STREAM_PIECE) pipeline_flush(res);
-        rs_scan_record rec;
+        ahead_rec *a = &here;       /* line i: ring[i % AHEAD], else here.rec */
         if (ahead) {
-            rs_scan_record *slot = &ring[i % AHEAD];
-            rec = *slot;
-            if (i + AHEAD < n) {
-                rs_scan_get(w->sc, i + AHEAD, 0, slot);
-                rec_prefetch(&w->recs, slot, 0);
-            }
-            if (i + AHEAD / 2 < n) rec_prefetch(&w->recs, &ring[(i + AHEAD / 2) % AHEAD], 1);
+            /* the slot of line i - 1 takes line i + AHEAD - 1 */
+            if (i + AHEAD - 1 < n) ahead_fetch(w->sc, &w->recs, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
+            if (i + AHEAD / 2 < n) ahead_probe(&w->recs, &ring[(i + AHEAD / 2) % AHEAD]);
+            a = &ring[i % AHEAD];
         } else {
-            rs_scan_get(w->sc, i, 0, &rec);
+            rs_scan_get(w->sc, i, 0, &here.rec);
+            here.e = NULL;
         }
-        const rs_scan_record *r = &rec;
-        if (line_nos) rec.line_no = line_nos[i];
+        rs_scan_record *const r = &a->rec;
+        if (line_nos) r->line_no = line_nos[i];
         if (ends && i) {
             ends[2 * i - 2] = res->out.len;
             ends[2 * i - 1] = res->diag.len;
@@ -740,12 +754,12 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         case RS_SCAN_URL:
         case RS_SCAN_SKIPPED:
             /* one record per agent, in the order the agents were given */
-            for (int a = 0; a < job->n_agents; a++) {
-                if (a) {
-                    rs_scan_get(w->sc, i, (size_t)a, &rec);
-                    if (line_nos) rec.line_no = line_nos[i];
+            for (int ag = 0; ag < job->n_agents; ag++) {
+                if (ag) {
+                    rs_scan_get(w->sc, i, (size_t)ag, r);
+                    if (line_nos) r->line_no = line_nos[i];
                 }
-                if (r->kind == RS_SCAN_URL) CLI_TRY(emit(job, w, res, r));
+                if (r->kind == RS_SCAN_URL) CLI_TRY(emit(job, w, res, r, ag ? NULL : a));
                 else res->counts.skipped++;
             }
             break;
