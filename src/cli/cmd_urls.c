@@ -217,9 +217,10 @@ typedef struct {
     const rs_matcher *rule_matcher; /* rule_text holds rule rule_index of this matcher */
     int32_t rule_index;
     rec_cache recs;           /* records rendered but for the URL (TSV, CSV, JSONL) */
-    /* The block being processed, searched ahead for job->url_special: from
-     * block_from on, the first such byte is at special (block_end: none). */
+    /* The block being processed, searched ahead for job->url_special: the bytes from
+     * block_from to special hold none, and special is one when special_found. */
     const char *block_lo, *block_end, *block_from, *special;
+    int special_found;
 } worker_state;
 
 static void worker_state_free(void *p)
@@ -531,21 +532,31 @@ static const rec_entry *rec_find(const urls_job *job, worker_state *w, const rs_
     return &c->tab[i];
 }
 
+/* Bytes of the block searched ahead at a time for url_verbatim: the URLs copied after the
+ * search find them in cache (a search to the block's end read tens of MB at once). */
+#define SPECIAL_WINDOW ((size_t)64 << 10)
+
 /*
  * Nonzero when @url is written as it is (no byte of job->url_special in it).
  * URLs are slices of the block, met in input order: the block is searched
- * ahead once (rs_simd_find_any) rather than each URL apart, and a URL ending
- * before the next special byte is known clean.
+ * ahead (rs_simd_find_any, SPECIAL_WINDOW at a time) rather than each URL
+ * apart, and a URL ending before the next special byte is known clean.
  */
 static inline int url_verbatim(const urls_job *job, worker_state *w, rs_str url)
 {
     if (!job->url_verbatim) return 0;
-    assert(url.ptr >= w->block_lo && url.ptr + url.len <= w->block_end); /* rs_scan_record.url */
-    if (url.ptr < w->block_from || w->special < url.ptr) { /* searched from an earlier point: again */
+    const char *const end = url.ptr + url.len;
+    assert(url.ptr >= w->block_lo && end <= w->block_end); /* rs_scan_record.url */
+    /* searched from an earlier point, or not as far as the URL's end: again */
+    if (url.ptr < w->block_from || w->special < url.ptr || (w->special < end && !w->special_found)) {
+        size_t lim = (size_t)(w->block_end - url.ptr);
+        if (lim > SPECIAL_WINDOW && url.len < SPECIAL_WINDOW) lim = SPECIAL_WINDOW;
+        const size_t off = rs_simd_find_any(url.ptr, lim, &job->url_special);
         w->block_from = url.ptr;
-        w->special = url.ptr + rs_simd_find_any(url.ptr, (size_t)(w->block_end - url.ptr), &job->url_special);
+        w->special = url.ptr + off;
+        w->special_found = off < lim;
     }
-    return w->special >= url.ptr + url.len;
+    return w->special >= end;
 }
 
 /* Record @r in TSV, CSV or JSONL: the URL, then its cached rest. */
@@ -704,6 +715,7 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
     }
     res->counts.lines += n;
     w->block_lo = w->block_from = w->special = block->ptr;
+    w->special_found = 0;
     w->block_end = block->ptr + block->len;
     if (job->opts->quiet && !job->want_tallies && line_nos == NULL && ends == NULL) {
         /* Only counts: the block's totals, and the records of the lines to report. */
