@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,6 +135,7 @@ typedef struct {
 typedef struct {
     rec_entry *tab;
     size_t cap, n;            /* cap: a power of two (0: none yet) */
+    uint64_t gen;             /* counts clears and resizes (entries found before are stale) */
     rs_outbuf text;           /* the renderings, back to back */
     /* TSV: "\t" origin "\t" agent "\t" escaped, per (site, agent) (index site * agents +
      * agent), copied into each rendering of the site's keys */
@@ -150,6 +152,7 @@ static void rec_cache_clear(rec_cache *c)
 {
     if (c->tab) memset(c->tab, 0, c->cap * sizeof *c->tab);
     c->n = 0;
+    c->gen++;
     c->text.len = 0;
     if (c->prefix) memset(c->prefix, 0, c->prefix_cap * sizeof *c->prefix);
     c->prefix_text.len = 0;
@@ -170,10 +173,26 @@ static inline size_t rec_hash(uint64_t k1, uint64_t k2)
     return (size_t)(h ^ h >> 29);
 }
 
+/* @bytes (zeroed when @zero): at 2 MiB and more aligned to 2 MiB, with transparent huge pages asked
+ * for (the cache is probed at random over tens of MB: a TLB miss a probe on 4 KiB pages).
+ * Freed with free(). */
+static void *rec_alloc(size_t bytes, int zero)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (bytes < huge) return zero ? calloc(1, bytes) : malloc(bytes);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, bytes) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE); /* a hint: failure is harmless */
+#endif
+    if (zero) memset(p, 0, bytes);
+    return p;
+}
+
 /* A table of @cap slots holding the entries of @c. */
 static rs_status rec_cache_resize(rec_cache *c, size_t cap)
 {
-    rec_entry *t = calloc(cap, sizeof *t);
+    rec_entry *t = rec_alloc(cap * sizeof *t, 1);
     if (t == NULL) return RS_ERR_NOMEM;
     for (size_t i = 0; i < c->cap; i++) {
         const rec_entry *e = &c->tab[i];
@@ -185,6 +204,7 @@ static rs_status rec_cache_resize(rec_cache *c, size_t cap)
     free(c->tab);
     c->tab = t;
     c->cap = cap;
+    c->gen++;
     return RS_OK;
 }
 
@@ -197,9 +217,10 @@ typedef struct {
     const rs_matcher *rule_matcher; /* rule_text holds rule rule_index of this matcher */
     int32_t rule_index;
     rec_cache recs;           /* records rendered but for the URL (TSV, CSV, JSONL) */
-    /* The block being processed, searched ahead for job->url_special: from
-     * block_from on, the first such byte is at special (block_end: none). */
+    /* The block being processed, searched ahead for job->url_special: the bytes from
+     * block_from to special hold none, and special is one when special_found. */
     const char *block_lo, *block_end, *block_from, *special;
+    int special_found;
 } worker_state;
 
 static void worker_state_free(void *p)
@@ -425,19 +446,74 @@ static rs_status rec_render(const urls_job *job, worker_state *w, const rs_scan_
     return RS_OK;
 }
 
+/* The key of record @r in the cache (k2 is never 0). */
+static inline void rec_key(const rs_scan_record *r, uint64_t *k1, uint64_t *k2)
+{
+    *k1 = (uint64_t)r->site << 32 | (uint32_t)r->rule;
+    *k2 = (uint64_t)r->line | (uint64_t)r->agent << 32 | (uint64_t)r->disallowed << 48
+          | (uint64_t)r->reason << 52 | (uint64_t)1 << 63;
+}
+
+/*
+ * A record fetched ahead of its turn (the cache is probed in input order, its table and
+ * texts spread over tens of MB): when fetched, its key's first table slot is prefetched
+ * (ahead_fetch); once that is in, the table is probed and the entry's text prefetched
+ * (ahead_probe), the entry kept for emit_cached while the table is unchanged (gen).
+ */
+typedef struct {
+    rs_scan_record rec;
+    uint64_t k1, k2, hash;
+    const rec_entry *e;       /* NULL: not cached (yet), or not probed */
+    uint64_t gen;             /* rec_cache.gen when e was found */
+    int cacheable;
+} ahead_rec;
+
+static inline void ahead_fetch(const rs_scanner *sc, const rec_cache *c, size_t i, ahead_rec *a)
+{
+    rs_scan_get(sc, i, 0, &a->rec);
+    a->e = NULL;
+    a->cacheable = a->rec.kind == RS_SCAN_URL && a->rec.site != UINT32_MAX;
+    if (!a->cacheable) return;
+    rec_key(&a->rec, &a->k1, &a->k2);
+    a->hash = rec_hash(a->k1, a->k2);
+    if (c->cap) __builtin_prefetch(&c->tab[a->hash & (c->cap - 1)]);
+}
+
+static inline void ahead_probe(const rec_cache *c, ahead_rec *a)
+{
+    if (!a->cacheable || c->cap == 0) return;
+    for (size_t i = a->hash & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
+        const rec_entry *e = &c->tab[i];
+        if (e->k1 == a->k1 && e->k2 == a->k2) {
+            const char *t = c->text.ptr + e->off;
+            __builtin_prefetch(t);
+            __builtin_prefetch(t + e->len - 1);
+            a->e = e;
+            a->gen = c->gen;
+            return;
+        }
+        if (e->k2 == 0) return;
+    }
+}
+
 /* The cache entry of record @r (rendered if new); NULL when out of memory. */
 static const rec_entry *rec_find(const urls_job *job, worker_state *w, const rs_scan_record *r, rs_str agent)
 {
     rec_cache *c = &w->recs;
-    const uint64_t k1 = (uint64_t)r->site << 32 | (uint32_t)r->rule;
-    const uint64_t k2 = (uint64_t)r->line | (uint64_t)r->agent << 32 | (uint64_t)r->disallowed << 48
-                        | (uint64_t)r->reason << 52 | (uint64_t)1 << 63;
+    uint64_t k1, k2;
+    rec_key(r, &k1, &k2);
     if (c->cap) {
         for (size_t i = rec_hash(k1, k2) & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
             const rec_entry *e = &c->tab[i];
             if (e->k1 == k1 && e->k2 == k2) return e;
             if (e->k2 == 0) break;
         }
+    }
+    if (c->text.ptr == NULL) { /* the texts' whole room at once, on huge pages */
+        const size_t cap = job->rec_max_text + ((size_t)64 << 10);
+        c->text.ptr = rec_alloc(cap, 0);
+        if (c->text.ptr == NULL) return NULL;
+        c->text.cap = cap;
     }
     /* a new key: room for it first (the table at most half full), then its rendering */
     if (c->n >= job->rec_max_entries || c->text.len + c->prefix_text.len >= job->rec_max_text)
@@ -456,28 +532,38 @@ static const rec_entry *rec_find(const urls_job *job, worker_state *w, const rs_
     return &c->tab[i];
 }
 
+/* Bytes of the block searched ahead at a time for url_verbatim: the URLs copied after the
+ * search find them in cache (a search to the block's end read tens of MB at once). */
+#define SPECIAL_WINDOW ((size_t)64 << 10)
+
 /*
  * Nonzero when @url is written as it is (no byte of job->url_special in it).
  * URLs are slices of the block, met in input order: the block is searched
- * ahead once (rs_simd_find_any) rather than each URL apart, and a URL ending
- * before the next special byte is known clean.
+ * ahead (rs_simd_find_any, SPECIAL_WINDOW at a time) rather than each URL
+ * apart, and a URL ending before the next special byte is known clean.
  */
 static inline int url_verbatim(const urls_job *job, worker_state *w, rs_str url)
 {
     if (!job->url_verbatim) return 0;
-    assert(url.ptr >= w->block_lo && url.ptr + url.len <= w->block_end); /* rs_scan_record.url */
-    if (url.ptr < w->block_from || w->special < url.ptr) { /* searched from an earlier point: again */
+    const char *const end = url.ptr + url.len;
+    assert(url.ptr >= w->block_lo && end <= w->block_end); /* rs_scan_record.url */
+    /* searched from an earlier point, or not as far as the URL's end: again */
+    if (url.ptr < w->block_from || w->special < url.ptr || (w->special < end && !w->special_found)) {
+        size_t lim = (size_t)(w->block_end - url.ptr);
+        if (lim > SPECIAL_WINDOW && url.len < SPECIAL_WINDOW) lim = SPECIAL_WINDOW;
+        const size_t off = rs_simd_find_any(url.ptr, lim, &job->url_special);
         w->block_from = url.ptr;
-        w->special = url.ptr + rs_simd_find_any(url.ptr, (size_t)(w->block_end - url.ptr), &job->url_special);
+        w->special = url.ptr + off;
+        w->special_found = off < lim;
     }
-    return w->special >= url.ptr + url.len;
+    return w->special >= end;
 }
 
 /* Record @r in TSV, CSV or JSONL: the URL, then its cached rest. */
 static rs_status emit_cached(const urls_job *job, worker_state *w, pipeline_result *res,
-                             const rs_scan_record *r, rs_str agent)
+                             const rs_scan_record *r, rs_str agent, const ahead_rec *a)
 {
-    const rec_entry *e = rec_find(job, w, r, agent);
+    const rec_entry *e = a && a->e && a->gen == w->recs.gen ? a->e : rec_find(job, w, r, agent);
     if (e == NULL) return RS_ERR_NOMEM;
     const char *head;
     const size_t head_len = rec_head(job->opts->format, &head);
@@ -502,8 +588,9 @@ static rs_status emit_cached(const urls_job *job, worker_state *w, pipeline_resu
     return RS_OK;
 }
 
-/* Counts, tallies and formats one decided URL. */
-static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r)
+/* Counts, tallies and formats one decided URL (@a: its cache entry when fetched ahead, or NULL). */
+static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r,
+                      const ahead_rec *a)
 {
     const rs_str agent = { job->agents[r->agent], job->agent_lens[r->agent] };
     res->counts.urls++;
@@ -552,7 +639,7 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
     }
     const size_t start = res->out.len;
     if (r->site != UINT32_MAX) {
-        CLI_TRY(emit_cached(job, w, res, r, agent));
+        CLI_TRY(emit_cached(job, w, res, r, agent, a));
         return job->opts->input_line ? cli_input_line_put(&res->out, start, job->opts->format, r->line_no) : RS_OK;
     }
     const rs_field fields[N_COLUMNS] = {
@@ -593,6 +680,11 @@ static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result
     return RS_OK;
 }
 
+/* Output bytes written at a time while a block is decided (pipeline_flush). */
+#define STREAM_PIECE ((size_t)256 << 10)
+/* Lines between fetching a record's cache entry and using it (a power of two). */
+#define AHEAD 16
+
 /*
  * Decides @block: its line i is input line @line_nos[i] (NULL: numbered by
  * the block). With @ends (partitioned runs), after line i ends[2i] and
@@ -623,6 +715,7 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
     }
     res->counts.lines += n;
     w->block_lo = w->block_from = w->special = block->ptr;
+    w->special_found = 0;
     w->block_end = block->ptr + block->len;
     if (job->opts->quiet && !job->want_tallies && line_nos == NULL && ends == NULL) {
         /* Only counts: the block's totals, and the records of the lines to report. */
@@ -641,11 +734,30 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         }
         return RS_OK;
     }
+    /* -j 1: the records go out in pieces while the block is decided, so the output buffer
+     * stays in cache (a block's output is tens of MB); not with --verbose, whose notes on
+     * stderr come before the block's records */
+    const int stream = res->stream != NULL && !job->opts->verbose;
+    /* Records of the cache formats are fetched AHEAD - 1 lines early (agent 0), their
+     * cache entries probed AHEAD / 2 lines early (ahead_rec). */
+    const int ahead = job->opts->format != RS_FORMAT_TEXT && (job->print[0] || job->print[1]);
+    ahead_rec ring[AHEAD], here;
+    if (ahead)
+        for (size_t j = 0; j < AHEAD - 1 && j < n; j++) ahead_fetch(w->sc, &w->recs, j, &ring[j]);
     for (size_t i = 0; i < n; i++) {
-        rs_scan_record rec;
-        rs_scan_get(w->sc, i, 0, &rec);
-        const rs_scan_record *r = &rec;
-        if (line_nos) rec.line_no = line_nos[i];
+        if (stream && res->out.len >= STREAM_PIECE) pipeline_flush(res);
+        ahead_rec *a = &here;       /* line i: ring[i % AHEAD], else here.rec */
+        if (ahead) {
+            /* the slot of line i - 1 takes line i + AHEAD - 1 */
+            if (i + AHEAD - 1 < n) ahead_fetch(w->sc, &w->recs, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
+            if (i + AHEAD / 2 < n) ahead_probe(&w->recs, &ring[(i + AHEAD / 2) % AHEAD]);
+            a = &ring[i % AHEAD];
+        } else {
+            rs_scan_get(w->sc, i, 0, &here.rec);
+            here.e = NULL;
+        }
+        rs_scan_record *const r = &a->rec;
+        if (line_nos) r->line_no = line_nos[i];
         if (ends && i) {
             ends[2 * i - 2] = res->out.len;
             ends[2 * i - 1] = res->diag.len;
@@ -654,12 +766,12 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         case RS_SCAN_URL:
         case RS_SCAN_SKIPPED:
             /* one record per agent, in the order the agents were given */
-            for (int a = 0; a < job->n_agents; a++) {
-                if (a) {
-                    rs_scan_get(w->sc, i, (size_t)a, &rec);
-                    if (line_nos) rec.line_no = line_nos[i];
+            for (int ag = 0; ag < job->n_agents; ag++) {
+                if (ag) {
+                    rs_scan_get(w->sc, i, (size_t)ag, r);
+                    if (line_nos) r->line_no = line_nos[i];
                 }
-                if (r->kind == RS_SCAN_URL) CLI_TRY(emit(job, w, res, r));
+                if (r->kind == RS_SCAN_URL) CLI_TRY(emit(job, w, res, r, ag ? NULL : a));
                 else res->counts.skipped++;
             }
             break;

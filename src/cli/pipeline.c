@@ -46,6 +46,7 @@ struct pipeline_impl {
     pipeline_totals totals;
     int merged;
     int header_written;
+    int stream_failed;              /* a pipeline_flush write failed */
     double last_progress;
     double started;
 };
@@ -75,6 +76,25 @@ void pipeline_fail(pipeline_result *res, rs_status st, const char *fmt, ...)
     va_end(ap);
 }
 
+static int write_header(pipeline_impl *p)
+{
+    if (p->header_written || !p->cfg.write_header) return 0;
+    p->header_written = 1;
+    return rs_format_header(cli_out(), p->cfg.format, p->cfg.columns, p->cfg.n_columns) == RS_OK ? 0 : 2;
+}
+
+void pipeline_flush(pipeline_result *res)
+{
+    pipeline_impl *p = res->stream;
+    if (p == NULL || res->diag.len || res->status != RS_OK || res->out.len == 0) return;
+    if (write_header(p) != 0 || cli_out_write(res->out.ptr, res->out.len) != 0) {
+        p->stream_failed = 1;
+        res->stream = NULL;
+        return;
+    }
+    res->out.len = 0;
+}
+
 static void result_reset(pipeline_result *res, const worker_ctx *w)
 {
     res->out.len = 0;
@@ -86,11 +106,14 @@ static void result_reset(pipeline_result *res, const worker_ctx *w)
     res->origins = w->origins;
     res->rules = w->rules;
     res->user = w->user;
+    res->stream = NULL;
 }
 
 static void run_slot(pipeline_impl *p, slot *s, worker_ctx *w)
 {
     result_reset(&s->res, w);
+    /* -j 1: this block is the next to write (the ring has one slot) */
+    if (p->n_threads == 0 && p->cfg.in_order == NULL && !p->stream_failed) s->res.stream = p;
     const rs_status st = p->cfg.process(p->cfg.ctx, w->state, &s->block, &s->res);
     if (st != RS_OK && s->res.status == RS_OK)
         pipeline_fail(&s->res, st, "%s", rs_status_str(st));
@@ -226,6 +249,8 @@ static void add_counts(pipeline_counts *to, const pipeline_counts *c)
 static int emit(pipeline_impl *p, slot *s)
 {
     pipeline_result *res = &s->res;
+    res->stream = NULL;
+    if (p->stream_failed) return -1; /* reported by pipeline_flush */
     if (res->diag.len) fwrite(res->diag.ptr, 1, res->diag.len, stderr);
     if (res->status != RS_OK) {
         cli_error("%s", res->errmsg);
@@ -257,10 +282,7 @@ static int ensure_buffers(pipeline_impl *p, const rs_reader *r)
 
 int pipeline_write_header(pipeline *pl)
 {
-    pipeline_impl *p = pl->impl;
-    if (p->header_written || !p->cfg.write_header) return 0;
-    p->header_written = 1;
-    return rs_format_header(cli_out(), p->cfg.format, p->cfg.columns, p->cfg.n_columns) == RS_OK ? 0 : 2;
+    return write_header(pl->impl);
 }
 
 int pipeline_run(pipeline *pl, const char *path)

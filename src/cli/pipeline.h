@@ -34,6 +34,10 @@ typedef struct {
     void *user;            /* this worker's command-specific accumulator */
     rs_status status;      /* a fatal failure: stops the run */
     char errmsg[512];
+    /* Non-NULL while process() runs on the calling thread (-j 1) for the block that is
+     * next to write, with no in_order hook: pipeline_flush may then write the block's
+     * records before it ends. Set by the pipeline only. */
+    struct pipeline_impl *stream;
 } pipeline_result;
 
 typedef struct {
@@ -94,6 +98,13 @@ void pipeline_free(pipeline *p);
 
 /* From process(): a diagnostic line for stderr, written in input order. */
 void pipeline_diag(pipeline_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* From process(): writes the records in res->out so far and empties it, when res->stream
+ * is set and the block has no diagnostics yet; else does nothing. Writing a large block's
+ * output in pieces of a few hundred KiB keeps the buffer in cache. A block's diagnostics
+ * otherwise reach stderr before its records: a command that may add some after a piece
+ * went out changes that order (cmd_urls does not call it with --verbose). A write error
+ * is reported here and fails the run when the block ends (later pieces are not written). */
+void pipeline_flush(pipeline_result *res);
 /* From process(): a fatal failure with its message. */
 void pipeline_fail(pipeline_result *res, rs_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
