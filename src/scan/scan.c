@@ -199,6 +199,7 @@ struct rs_scanner {
     size_t cap_nlbits;
     char origin_buf[RS_ORIGIN_MAX];
 
+    rs_scan_summary sum;        /* the current block's totals, counted as its records are made */
     rs_scan_stats stats;
     char errmsg[1024];
 };
@@ -289,19 +290,51 @@ static rs_status grow(void **p, size_t *cap, size_t need, size_t elem)
     return RS_OK;
 }
 
-/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the last one overlapping. */
+static inline uint64_t ld64(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the
+ * last ones overlapping, straight-line code for keys of 8 to 32 bytes. */
 static inline int same_key(const char *a, const char *b, size_t n)
 {
-    if (n < 8) return memcmp(a, b, n) == 0;
-    uint64_t x, y, diff = 0;
-    for (size_t i = 0; i + 8 < n; i += 8) {
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        diff |= x ^ y;
+    if (RS_LIKELY(n - 8 <= 24)) {
+        uint64_t d = (ld64(a) ^ ld64(b)) | (ld64(a + n - 8) ^ ld64(b + n - 8));
+        if (n > 16) d |= (ld64(a + 8) ^ ld64(b + 8)) | (ld64(a + n - 16) ^ ld64(b + n - 16));
+        return d == 0;
     }
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, b + n - 8, 8);
-    return (diff | (x ^ y)) == 0;
+    if (n < 8) return memcmp(a, b, n) == 0;
+    uint64_t diff = 0;
+    for (size_t i = 0; i + 8 < n; i += 8) diff |= ld64(a + i) ^ ld64(b + i);
+    return (diff | (ld64(a + n - 8) ^ ld64(b + n - 8))) == 0;
+}
+
+/* The 128-bit product of a and b, its halves xored (as XXH3 and wyhash mix). */
+static inline uint64_t mul_fold(uint64_t a, uint64_t b)
+{
+    const __uint128_t p = (__uint128_t)a * b;
+    return (uint64_t)p ^ (uint64_t)(p >> 64);
+}
+
+/*
+ * The hash of a raw key. Keys of 8 to 32 bytes (nearly all) take the words
+ * same_key compares, mixed in pairs by 128-bit products (XXH3's 17-128 byte
+ * step without its final avalanche: the table uses the low bits, which the
+ * fold already spreads); others XXH3. Only the table's spread depends on it:
+ * a key is found by same_key, never by its hash alone.
+ */
+static inline uint64_t key_hash(const char *p, size_t n)
+{
+    if (RS_LIKELY(n - 8 <= 24)) {
+        uint64_t h = mul_fold(ld64(p) ^ 0xbe4ba423396cfeb8ull, ld64(p + n - 8) ^ 0x1cad21f72c81017cull);
+        if (n > 16)
+            h ^= mul_fold(ld64(p + 8) ^ 0xdb979083e96dd4deull, ld64(p + n - 16) ^ 0x1f67b3b7a4a44072ull);
+        return h ^ (n * 0x9e3779b185ebca87ull) ^ (h >> 29);
+    }
+    return XXH3_64bits(p, n);
 }
 
 static inline int is_skippable(const char *p, size_t n)
@@ -312,8 +345,9 @@ static inline int is_skippable(const char *p, size_t n)
     return i == n || p[i] == '#';
 }
 
-/* The verdict of url[0, len) under @m (NULL: no-robots) with the site's reason. */
-static inline void decide(const rs_scanner *sc, verdict *v, const char *url, size_t len,
+/* The verdict of url[0, len) under @m (NULL: no-robots) with the site's reason,
+ * counted into the block's summary. */
+static inline void decide(rs_scanner *sc, verdict *v, const char *url, size_t len,
                           const rs_url_parts *parts, const rs_matcher *m, uint32_t site_reason)
 {
     if (m == NULL) { /* no-robots */
@@ -322,6 +356,12 @@ static inline void decide(const rs_scanner *sc, verdict *v, const char *url, siz
         v->reason = RS_REASON_NO_ROBOTS;
         v->line = 0;
         v->rule = -1;
+        if (sc->missing == RS_SCAN_MISSING_SKIP) {
+            sc->sum.skipped++;
+        } else {
+            sc->sum.verdict[v->disallowed]++;
+            sc->sum.reason[RS_REASON_NO_ROBOTS]++;
+        }
         return;
     }
     rs_str path = rs_url_path_of(url, len, parts, sc->scratch, sc->scratch_cap);
@@ -340,6 +380,8 @@ static inline void decide(const rs_scanner *sc, verdict *v, const char *url, siz
         v->reason = r.line > 0 ? RS_REASON_MATCHED : RS_REASON_NO_MATCH;
     else
         v->reason = (uint8_t)site_reason;
+    sc->sum.verdict[v->disallowed]++;
+    sc->sum.reason[v->reason]++;
 }
 
 /* Parses @url's origin into @o and looks it up for every agent into @ag. */
@@ -527,6 +569,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         return RS_ERR_LIMIT;
     }
     const size_t na = sc->n_agents;
+    memset(&sc->sum, 0, sizeof sc->sum);
     sc->base = block->ptr;
     sc->first_line = block->first_line;
 
@@ -550,6 +593,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
             e->kind = RS_SCAN_OVERSIZED;
             e->off = (uint32_t)ln.oversized;
             e->len = (uint32_t)(ln.oversized >> 32);
+            sc->sum.oversized++;
             n++;
             continue;
         }
@@ -559,6 +603,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         e->len = (uint32_t)len;
         if (is_skippable(u, len)) {
             e->kind = RS_SCAN_BLANK;
+            sc->sum.blank++;
             n++;
             continue;
         }
@@ -570,7 +615,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         const unsigned char c0 = (unsigned char)u[0];
         const int keyed = c0 > 0x20 && c0 != 0xEF && key <= KEY_MAX;
         urlkey *k = &sc->uk[nurl++];
-        k->u.hash = keyed ? XXH3_64bits(u, key) : 0;
+        k->u.hash = keyed ? key_hash(u, key) : 0;
         k->idx = (uint32_t)n;
         k->key = keyed ? (uint32_t)key : 0;
         k->off = e->off;
@@ -716,6 +761,21 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         }
         sc->cnt[s->id] = 0;
         const uint32_t end = sc->gstart[g + 1];
+        if (na == 1) {          /* the usual case, without the agents loop */
+            const rs_matcher *m = s->ag[0].matcher;
+            const uint32_t reason = s->ag[0].reason;
+            for (uint32_t k = sc->gstart[g]; k < end; k++) {
+                const grouped *o = &sc->order[k];
+                if (k + 4 < end) {
+                    const char *nx = block->ptr + sc->order[k + 4].off;
+                    __builtin_prefetch(nx);
+                    __builtin_prefetch(nx + 63);
+                }
+                const rs_url_parts parts = parts_of(o->auth, o->auth_end);
+                decide(sc, &sc->ver[o->idx], block->ptr + o->off, o->len, &parts, m, reason);
+            }
+            continue;
+        }
         for (uint32_t k = sc->gstart[g]; k < end; k++) {
             const grouped *o = &sc->order[k];
             if (k + 4 < end) {
@@ -733,6 +793,9 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     sc->stats.groups += nt;
     sc->stats.blocks++;
     sc->stats.urls += nurl - n_malformed;
+    sc->sum.lines = n;
+    sc->sum.malformed = n_malformed;
+    sc->sum.urls = sc->sum.verdict[0] + sc->sum.verdict[1];
     *n_lines = n;
     return RS_OK;
 }
@@ -774,27 +837,8 @@ void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r
 
 rs_scan_kind rs_scan_line_kind(const rs_scanner *sc, size_t i) { return (rs_scan_kind)sc->ent[i].kind; }
 
-void rs_scan_summarize(const rs_scanner *sc, rs_scan_summary *out)
-{
-    memset(out, 0, sizeof *out);
-    const size_t na = sc->n_agents;
-    uint64_t kinds[8] = { 0 };
-    out->lines = sc->n_ent;
-    for (size_t i = 0; i < sc->n_ent; i++) {
-        const uint8_t kind = sc->ent[i].kind;
-        kinds[kind & 7]++;
-        if (kind != RS_SCAN_URL) continue;
-        for (const verdict *v = &sc->ver[i * na], *end = v + na; v < end; v++) {
-            if (v->kind == RS_SCAN_SKIPPED) { out->skipped++; continue; }
-            out->verdict[v->disallowed]++;
-            out->reason[v->reason]++;
-        }
-    }
-    out->blank = kinds[RS_SCAN_BLANK];
-    out->malformed = kinds[RS_SCAN_MALFORMED];
-    out->oversized = kinds[RS_SCAN_OVERSIZED];
-    out->urls = out->verdict[0] + out->verdict[1];
-}
+/* Counted by rs_scan_block as it made the records (decide, and the kinds of lines). */
+void rs_scan_summarize(const rs_scanner *sc, rs_scan_summary *out) { *out = sc->sum; }
 
 /* ===== One URL ===== */
 
