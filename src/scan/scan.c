@@ -5,8 +5,11 @@
  *
  * Per block, in passes over arrays (no pointer chasing across the block):
  *  1. lines: each line is classified (blank, oversized, URL) and every URL
- *     split once (rs_url_split); its raw origin key is the bytes up to and
- *     including the delimiter after the authority, hashed with XXH3;
+ *     split once: for "http://" and "https://" from a bitmap of the block's
+ *     '/', '?', ';', '#' and NUL bytes (one mask_any), else rs_url_split; the
+ *     path the matcher will see is found here too. Its raw origin key is the
+ *     bytes up to and including the delimiter after the authority, hashed
+ *     (key_hash);
  *  2. resolve: raw key -> scanner-local site through an open-addressing
  *     table private to the scanner, slots prefetched a few URLs ahead. A key
  *     seen for the first time is parsed (rs_origin_parse) and looked up in
@@ -14,7 +17,8 @@
  *  3. group: a counting sort of the URL positions by local site number;
  *  4. match: each site's URLs back to back with its matcher hot, the next
  *     sites' records and matchers prefetched; verdicts are written at their
- *     input positions, so input order needs no second sort.
+ *     input positions, so input order needs no second sort; the block's
+ *     summary (rs_scan_summarize) is counted as they are written.
  * Lines whose origin may depend on bytes past the raw key (leading
  * whitespace or a BOM) and very long keys are decided on their own, in
  * pass 2, without caching.
@@ -141,23 +145,38 @@ typedef struct {
     uint32_t key;               /* raw key length (0: decided alone); after pass 2 the local
                                    site number, or NONE */
     uint32_t off, len;          /* the text in the block */
-    uint32_t auth, auth_end;    /* rs_url_parts; auth_end's top bit: fragment_first */
+    uint32_t poff, plen;        /* the path the matcher sees (path_of) */
 } urlkey;
 
 /* A URL line in group order (pass 4). */
 typedef struct {
-    uint32_t idx, off, len, auth, auth_end;
+    uint32_t idx, off, len, poff, plen;
 } grouped;
 
-#define FRAG_FIRST 0x80000000u
+#define FRAG_FIRST 0x80000000u  /* blocks are smaller */
 
-static inline rs_url_parts parts_of(uint32_t auth, uint32_t auth_end)
+/*
+ * A URL's path as rs_url_path_of gives it, found once in pass 1: plen ==
+ * PATH_ROOT for "/"; else url[poff, poff + plen), with a '/' in front when
+ * poff has PATH_SLASH (a path starting with '?' or ';').
+ */
+#define PATH_ROOT  UINT32_MAX
+#define PATH_SLASH 0x80000000u
+
+static const rs_byteset PATH_END_SET = { { (1ull << '#') | 1ull, 0, 0, 0 }, { '#', '\0' }, 2 };
+
+/* rs_url_path_of(url, len, parts) in the (poff, plen) form. */
+static inline void path_slow(const char *url, size_t len, const rs_url_parts *parts, uint32_t *poff,
+                             uint32_t *plen)
 {
-    rs_url_parts p;
-    p.authority = auth;
-    p.authority_end = auth_end & ~FRAG_FIRST;
-    p.fragment_first = (auth_end & FRAG_FIRST) != 0;
-    return p;
+    const size_t ps = parts->authority_end;
+    if (ps == len || parts->fragment_first) {
+        *poff = 0;
+        *plen = PATH_ROOT;
+        return;
+    }
+    *plen = (uint32_t)rs_simd_find_any(url + ps, len - ps, &PATH_END_SET);
+    *poff = (uint32_t)ps | (url[ps] == '/' ? 0 : PATH_SLASH);
 }
 
 struct rs_scanner {
@@ -197,6 +216,8 @@ struct rs_scanner {
     size_t scratch_cap;
     uint64_t *nlbits;           /* the block's newline bitmap (nl_lines) */
     size_t cap_nlbits;
+    uint64_t *sbits;            /* the block's bitmap of URL_DELIMS */
+    size_t cap_sbits;
     char origin_buf[RS_ORIGIN_MAX];
 
     rs_scan_summary sum;        /* the current block's totals, counted as its records are made */
@@ -233,6 +254,7 @@ void rs_scanner_free(rs_scanner *sc)
     rs_free(sc->gsite);
     rs_free(sc->scratch);
     rs_free(sc->nlbits);
+    rs_free(sc->sbits);
     rs_free(sc);
 }
 
@@ -298,12 +320,13 @@ static inline uint64_t ld64(const char *p)
 }
 
 /* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the
- * last ones overlapping, straight-line code for keys of 8 to 32 bytes. */
+ * last ones overlapping, straight-line code for keys of 8 to 48 bytes. */
 static inline int same_key(const char *a, const char *b, size_t n)
 {
-    if (RS_LIKELY(n - 8 <= 24)) {
+    if (RS_LIKELY(n - 8 <= 40)) {
         uint64_t d = (ld64(a) ^ ld64(b)) | (ld64(a + n - 8) ^ ld64(b + n - 8));
         if (n > 16) d |= (ld64(a + 8) ^ ld64(b + 8)) | (ld64(a + n - 16) ^ ld64(b + n - 16));
+        if (n > 32) d |= (ld64(a + 16) ^ ld64(b + 16)) | (ld64(a + 24) ^ ld64(b + 24));
         return d == 0;
     }
     if (n < 8) return memcmp(a, b, n) == 0;
@@ -320,7 +343,7 @@ static inline uint64_t mul_fold(uint64_t a, uint64_t b)
 }
 
 /*
- * The hash of a raw key. Keys of 8 to 32 bytes (nearly all) take the words
+ * The hash of a raw key. Keys of 8 to 48 bytes (nearly all) take the words
  * same_key compares, mixed in pairs by 128-bit products (XXH3's 17-128 byte
  * step without its final avalanche: the table uses the low bits, which the
  * fold already spreads); others XXH3. Only the table's spread depends on it:
@@ -328,10 +351,12 @@ static inline uint64_t mul_fold(uint64_t a, uint64_t b)
  */
 static inline uint64_t key_hash(const char *p, size_t n)
 {
-    if (RS_LIKELY(n - 8 <= 24)) {
+    if (RS_LIKELY(n - 8 <= 40)) {
         uint64_t h = mul_fold(ld64(p) ^ 0xbe4ba423396cfeb8ull, ld64(p + n - 8) ^ 0x1cad21f72c81017cull);
         if (n > 16)
             h ^= mul_fold(ld64(p + 8) ^ 0xdb979083e96dd4deull, ld64(p + n - 16) ^ 0x1f67b3b7a4a44072ull);
+        if (n > 32)
+            h ^= mul_fold(ld64(p + 16) ^ 0x78e5c0cc4ee679cbull, ld64(p + 24) ^ 0x2172ffcc7dd05a82ull);
         return h ^ (n * 0x9e3779b185ebca87ull) ^ (h >> 29);
     }
     return XXH3_64bits(p, n);
@@ -348,7 +373,7 @@ static inline int is_skippable(const char *p, size_t n)
 /* The verdict of url[0, len) under @m (NULL: no-robots) with the site's reason,
  * counted into the block's summary. */
 static inline void decide(rs_scanner *sc, verdict *v, const char *url, size_t len,
-                          const rs_url_parts *parts, const rs_matcher *m, uint32_t site_reason)
+                          uint32_t poff, uint32_t plen, const rs_matcher *m, uint32_t site_reason)
 {
     if (m == NULL) { /* no-robots */
         v->kind = sc->missing == RS_SCAN_MISSING_SKIP ? RS_SCAN_SKIPPED : RS_SCAN_URL;
@@ -364,7 +389,19 @@ static inline void decide(rs_scanner *sc, verdict *v, const char *url, size_t le
         }
         return;
     }
-    rs_str path = rs_url_path_of(url, len, parts, sc->scratch, sc->scratch_cap);
+    rs_str path;
+    if (plen == PATH_ROOT) {
+        path.ptr = "/";
+        path.len = 1;
+    } else if (poff & PATH_SLASH) {     /* scratch holds 4 * len + 8 bytes */
+        sc->scratch[0] = '/';
+        memcpy(sc->scratch + 1, url + (poff & ~PATH_SLASH), plen);
+        path.ptr = sc->scratch;
+        path.len = plen + 1;
+    } else {
+        path.ptr = url + poff;
+        path.len = plen;
+    }
     if (sc->encode_urls) {
         char *enc = sc->scratch + len + 2;
         path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
@@ -488,6 +525,25 @@ out:
  * newline search per line: a line costs a count-trailing-zeros. */
 
 static const rs_byteset NEWLINE = { { 1ull << '\n', 0, 0, 0 }, { '\n' }, 1 };
+static const rs_byteset URL_DELIMS = {  /* '/', '?', ';', '#' (rs_url_split's AUTHORITY_END) */
+    { (1ull << '/') | (1ull << '?') | (1ull << ';') | (1ull << '#'), 0, 0, 0 }, { '/', '?', ';', '#' }, 4,
+};
+static const uint64_t HTTPS = 0x2f2f3a7370747468ull;   /* "https://" little-endian */
+static const uint64_t HTTP = 0x002f2f3a70747468ull;    /* "http://" */
+
+/* The first set bit of @bits in [from, to), or @to (the word holding @to exists). */
+static inline size_t next_bit(const uint64_t *bits, size_t from, size_t to)
+{
+    if (from >= to) return to;
+    size_t w = from >> 6;
+    uint64_t m = bits[w] & (~0ull << (from & 63));
+    while (m == 0) {
+        if ((++w << 6) >= to) return to;
+        m = bits[w];
+    }
+    const size_t p = (w << 6) + (size_t)__builtin_ctzll(m);
+    return p < to ? p : to;
+}
 
 typedef struct {
     const char *base;
@@ -581,6 +637,18 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     nl_lines it;
     rs_line ln;
     RS_FORWARD(nl_init(sc, &it, block));
+    /* rs_url_split's and rs_url_path_of's searches, for the whole block at
+     * once: a bitmap of its '/', '?', ';', '#' and NUL bytes (the path also
+     * ends at a NUL; the authority does not: its search steps over them).
+     * NULs are rare: set one by one. */
+    RS_FORWARD(grow((void **)&sc->sbits, &sc->cap_sbits, it.nw + 1, sizeof *sc->sbits));
+    rs_simd_mask_any(block->ptr, block->len, &URL_DELIMS, sc->sbits);
+    sc->sbits[it.nw] = 0;
+    for (const char *z = memchr(block->ptr, '\0', block->len); z != NULL;
+         z = memchr(z + 1, '\0', block->len - (size_t)(z + 1 - block->ptr))) {
+        const size_t at = (size_t)(z - block->ptr);
+        sc->sbits[at >> 6] |= 1ull << (at & 63);
+    }
     while (nl_next(&it, &ln)) {
         if (n == sc->cap_ent) {      /* more lines than the block said: never expected */
             RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, n + 1, sizeof *sc->ent));
@@ -608,24 +676,48 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
             continue;
         }
         e->kind = RS_SCAN_URL;
-        const rs_url_parts parts = rs_url_split(u, len);
-        const size_t key = parts.authority_end < len ? parts.authority_end + 1 : len;
+        urlkey *k = &sc->uk[nurl++];
+        size_t ae;              /* authority end (rs_url_split) */
+        const uint64_t w0 = len >= 8 ? ld64(u) : 0;
+        size_t a = (w0 == HTTPS) ? 8 : (w0 & 0x00ffffffffffffffull) == HTTP ? 7 : 0;
+        if (RS_LIKELY(a)) {
+            /* rs_url_split and rs_url_path_of from the block's bitmap */
+            const size_t at = (size_t)(u - block->ptr), end = at + len;
+            size_t p = next_bit(sc->sbits, at + a, end);
+            while (RS_UNLIKELY(p < end && block->ptr[p] == '\0')) p = next_bit(sc->sbits, p + 1, end);
+            ae = p - at;
+            if (p == end || u[ae] == '#') {
+                k->poff = 0;
+                k->plen = PATH_ROOT;
+            } else {
+                size_t q = p;
+                do q = next_bit(sc->sbits, q + 1, end);
+                while (q < end && block->ptr[q] != '#' && block->ptr[q] != '\0');
+                k->poff = (uint32_t)ae | (u[ae] == '/' ? 0 : PATH_SLASH);
+                k->plen = (uint32_t)(q - p);
+            }
+        } else {
+            const rs_url_parts parts = rs_url_split(u, len);
+            ae = parts.authority_end;
+            path_slow(u, len, &parts, &k->poff, &k->plen);
+        }
+        const size_t key = ae < len ? ae + 1 : len;
         /* rs_origin_parse skips leading whitespace and a BOM, so such a line's
          * origin may depend on bytes past its key: decided alone. */
         const unsigned char c0 = (unsigned char)u[0];
         const int keyed = c0 > 0x20 && c0 != 0xEF && key <= KEY_MAX;
-        urlkey *k = &sc->uk[nurl++];
         k->u.hash = keyed ? key_hash(u, key) : 0;
         k->idx = (uint32_t)n;
         k->key = keyed ? (uint32_t)key : 0;
         k->off = e->off;
         k->len = e->len;
-        k->auth = (uint32_t)parts.authority;
-        k->auth_end = (uint32_t)parts.authority_end | (parts.fragment_first ? FRAG_FIRST : 0);
         if (len > maxlen) maxlen = len;
         n++;
     }
     sc->n_ent = n;
+    /* PREFETCH_AHEAD entries past the last URL: pass 2 reads ahead without a bound check */
+    RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, nurl + PREFETCH_AHEAD, sizeof *sc->uk));
+    for (size_t j = nurl; j < nurl + PREFETCH_AHEAD; j++) sc->uk[j].u.hash = 0;
     RS_FORWARD(grow((void **)&sc->ver, &sc->cap_ver, n * na + 1, sizeof *sc->ver));
     RS_FORWARD(grow((void **)&sc->scratch, &sc->scratch_cap, 4 * maxlen + 8, 1));
 
@@ -633,9 +725,8 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     size_t n_malformed = 0;
     lsite *prev = NULL;
     for (size_t j = 0; j < nurl; j++) {
-        if (j + PREFETCH_AHEAD < nurl)
-            __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].u.hash & sc->mask]);
-        if (j + PREFETCH_AHEAD / 2 < nurl) {   /* its slot arrived: now the site record */
+        __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].u.hash & sc->mask]);
+        {                       /* its slot arrived: now the site record */
             const lsite *c = sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD / 2].u.hash & sc->mask].site;
             if (c) {            /* the record and its key, which starts in its second line */
                 __builtin_prefetch(c);
@@ -675,9 +766,8 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
                 RS_FORWARD(grow((void **)&sc->alone, &sc->cap_alone, sc->n_alone + 1, sizeof *sc->alone));
                 e->site = ALONE | (uint32_t)sc->n_alone;
                 sc->alone[sc->n_alone++] = s;
-                const rs_url_parts parts = parts_of(k->auth, k->auth_end);
                 for (size_t a = 0; a < na; a++)
-                    decide(sc, &sc->ver[k->idx * na + a], u, e->len, &parts, s->ag[a].matcher,
+                    decide(sc, &sc->ver[k->idx * na + a], u, e->len, k->poff, k->plen, s->ag[a].matcher,
                            s->ag[a].reason);
                 k->key = NONE;
                 continue;
@@ -690,10 +780,10 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     }
 
     /* Pass 3: group URL lines by local site (counting sort, groups in first-seen order). */
-    if (sc->cap_order < nurl + 1) {
+    if (sc->cap_order < nurl + 5) {
         size_t cap = 0;
         void *o = NULL;
-        RS_FORWARD(grow(&o, &cap, nurl + 1, sizeof *sc->order));
+        RS_FORWARD(grow(&o, &cap, nurl + 5, sizeof *sc->order));
         rs_free(sc->order);
         sc->order = o;
         rs_free(sc->touched);
@@ -724,6 +814,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         off += c;
     }
     sc->gstart[nt] = off;
+    for (uint32_t k = off; k < off + 4; k++) sc->order[k].off = 0;   /* read ahead by pass 4 */
     for (size_t j = 0; j < nurl; j++) {
         const urlkey *k = &sc->uk[j];
         if (k->key == NONE) continue;
@@ -731,8 +822,8 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         o->idx = k->idx;
         o->off = k->off;
         o->len = k->len;
-        o->auth = k->auth;
-        o->auth_end = k->auth_end;
+        o->poff = k->poff;
+        o->plen = k->plen;
     }
 
     /* Pass 4: each site's URLs back to back. Ahead, without a chain of
@@ -766,13 +857,10 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
             const uint32_t reason = s->ag[0].reason;
             for (uint32_t k = sc->gstart[g]; k < end; k++) {
                 const grouped *o = &sc->order[k];
-                if (k + 4 < end) {
-                    const char *nx = block->ptr + sc->order[k + 4].off;
-                    __builtin_prefetch(nx);
-                    __builtin_prefetch(nx + 63);
-                }
-                const rs_url_parts parts = parts_of(o->auth, o->auth_end);
-                decide(sc, &sc->ver[o->idx], block->ptr + o->off, o->len, &parts, m, reason);
+                const char *nx = block->ptr + sc->order[k + 4].off;   /* maybe the next group's */
+                __builtin_prefetch(nx);
+                __builtin_prefetch(nx + 63);
+                decide(sc, &sc->ver[o->idx], block->ptr + o->off, o->len, o->poff, o->plen, m, reason);
             }
             continue;
         }
@@ -784,9 +872,8 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
                 __builtin_prefetch(nx + 63);
             }
             const char *u = block->ptr + o->off;
-            const rs_url_parts parts = parts_of(o->auth, o->auth_end);
             for (size_t a = 0; a < na; a++)
-                decide(sc, &sc->ver[(size_t)o->idx * na + a], u, o->len, &parts, s->ag[a].matcher,
+                decide(sc, &sc->ver[(size_t)o->idx * na + a], u, o->len, o->poff, o->plen, s->ag[a].matcher,
                        s->ag[a].reason);
         }
     }
