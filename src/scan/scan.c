@@ -65,6 +65,21 @@ static void *arena_alloc(arena *a, size_t n)
     return p;
 }
 
+/* arena_alloc at a 64-byte boundary: a record's first line holds its header. */
+static void *arena_alloc_line(arena *a, size_t n)
+{
+    chunk *c = a->head;
+    if (c != NULL) {
+        const size_t pad = (size_t)(-(uintptr_t)(c->data + c->used) & 63);
+        if (c->cap - c->used >= n + pad) {
+            c->used += pad;
+            return arena_alloc(a, n);
+        }
+    }
+    char *p = arena_alloc(a, n + 64);   /* a new chunk */
+    return p ? (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63) : NULL;
+}
+
 /* Keeps the first chunk (emptied), frees the others. */
 static void arena_reset(arena *a)
 {
@@ -98,7 +113,8 @@ typedef struct {
 } agent_site;
 
 /* An origin key known to the scanner (or a line decided alone, this block
- * only); key and origin bytes follow ag[]. */
+ * only); key and origin bytes follow ag[]. Keyed ones start a cache line:
+ * pass 4 reads id and ag[0] from the first. */
 typedef struct lsite {
     uint64_t hash;
     uint32_t id;                /* local site number; UINT32_MAX for a line decided alone */
@@ -110,10 +126,19 @@ typedef struct lsite {
     agent_site ag[];
 } lsite;
 
+/* A table slot: one cache line holding what a lookup needs (the key's
+ * first SLOT_KEY bytes, the site's number and error), so that finding a
+ * known key touches its slot only, not the site record. */
+#define SLOT_KEY 41
 typedef struct {
     uint64_t hash;
     lsite   *site;              /* NULL: empty */
+    uint32_t id;                /* site->id */
+    uint16_t key_len;           /* site->key_len (<= KEY_MAX) */
+    uint8_t  error;             /* site->error */
+    char     key[SLOT_KEY];     /* site->key[0, min(key_len, SLOT_KEY)) */
 } slot;
+_Static_assert(sizeof(slot) == 64, "a slot is one cache line");
 
 /* One line of the block (16 bytes: the block's arrays stay in cache). */
 typedef struct {
@@ -188,7 +213,8 @@ struct rs_scanner {
     rs_scan_missing missing;
     int encode_urls;
 
-    slot *slots;
+    slot *slots;                /* 64-byte aligned in slots_mem */
+    void *slots_mem;
     size_t mask;
     lsite **site;               /* by local number */
     size_t n_sites, cap_sites;
@@ -233,13 +259,21 @@ void rs_scanner_stats(const rs_scanner *sc, rs_scan_stats *out)
     out->sites = sc->n_sites;
 }
 
+/* @n zeroed slots, 64-byte aligned; *mem is what to free. */
+static slot *slots_alloc(size_t n, void **mem)
+{
+    *mem = rs_calloc(n + 1, sizeof(slot));
+    if (*mem == NULL) return NULL;
+    return (slot *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63);
+}
+
 void rs_scanner_free(rs_scanner *sc)
 {
     if (sc == NULL) return;
     for (size_t i = 0; i < sc->n_agents; i++) rs_free(sc->agents[i]);
     rs_free(sc->agents);
     rs_free(sc->agent_lens);
-    rs_free(sc->slots);
+    rs_free(sc->slots_mem);
     rs_free(sc->site);
     rs_free(sc->cnt);
     arena_free(&sc->perm);
@@ -276,7 +310,7 @@ rs_status rs_scanner_create(const rs_scan_config *cfg, rs_scanner **out)
     sc->agents = rs_calloc(cfg->n_agents, sizeof *sc->agents);
     sc->agent_lens = rs_calloc(cfg->n_agents, sizeof *sc->agent_lens);
     sc->mask = 1023;
-    sc->slots = rs_calloc(sc->mask + 1, sizeof *sc->slots);
+    sc->slots = slots_alloc(sc->mask + 1, &sc->slots_mem);
     if (sc->agents == NULL || sc->agent_lens == NULL || sc->slots == NULL) goto nomem;
     sc->n_agents = cfg->n_agents;
     for (size_t i = 0; i < cfg->n_agents; i++) {
@@ -450,7 +484,8 @@ static rs_status resolve_slow(rs_scanner *sc, const char *url, size_t len, rs_or
 static rs_status table_grow(rs_scanner *sc)
 {
     const size_t cap = (sc->mask + 1) * 2;
-    slot *n = rs_calloc(cap, sizeof *n);
+    void *mem;
+    slot *n = slots_alloc(cap, &mem);
     RS_RETURN_IF(n == NULL, RS_ERR_NOMEM);
     for (size_t i = 0; i <= sc->mask; i++) {
         if (sc->slots[i].site == NULL) continue;
@@ -458,7 +493,8 @@ static rs_status table_grow(rs_scanner *sc)
         while (n[j].site) j = (j + 1) & (cap - 1);
         n[j] = sc->slots[i];
     }
-    rs_free(sc->slots);
+    rs_free(sc->slots_mem);
+    sc->slots_mem = mem;
     sc->slots = n;
     sc->mask = cap - 1;
     return RS_OK;
@@ -478,7 +514,8 @@ static rs_status new_site(rs_scanner *sc, arena *ar, const char *url, size_t len
     rs_status st = resolve_slow(sc, url, len, &o, agp);
     if (st != RS_OK) goto out;
     const size_t olen = o.error == RS_ORIGIN_OK ? o.origin.len : 0;
-    lsite *s = arena_alloc(ar, sizeof *s + sc->n_agents * sizeof(agent_site) + key + olen);
+    const size_t size = sizeof(lsite) + sc->n_agents * sizeof(agent_site) + key + olen;
+    lsite *s = key ? arena_alloc_line(ar, size) : arena_alloc(ar, size);
     if (s == NULL) { st = RS_ERR_NOMEM; goto out; }
     char *p = (char *)(s->ag + sc->n_agents);
     if (key) memcpy(p, url, key);
@@ -510,8 +547,13 @@ static rs_status new_site(rs_scanner *sc, arena *ar, const char *url, size_t len
     sc->site[sc->n_sites++] = s;
     size_t j = (size_t)h & sc->mask;
     while (sc->slots[j].site) j = (j + 1) & sc->mask;
-    sc->slots[j].hash = h;
-    sc->slots[j].site = s;
+    slot *t = &sc->slots[j];
+    t->hash = h;
+    t->site = s;
+    t->id = s->id;
+    t->key_len = (uint16_t)key;
+    t->error = s->error;
+    memcpy(t->key, url, key < SLOT_KEY ? key : SLOT_KEY);
 out:
     if (agp != ag) rs_free(agp);
     return st;
@@ -723,39 +765,49 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
 
     /* Pass 2: raw key -> local site (table slots prefetched ahead). */
     size_t n_malformed = 0;
-    lsite *prev = NULL;
+    lsite *prev = NULL;         /* the last keyed URL's site, and what matching it again needs */
+    const char *prev_u = NULL;
+    uint64_t prev_hash = 0;
+    uint32_t prev_len = 0, prev_id = 0, prev_err = 0;
     for (size_t j = 0; j < nurl; j++) {
         __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].u.hash & sc->mask]);
-        {                       /* its slot arrived: now the site record */
-            const lsite *c = sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD / 2].u.hash & sc->mask].site;
-            if (c) {            /* the record and its key, which starts in its second line */
-                __builtin_prefetch(c);
-                __builtin_prefetch((const char *)c + 64);
-            }
-        }
         urlkey *k = &sc->uk[j];
         ent *e = &sc->ent[k->idx];
         const char *u = block->ptr + k->off;
         lsite *s = NULL;
+        uint32_t id = 0, err = 0;
         const uint64_t hash = k->u.hash;
-        if (k->key && prev && prev->hash == hash && prev->key_len == k->key
-            && same_key(prev->key, u, k->key)) {
+        if (k->key && prev && prev_hash == hash && prev_len == k->key && same_key(prev_u, u, k->key)) {
             s = prev;           /* a run of one origin: the last URL's site */
+            id = prev_id;
+            err = prev_err;
         } else if (k->key) {
             for (size_t i = (size_t)hash & sc->mask;; i = (i + 1) & sc->mask) {
-                lsite *c = sc->slots[i].site;
-                if (c == NULL) break;
-                if (sc->slots[i].hash == hash && c->key_len == k->key && same_key(c->key, u, k->key)) {
-                    s = c;
+                const slot *t = &sc->slots[i];
+                if (t->site == NULL) break;
+                if (t->hash == hash && t->key_len == k->key
+                    && same_key(k->key <= SLOT_KEY ? t->key : t->site->key, u, k->key)) {
+                    s = t->site;
+                    id = t->id;
+                    err = t->error;
                     break;
                 }
             }
-            if (s == NULL) RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, hash, &s));
+            if (s == NULL) {
+                RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, hash, &s));
+                id = s->id;
+                err = s->error;
+            }
         }
         if (s != NULL) {
-            prev = s;
-            if (s->error == RS_ORIGIN_OK) {
-                e->site = k->key = s->id;
+            prev = s;           /* its key: this URL's first bytes */
+            prev_u = u;
+            prev_hash = hash;
+            prev_len = k->key;
+            prev_id = id;
+            prev_err = err;
+            if (err == RS_ORIGIN_OK) {
+                e->site = k->key = id;
                 k->u.site = s;
                 continue;
             }
@@ -774,7 +826,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
             }
         }
         e->kind = RS_SCAN_MALFORMED;
-        e->error = s->error;
+        e->error = (uint8_t)(s->key_len ? err : s->error);
         k->key = NONE;
         n_malformed++;
     }
