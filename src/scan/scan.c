@@ -5,8 +5,11 @@
  *
  * Per block, in passes over arrays (no pointer chasing across the block):
  *  1. lines: each line is classified (blank, oversized, URL) and every URL
- *     split once (rs_url_split); its raw origin key is the bytes up to and
- *     including the delimiter after the authority, hashed with XXH3;
+ *     split once: for "http://" and "https://" from a bitmap of the block's
+ *     '/', '?', ';', '#' and NUL bytes (one mask_any), else rs_url_split; the
+ *     path the matcher will see is found here too. Its raw origin key is the
+ *     bytes up to and including the delimiter after the authority, hashed
+ *     (key_hash);
  *  2. resolve: raw key -> scanner-local site through an open-addressing
  *     table private to the scanner, slots prefetched a few URLs ahead. A key
  *     seen for the first time is parsed (rs_origin_parse) and looked up in
@@ -14,7 +17,8 @@
  *  3. group: a counting sort of the URL positions by local site number;
  *  4. match: each site's URLs back to back with its matcher hot, the next
  *     sites' records and matchers prefetched; verdicts are written at their
- *     input positions, so input order needs no second sort.
+ *     input positions, so input order needs no second sort; the block's
+ *     summary (rs_scan_summarize) is counted as they are written.
  * Lines whose origin may depend on bytes past the raw key (leading
  * whitespace or a BOM) and very long keys are decided on their own, in
  * pass 2, without caching.
@@ -61,6 +65,21 @@ static void *arena_alloc(arena *a, size_t n)
     return p;
 }
 
+/* arena_alloc at a 64-byte boundary: a record's first line holds its header. */
+static void *arena_alloc_line(arena *a, size_t n)
+{
+    chunk *c = a->head;
+    if (c != NULL) {
+        const size_t pad = (size_t)(-(uintptr_t)(c->data + c->used) & 63);
+        if (c->cap - c->used >= n + pad) {
+            c->used += pad;
+            return arena_alloc(a, n);
+        }
+    }
+    char *p = arena_alloc(a, n + 64);   /* a new chunk */
+    return p ? (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63) : NULL;
+}
+
 /* Keeps the first chunk (emptied), frees the others. */
 static void arena_reset(arena *a)
 {
@@ -94,7 +113,8 @@ typedef struct {
 } agent_site;
 
 /* An origin key known to the scanner (or a line decided alone, this block
- * only); key and origin bytes follow ag[]. */
+ * only); key and origin bytes follow ag[]. Keyed ones start a cache line:
+ * pass 4 reads id and ag[0] from the first. */
 typedef struct lsite {
     uint64_t hash;
     uint32_t id;                /* local site number; UINT32_MAX for a line decided alone */
@@ -106,10 +126,19 @@ typedef struct lsite {
     agent_site ag[];
 } lsite;
 
+/* A table slot: one cache line holding what a lookup needs (the key's
+ * first SLOT_KEY bytes, the site's number and error), so that finding a
+ * known key touches its slot only, not the site record. */
+#define SLOT_KEY 41
 typedef struct {
     uint64_t hash;
     lsite   *site;              /* NULL: empty */
+    uint32_t id;                /* site->id */
+    uint16_t key_len;           /* site->key_len (<= KEY_MAX) */
+    uint8_t  error;             /* site->error */
+    char     key[SLOT_KEY];     /* site->key[0, min(key_len, SLOT_KEY)) */
 } slot;
+_Static_assert(sizeof(slot) == 64, "a slot is one cache line");
 
 /* One line of the block (16 bytes: the block's arrays stay in cache). */
 typedef struct {
@@ -141,23 +170,38 @@ typedef struct {
     uint32_t key;               /* raw key length (0: decided alone); after pass 2 the local
                                    site number, or NONE */
     uint32_t off, len;          /* the text in the block */
-    uint32_t auth, auth_end;    /* rs_url_parts; auth_end's top bit: fragment_first */
+    uint32_t poff, plen;        /* the path the matcher sees (path_of) */
 } urlkey;
 
 /* A URL line in group order (pass 4). */
 typedef struct {
-    uint32_t idx, off, len, auth, auth_end;
+    uint32_t idx, off, len, poff, plen;
 } grouped;
 
-#define FRAG_FIRST 0x80000000u
+#define FRAG_FIRST 0x80000000u  /* blocks are smaller */
 
-static inline rs_url_parts parts_of(uint32_t auth, uint32_t auth_end)
+/*
+ * A URL's path as rs_url_path_of gives it, found once in pass 1: plen ==
+ * PATH_ROOT for "/"; else url[poff, poff + plen), with a '/' in front when
+ * poff has PATH_SLASH (a path starting with '?' or ';').
+ */
+#define PATH_ROOT  UINT32_MAX
+#define PATH_SLASH 0x80000000u
+
+static const rs_byteset PATH_END_SET = { { (1ull << '#') | 1ull, 0, 0, 0 }, { '#', '\0' }, 2 };
+
+/* rs_url_path_of(url, len, parts) in the (poff, plen) form. */
+static inline void path_slow(const char *url, size_t len, const rs_url_parts *parts, uint32_t *poff,
+                             uint32_t *plen)
 {
-    rs_url_parts p;
-    p.authority = auth;
-    p.authority_end = auth_end & ~FRAG_FIRST;
-    p.fragment_first = (auth_end & FRAG_FIRST) != 0;
-    return p;
+    const size_t ps = parts->authority_end;
+    if (ps == len || parts->fragment_first) {
+        *poff = 0;
+        *plen = PATH_ROOT;
+        return;
+    }
+    *plen = (uint32_t)rs_simd_find_any(url + ps, len - ps, &PATH_END_SET);
+    *poff = (uint32_t)ps | (url[ps] == '/' ? 0 : PATH_SLASH);
 }
 
 struct rs_scanner {
@@ -169,7 +213,8 @@ struct rs_scanner {
     rs_scan_missing missing;
     int encode_urls;
 
-    slot *slots;
+    slot *slots;                /* 64-byte aligned in slots_mem */
+    void *slots_mem;
     size_t mask;
     lsite **site;               /* by local number */
     size_t n_sites, cap_sites;
@@ -197,8 +242,11 @@ struct rs_scanner {
     size_t scratch_cap;
     uint64_t *nlbits;           /* the block's newline bitmap (nl_lines) */
     size_t cap_nlbits;
+    uint64_t *sbits;            /* the block's bitmap of URL_DELIMS */
+    size_t cap_sbits;
     char origin_buf[RS_ORIGIN_MAX];
 
+    rs_scan_summary sum;        /* the current block's totals, counted as its records are made */
     rs_scan_stats stats;
     char errmsg[1024];
 };
@@ -211,13 +259,21 @@ void rs_scanner_stats(const rs_scanner *sc, rs_scan_stats *out)
     out->sites = sc->n_sites;
 }
 
+/* @n zeroed slots, 64-byte aligned; *mem is what to free. */
+static slot *slots_alloc(size_t n, void **mem)
+{
+    *mem = rs_calloc(n + 1, sizeof(slot));
+    if (*mem == NULL) return NULL;
+    return (slot *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63);
+}
+
 void rs_scanner_free(rs_scanner *sc)
 {
     if (sc == NULL) return;
     for (size_t i = 0; i < sc->n_agents; i++) rs_free(sc->agents[i]);
     rs_free(sc->agents);
     rs_free(sc->agent_lens);
-    rs_free(sc->slots);
+    rs_free(sc->slots_mem);
     rs_free(sc->site);
     rs_free(sc->cnt);
     arena_free(&sc->perm);
@@ -232,6 +288,7 @@ void rs_scanner_free(rs_scanner *sc)
     rs_free(sc->gsite);
     rs_free(sc->scratch);
     rs_free(sc->nlbits);
+    rs_free(sc->sbits);
     rs_free(sc);
 }
 
@@ -253,7 +310,7 @@ rs_status rs_scanner_create(const rs_scan_config *cfg, rs_scanner **out)
     sc->agents = rs_calloc(cfg->n_agents, sizeof *sc->agents);
     sc->agent_lens = rs_calloc(cfg->n_agents, sizeof *sc->agent_lens);
     sc->mask = 1023;
-    sc->slots = rs_calloc(sc->mask + 1, sizeof *sc->slots);
+    sc->slots = slots_alloc(sc->mask + 1, &sc->slots_mem);
     if (sc->agents == NULL || sc->agent_lens == NULL || sc->slots == NULL) goto nomem;
     sc->n_agents = cfg->n_agents;
     for (size_t i = 0; i < cfg->n_agents; i++) {
@@ -289,19 +346,54 @@ static rs_status grow(void **p, size_t *cap, size_t need, size_t elem)
     return RS_OK;
 }
 
-/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the last one overlapping. */
+static inline uint64_t ld64(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the
+ * last ones overlapping, straight-line code for keys of 8 to 48 bytes. */
 static inline int same_key(const char *a, const char *b, size_t n)
 {
-    if (n < 8) return memcmp(a, b, n) == 0;
-    uint64_t x, y, diff = 0;
-    for (size_t i = 0; i + 8 < n; i += 8) {
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        diff |= x ^ y;
+    if (RS_LIKELY(n - 8 <= 40)) {
+        uint64_t d = (ld64(a) ^ ld64(b)) | (ld64(a + n - 8) ^ ld64(b + n - 8));
+        if (n > 16) d |= (ld64(a + 8) ^ ld64(b + 8)) | (ld64(a + n - 16) ^ ld64(b + n - 16));
+        if (n > 32) d |= (ld64(a + 16) ^ ld64(b + 16)) | (ld64(a + 24) ^ ld64(b + 24));
+        return d == 0;
     }
-    memcpy(&x, a + n - 8, 8);
-    memcpy(&y, b + n - 8, 8);
-    return (diff | (x ^ y)) == 0;
+    if (n < 8) return memcmp(a, b, n) == 0;
+    uint64_t diff = 0;
+    for (size_t i = 0; i + 8 < n; i += 8) diff |= ld64(a + i) ^ ld64(b + i);
+    return (diff | (ld64(a + n - 8) ^ ld64(b + n - 8))) == 0;
+}
+
+/* The 128-bit product of a and b, its halves xored (as XXH3 and wyhash mix). */
+static inline uint64_t mul_fold(uint64_t a, uint64_t b)
+{
+    const __uint128_t p = (__uint128_t)a * b;
+    return (uint64_t)p ^ (uint64_t)(p >> 64);
+}
+
+/*
+ * The hash of a raw key. Keys of 8 to 48 bytes (nearly all) take the words
+ * same_key compares, mixed in pairs by 128-bit products (XXH3's 17-128 byte
+ * step without its final avalanche: the table uses the low bits, which the
+ * fold already spreads); others XXH3. Only the table's spread depends on it:
+ * a key is found by same_key, never by its hash alone.
+ */
+static inline uint64_t key_hash(const char *p, size_t n)
+{
+    if (RS_LIKELY(n - 8 <= 40)) {
+        uint64_t h = mul_fold(ld64(p) ^ 0xbe4ba423396cfeb8ull, ld64(p + n - 8) ^ 0x1cad21f72c81017cull);
+        if (n > 16)
+            h ^= mul_fold(ld64(p + 8) ^ 0xdb979083e96dd4deull, ld64(p + n - 16) ^ 0x1f67b3b7a4a44072ull);
+        if (n > 32)
+            h ^= mul_fold(ld64(p + 16) ^ 0x78e5c0cc4ee679cbull, ld64(p + 24) ^ 0x2172ffcc7dd05a82ull);
+        return h ^ (n * 0x9e3779b185ebca87ull) ^ (h >> 29);
+    }
+    return XXH3_64bits(p, n);
 }
 
 static inline int is_skippable(const char *p, size_t n)
@@ -312,9 +404,10 @@ static inline int is_skippable(const char *p, size_t n)
     return i == n || p[i] == '#';
 }
 
-/* The verdict of url[0, len) under @m (NULL: no-robots) with the site's reason. */
-static inline void decide(const rs_scanner *sc, verdict *v, const char *url, size_t len,
-                          const rs_url_parts *parts, const rs_matcher *m, uint32_t site_reason)
+/* The verdict of url[0, len) under @m (NULL: no-robots) with the site's reason,
+ * counted into the block's summary. */
+static inline void decide(rs_scanner *sc, verdict *v, const char *url, size_t len,
+                          uint32_t poff, uint32_t plen, const rs_matcher *m, uint32_t site_reason)
 {
     if (m == NULL) { /* no-robots */
         v->kind = sc->missing == RS_SCAN_MISSING_SKIP ? RS_SCAN_SKIPPED : RS_SCAN_URL;
@@ -322,9 +415,27 @@ static inline void decide(const rs_scanner *sc, verdict *v, const char *url, siz
         v->reason = RS_REASON_NO_ROBOTS;
         v->line = 0;
         v->rule = -1;
+        if (sc->missing == RS_SCAN_MISSING_SKIP) {
+            sc->sum.skipped++;
+        } else {
+            sc->sum.verdict[v->disallowed]++;
+            sc->sum.reason[RS_REASON_NO_ROBOTS]++;
+        }
         return;
     }
-    rs_str path = rs_url_path_of(url, len, parts, sc->scratch, sc->scratch_cap);
+    rs_str path;
+    if (plen == PATH_ROOT) {
+        path.ptr = "/";
+        path.len = 1;
+    } else if (poff & PATH_SLASH) {     /* scratch holds 4 * len + 8 bytes */
+        sc->scratch[0] = '/';
+        memcpy(sc->scratch + 1, url + (poff & ~PATH_SLASH), plen);
+        path.ptr = sc->scratch;
+        path.len = plen + 1;
+    } else {
+        path.ptr = url + poff;
+        path.len = plen;
+    }
     if (sc->encode_urls) {
         char *enc = sc->scratch + len + 2;
         path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
@@ -340,6 +451,8 @@ static inline void decide(const rs_scanner *sc, verdict *v, const char *url, siz
         v->reason = r.line > 0 ? RS_REASON_MATCHED : RS_REASON_NO_MATCH;
     else
         v->reason = (uint8_t)site_reason;
+    sc->sum.verdict[v->disallowed]++;
+    sc->sum.reason[v->reason]++;
 }
 
 /* Parses @url's origin into @o and looks it up for every agent into @ag. */
@@ -371,7 +484,8 @@ static rs_status resolve_slow(rs_scanner *sc, const char *url, size_t len, rs_or
 static rs_status table_grow(rs_scanner *sc)
 {
     const size_t cap = (sc->mask + 1) * 2;
-    slot *n = rs_calloc(cap, sizeof *n);
+    void *mem;
+    slot *n = slots_alloc(cap, &mem);
     RS_RETURN_IF(n == NULL, RS_ERR_NOMEM);
     for (size_t i = 0; i <= sc->mask; i++) {
         if (sc->slots[i].site == NULL) continue;
@@ -379,7 +493,8 @@ static rs_status table_grow(rs_scanner *sc)
         while (n[j].site) j = (j + 1) & (cap - 1);
         n[j] = sc->slots[i];
     }
-    rs_free(sc->slots);
+    rs_free(sc->slots_mem);
+    sc->slots_mem = mem;
     sc->slots = n;
     sc->mask = cap - 1;
     return RS_OK;
@@ -399,7 +514,8 @@ static rs_status new_site(rs_scanner *sc, arena *ar, const char *url, size_t len
     rs_status st = resolve_slow(sc, url, len, &o, agp);
     if (st != RS_OK) goto out;
     const size_t olen = o.error == RS_ORIGIN_OK ? o.origin.len : 0;
-    lsite *s = arena_alloc(ar, sizeof *s + sc->n_agents * sizeof(agent_site) + key + olen);
+    const size_t size = sizeof(lsite) + sc->n_agents * sizeof(agent_site) + key + olen;
+    lsite *s = key ? arena_alloc_line(ar, size) : arena_alloc(ar, size);
     if (s == NULL) { st = RS_ERR_NOMEM; goto out; }
     char *p = (char *)(s->ag + sc->n_agents);
     if (key) memcpy(p, url, key);
@@ -431,8 +547,13 @@ static rs_status new_site(rs_scanner *sc, arena *ar, const char *url, size_t len
     sc->site[sc->n_sites++] = s;
     size_t j = (size_t)h & sc->mask;
     while (sc->slots[j].site) j = (j + 1) & sc->mask;
-    sc->slots[j].hash = h;
-    sc->slots[j].site = s;
+    slot *t = &sc->slots[j];
+    t->hash = h;
+    t->site = s;
+    t->id = s->id;
+    t->key_len = (uint16_t)key;
+    t->error = s->error;
+    memcpy(t->key, url, key < SLOT_KEY ? key : SLOT_KEY);
 out:
     if (agp != ag) rs_free(agp);
     return st;
@@ -446,6 +567,25 @@ out:
  * newline search per line: a line costs a count-trailing-zeros. */
 
 static const rs_byteset NEWLINE = { { 1ull << '\n', 0, 0, 0 }, { '\n' }, 1 };
+static const rs_byteset URL_DELIMS = {  /* '/', '?', ';', '#' (rs_url_split's AUTHORITY_END) */
+    { (1ull << '/') | (1ull << '?') | (1ull << ';') | (1ull << '#'), 0, 0, 0 }, { '/', '?', ';', '#' }, 4,
+};
+static const uint64_t HTTPS = 0x2f2f3a7370747468ull;   /* "https://" little-endian */
+static const uint64_t HTTP = 0x002f2f3a70747468ull;    /* "http://" */
+
+/* The first set bit of @bits in [from, to), or @to (the word holding @to exists). */
+static inline size_t next_bit(const uint64_t *bits, size_t from, size_t to)
+{
+    if (from >= to) return to;
+    size_t w = from >> 6;
+    uint64_t m = bits[w] & (~0ull << (from & 63));
+    while (m == 0) {
+        if ((++w << 6) >= to) return to;
+        m = bits[w];
+    }
+    const size_t p = (w << 6) + (size_t)__builtin_ctzll(m);
+    return p < to ? p : to;
+}
 
 typedef struct {
     const char *base;
@@ -527,6 +667,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         return RS_ERR_LIMIT;
     }
     const size_t na = sc->n_agents;
+    memset(&sc->sum, 0, sizeof sc->sum);
     sc->base = block->ptr;
     sc->first_line = block->first_line;
 
@@ -538,6 +679,18 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     nl_lines it;
     rs_line ln;
     RS_FORWARD(nl_init(sc, &it, block));
+    /* rs_url_split's and rs_url_path_of's searches, for the whole block at
+     * once: a bitmap of its '/', '?', ';', '#' and NUL bytes (the path also
+     * ends at a NUL; the authority does not: its search steps over them).
+     * NULs are rare: set one by one. */
+    RS_FORWARD(grow((void **)&sc->sbits, &sc->cap_sbits, it.nw + 1, sizeof *sc->sbits));
+    rs_simd_mask_any(block->ptr, block->len, &URL_DELIMS, sc->sbits);
+    sc->sbits[it.nw] = 0;
+    for (const char *z = memchr(block->ptr, '\0', block->len); z != NULL;
+         z = memchr(z + 1, '\0', block->len - (size_t)(z + 1 - block->ptr))) {
+        const size_t at = (size_t)(z - block->ptr);
+        sc->sbits[at >> 6] |= 1ull << (at & 63);
+    }
     while (nl_next(&it, &ln)) {
         if (n == sc->cap_ent) {      /* more lines than the block said: never expected */
             RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, n + 1, sizeof *sc->ent));
@@ -550,6 +703,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
             e->kind = RS_SCAN_OVERSIZED;
             e->off = (uint32_t)ln.oversized;
             e->len = (uint32_t)(ln.oversized >> 32);
+            sc->sum.oversized++;
             n++;
             continue;
         }
@@ -559,67 +713,101 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         e->len = (uint32_t)len;
         if (is_skippable(u, len)) {
             e->kind = RS_SCAN_BLANK;
+            sc->sum.blank++;
             n++;
             continue;
         }
         e->kind = RS_SCAN_URL;
-        const rs_url_parts parts = rs_url_split(u, len);
-        const size_t key = parts.authority_end < len ? parts.authority_end + 1 : len;
+        urlkey *k = &sc->uk[nurl++];
+        size_t ae;              /* authority end (rs_url_split) */
+        const uint64_t w0 = len >= 8 ? ld64(u) : 0;
+        size_t a = (w0 == HTTPS) ? 8 : (w0 & 0x00ffffffffffffffull) == HTTP ? 7 : 0;
+        if (RS_LIKELY(a)) {
+            /* rs_url_split and rs_url_path_of from the block's bitmap */
+            const size_t at = (size_t)(u - block->ptr), end = at + len;
+            size_t p = next_bit(sc->sbits, at + a, end);
+            while (RS_UNLIKELY(p < end && block->ptr[p] == '\0')) p = next_bit(sc->sbits, p + 1, end);
+            ae = p - at;
+            if (p == end || u[ae] == '#') {
+                k->poff = 0;
+                k->plen = PATH_ROOT;
+            } else {
+                size_t q = p;
+                do q = next_bit(sc->sbits, q + 1, end);
+                while (q < end && block->ptr[q] != '#' && block->ptr[q] != '\0');
+                k->poff = (uint32_t)ae | (u[ae] == '/' ? 0 : PATH_SLASH);
+                k->plen = (uint32_t)(q - p);
+            }
+        } else {
+            const rs_url_parts parts = rs_url_split(u, len);
+            ae = parts.authority_end;
+            path_slow(u, len, &parts, &k->poff, &k->plen);
+        }
+        const size_t key = ae < len ? ae + 1 : len;
         /* rs_origin_parse skips leading whitespace and a BOM, so such a line's
          * origin may depend on bytes past its key: decided alone. */
         const unsigned char c0 = (unsigned char)u[0];
         const int keyed = c0 > 0x20 && c0 != 0xEF && key <= KEY_MAX;
-        urlkey *k = &sc->uk[nurl++];
-        k->u.hash = keyed ? XXH3_64bits(u, key) : 0;
+        k->u.hash = keyed ? key_hash(u, key) : 0;
         k->idx = (uint32_t)n;
         k->key = keyed ? (uint32_t)key : 0;
         k->off = e->off;
         k->len = e->len;
-        k->auth = (uint32_t)parts.authority;
-        k->auth_end = (uint32_t)parts.authority_end | (parts.fragment_first ? FRAG_FIRST : 0);
         if (len > maxlen) maxlen = len;
         n++;
     }
     sc->n_ent = n;
+    /* PREFETCH_AHEAD entries past the last URL: pass 2 reads ahead without a bound check */
+    RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, nurl + PREFETCH_AHEAD, sizeof *sc->uk));
+    for (size_t j = nurl; j < nurl + PREFETCH_AHEAD; j++) sc->uk[j].u.hash = 0;
     RS_FORWARD(grow((void **)&sc->ver, &sc->cap_ver, n * na + 1, sizeof *sc->ver));
     RS_FORWARD(grow((void **)&sc->scratch, &sc->scratch_cap, 4 * maxlen + 8, 1));
 
     /* Pass 2: raw key -> local site (table slots prefetched ahead). */
     size_t n_malformed = 0;
-    lsite *prev = NULL;
+    lsite *prev = NULL;         /* the last keyed URL's site, and what matching it again needs */
+    const char *prev_u = NULL;
+    uint64_t prev_hash = 0;
+    uint32_t prev_len = 0, prev_id = 0, prev_err = 0;
     for (size_t j = 0; j < nurl; j++) {
-        if (j + PREFETCH_AHEAD < nurl)
-            __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].u.hash & sc->mask]);
-        if (j + PREFETCH_AHEAD / 2 < nurl) {   /* its slot arrived: now the site record */
-            const lsite *c = sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD / 2].u.hash & sc->mask].site;
-            if (c) {            /* the record and its key, which starts in its second line */
-                __builtin_prefetch(c);
-                __builtin_prefetch((const char *)c + 64);
-            }
-        }
+        __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].u.hash & sc->mask]);
         urlkey *k = &sc->uk[j];
         ent *e = &sc->ent[k->idx];
         const char *u = block->ptr + k->off;
         lsite *s = NULL;
+        uint32_t id = 0, err = 0;
         const uint64_t hash = k->u.hash;
-        if (k->key && prev && prev->hash == hash && prev->key_len == k->key
-            && same_key(prev->key, u, k->key)) {
+        if (k->key && prev && prev_hash == hash && prev_len == k->key && same_key(prev_u, u, k->key)) {
             s = prev;           /* a run of one origin: the last URL's site */
+            id = prev_id;
+            err = prev_err;
         } else if (k->key) {
             for (size_t i = (size_t)hash & sc->mask;; i = (i + 1) & sc->mask) {
-                lsite *c = sc->slots[i].site;
-                if (c == NULL) break;
-                if (sc->slots[i].hash == hash && c->key_len == k->key && same_key(c->key, u, k->key)) {
-                    s = c;
+                const slot *t = &sc->slots[i];
+                if (t->site == NULL) break;
+                if (t->hash == hash && t->key_len == k->key
+                    && same_key(k->key <= SLOT_KEY ? t->key : t->site->key, u, k->key)) {
+                    s = t->site;
+                    id = t->id;
+                    err = t->error;
                     break;
                 }
             }
-            if (s == NULL) RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, hash, &s));
+            if (s == NULL) {
+                RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, hash, &s));
+                id = s->id;
+                err = s->error;
+            }
         }
         if (s != NULL) {
-            prev = s;
-            if (s->error == RS_ORIGIN_OK) {
-                e->site = k->key = s->id;
+            prev = s;           /* its key: this URL's first bytes */
+            prev_u = u;
+            prev_hash = hash;
+            prev_len = k->key;
+            prev_id = id;
+            prev_err = err;
+            if (err == RS_ORIGIN_OK) {
+                e->site = k->key = id;
                 k->u.site = s;
                 continue;
             }
@@ -630,25 +818,24 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
                 RS_FORWARD(grow((void **)&sc->alone, &sc->cap_alone, sc->n_alone + 1, sizeof *sc->alone));
                 e->site = ALONE | (uint32_t)sc->n_alone;
                 sc->alone[sc->n_alone++] = s;
-                const rs_url_parts parts = parts_of(k->auth, k->auth_end);
                 for (size_t a = 0; a < na; a++)
-                    decide(sc, &sc->ver[k->idx * na + a], u, e->len, &parts, s->ag[a].matcher,
+                    decide(sc, &sc->ver[k->idx * na + a], u, e->len, k->poff, k->plen, s->ag[a].matcher,
                            s->ag[a].reason);
                 k->key = NONE;
                 continue;
             }
         }
         e->kind = RS_SCAN_MALFORMED;
-        e->error = s->error;
+        e->error = (uint8_t)(s->key_len ? err : s->error);
         k->key = NONE;
         n_malformed++;
     }
 
     /* Pass 3: group URL lines by local site (counting sort, groups in first-seen order). */
-    if (sc->cap_order < nurl + 1) {
+    if (sc->cap_order < nurl + 5) {
         size_t cap = 0;
         void *o = NULL;
-        RS_FORWARD(grow(&o, &cap, nurl + 1, sizeof *sc->order));
+        RS_FORWARD(grow(&o, &cap, nurl + 5, sizeof *sc->order));
         rs_free(sc->order);
         sc->order = o;
         rs_free(sc->touched);
@@ -679,6 +866,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         off += c;
     }
     sc->gstart[nt] = off;
+    for (uint32_t k = off; k < off + 4; k++) sc->order[k].off = 0;   /* read ahead by pass 4 */
     for (size_t j = 0; j < nurl; j++) {
         const urlkey *k = &sc->uk[j];
         if (k->key == NONE) continue;
@@ -686,8 +874,8 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         o->idx = k->idx;
         o->off = k->off;
         o->len = k->len;
-        o->auth = k->auth;
-        o->auth_end = k->auth_end;
+        o->poff = k->poff;
+        o->plen = k->plen;
     }
 
     /* Pass 4: each site's URLs back to back. Ahead, without a chain of
@@ -716,6 +904,18 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         }
         sc->cnt[s->id] = 0;
         const uint32_t end = sc->gstart[g + 1];
+        if (na == 1) {          /* the usual case, without the agents loop */
+            const rs_matcher *m = s->ag[0].matcher;
+            const uint32_t reason = s->ag[0].reason;
+            for (uint32_t k = sc->gstart[g]; k < end; k++) {
+                const grouped *o = &sc->order[k];
+                const char *nx = block->ptr + sc->order[k + 4].off;   /* maybe the next group's */
+                __builtin_prefetch(nx);
+                __builtin_prefetch(nx + 63);
+                decide(sc, &sc->ver[o->idx], block->ptr + o->off, o->len, o->poff, o->plen, m, reason);
+            }
+            continue;
+        }
         for (uint32_t k = sc->gstart[g]; k < end; k++) {
             const grouped *o = &sc->order[k];
             if (k + 4 < end) {
@@ -724,15 +924,17 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
                 __builtin_prefetch(nx + 63);
             }
             const char *u = block->ptr + o->off;
-            const rs_url_parts parts = parts_of(o->auth, o->auth_end);
             for (size_t a = 0; a < na; a++)
-                decide(sc, &sc->ver[(size_t)o->idx * na + a], u, o->len, &parts, s->ag[a].matcher,
+                decide(sc, &sc->ver[(size_t)o->idx * na + a], u, o->len, o->poff, o->plen, s->ag[a].matcher,
                        s->ag[a].reason);
         }
     }
     sc->stats.groups += nt;
     sc->stats.blocks++;
     sc->stats.urls += nurl - n_malformed;
+    sc->sum.lines = n;
+    sc->sum.malformed = n_malformed;
+    sc->sum.urls = sc->sum.verdict[0] + sc->sum.verdict[1];
     *n_lines = n;
     return RS_OK;
 }
@@ -774,27 +976,8 @@ void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r
 
 rs_scan_kind rs_scan_line_kind(const rs_scanner *sc, size_t i) { return (rs_scan_kind)sc->ent[i].kind; }
 
-void rs_scan_summarize(const rs_scanner *sc, rs_scan_summary *out)
-{
-    memset(out, 0, sizeof *out);
-    const size_t na = sc->n_agents;
-    uint64_t kinds[8] = { 0 };
-    out->lines = sc->n_ent;
-    for (size_t i = 0; i < sc->n_ent; i++) {
-        const uint8_t kind = sc->ent[i].kind;
-        kinds[kind & 7]++;
-        if (kind != RS_SCAN_URL) continue;
-        for (const verdict *v = &sc->ver[i * na], *end = v + na; v < end; v++) {
-            if (v->kind == RS_SCAN_SKIPPED) { out->skipped++; continue; }
-            out->verdict[v->disallowed]++;
-            out->reason[v->reason]++;
-        }
-    }
-    out->blank = kinds[RS_SCAN_BLANK];
-    out->malformed = kinds[RS_SCAN_MALFORMED];
-    out->oversized = kinds[RS_SCAN_OVERSIZED];
-    out->urls = out->verdict[0] + out->verdict[1];
-}
+/* Counted by rs_scan_block as it made the records (decide, and the kinds of lines). */
+void rs_scan_summarize(const rs_scanner *sc, rs_scan_summary *out) { *out = sc->sum; }
 
 /* ===== One URL ===== */
 

@@ -622,3 +622,79 @@ Test(scan, lines_from_the_bitmap_equal_rs_line_next, .init = make_tmpdir, .fini 
     rs_scanner_free(sc);
     rs_sites_free(s);
 }
+
+/* ===== Paths from the block's delimiter bitmap, summaries counted in the passes ===== */
+
+Test(scan, paths_and_summary_equal_one_url_checks, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    /* rules whose line tells where the path starts and ends */
+    write_file("a.com.txt", "User-agent: *\nDisallow: /p\nAllow: /p/q\nDisallow: /*?\nDisallow: /*;\n"
+                            "Allow: /*x$\nDisallow: /$\n");
+    write_file("a-host-name-long-enough-to-cross-a-64-byte-word-of-the-bitmap.com.txt",
+               "User-agent: *\nDisallow: /*x$\nAllow: /p\n");
+    rs_sites *s = open_dir(tmpdir);
+    const char *agents[] = { "Googlebot" };
+    rs_scanner *sc = scanner_for(s, agents, 1, RS_SCAN_MISSING_ALLOW);
+    static const char *const starts[] = {
+        "http://a.com", "https://a.com", "https://a.com:443", "HTTP://a.com", "//a.com", "a.com",
+        "http://a.com#", "https://a.com\0", "http://a-host-name-long-enough-to-cross-a-64-byte-word-of-the-bitmap.com",
+        " http://a.com", "http:/", "https://", "ftp://a.com", "http://a.com?", "http://a.com;",
+    };
+    static const char *const bits[] = { "/", "?", ";", "#", "p", "q", "x", "/p", "/p/q", "\0", "%2F", "\r", "abcdefghij" };
+    const size_t ns = sizeof starts / sizeof *starts, nb = sizeof bits / sizeof *bits;
+    uint64_t seed = 777;
+    char text[8192];
+    size_t starts_len[sizeof starts / sizeof *starts];
+    for (size_t i = 0; i < ns; i++) /* "https://a.com\0" holds its NUL */
+        starts_len[i] = i == 7 ? 14 : strlen(starts[i]);
+    for (int round = 0; round < 200; round++) {
+        size_t len = 0;
+        const int n = 1 + (int)(seed % 60);
+        for (int i = 0; i < n; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            const size_t st = (seed >> 33) % ns;
+            memcpy(text + len, starts[st], starts_len[st]);
+            len += starts_len[st];
+            const int k = (int)((seed >> 12) % 12);
+            for (int j = 0; j < k; j++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                const size_t b = (seed >> 33) % nb;
+                const size_t bl = b == 9 ? 1 : strlen(bits[b]);
+                memcpy(text + len, bits[b], bl);
+                len += bl;
+            }
+            text[len++] = '\n';
+        }
+        test_block t;
+        block_make(&t, text, len, 1);
+        size_t got = 0;
+        cr_assert_eq(rs_scan_block(sc, &t.b, &got), RS_OK);
+        cr_assert_eq(got, (size_t)n);
+        rs_scan_summary want, sum;
+        memset(&want, 0, sizeof want);
+        want.lines = got;
+        for (size_t i = 0; i < got; i++) {
+            rs_scan_record r;
+            rs_scan_get(sc, i, 0, &r);
+            if (r.kind == RS_SCAN_BLANK) { want.blank++; continue; }
+            if (r.kind == RS_SCAN_MALFORMED) { want.malformed++; continue; }
+            cr_assert_eq(r.kind, RS_SCAN_URL);
+            want.verdict[r.disallowed]++;
+            want.reason[r.reason]++;
+            rs_site_verdict v;
+            cr_assert_eq(rs_site_check(s, r.url.ptr, r.url.len, "Googlebot", 9, RS_SEMANTICS_GOOGLE, 0, &v),
+                         RS_OK);
+            cr_assert_eq(v.malformed, 0, "round %d line %zu", round, i);
+            cr_assert_eq(r.disallowed, v.verdict.disallowed, "round %d line %zu", round, i);
+            cr_assert_eq(r.line, v.verdict.line, "round %d line %zu: %u vs %u", round, i, r.line,
+                         v.verdict.line);
+            cr_assert_eq(r.reason, v.reason, "round %d line %zu", round, i);
+        }
+        want.urls = want.verdict[0] + want.verdict[1];
+        rs_scan_summarize(sc, &sum);
+        cr_assert_eq(memcmp(&sum, &want, sizeof sum), 0, "round %d: summary", round);
+        free(t.buf);
+    }
+    rs_scanner_free(sc);
+    rs_sites_free(s);
+}
