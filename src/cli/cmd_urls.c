@@ -332,16 +332,6 @@ static size_t rec_head(rs_format fmt, const char **head)
     return fmt == RS_FORMAT_JSONL ? sizeof JSON_HEAD - 1 : 0;
 }
 
-/* Decimal digits of v at d; returns the new end. */
-static char *put_u32(char *d, uint32_t v)
-{
-    char tmp[10];
-    size_t n = sizeof tmp;
-    do { tmp[--n] = (char)('0' + v % 10); v /= 10; } while (v);
-    memcpy(d, tmp + n, sizeof tmp - n);
-    return d + (sizeof tmp - n);
-}
-
 /* The TSV columns origin and agent of @r (with the tabs around them), rendered once per
  * (site, agent) into c->prefix_text. */
 static rs_status rec_prefix(const urls_job *job, rec_cache *c, const rs_scan_record *r, rs_str agent,
@@ -400,7 +390,7 @@ static rs_status rec_render_tsv(const urls_job *job, rec_cache *c, const rs_scan
     d += pre.len;
     memcpy(d, r->disallowed ? "disallow\t" : "allow\t", r->disallowed ? 9 : 6);
     d += r->disallowed ? 9 : 6;
-    d = put_u32(d, r->line);
+    d += snprintf(d, 11, "%u", r->line); /* once per key: not the hot path */
     *d++ = '\t';
     memcpy(d, kind, kind_len); /* no byte of either kind is escaped */
     d += kind_len;

@@ -300,6 +300,20 @@ static void naive_verdict(const rnd_rule *r, size_t n, const char *path, size_t 
     *line = bd > ba ? ld : la;
 }
 
+/* The matcher's verdict for path[0, pl) equals the naive reference's (round and body name the case). */
+static void expect_naive(const rs_matcher *m, const rnd_rule *rules, size_t n, const char *path, size_t pl,
+                         int round, const char *body)
+{
+    rs_verdict v;
+    rs_matcher_match(m, path, pl, &v);
+    int dis;
+    unsigned line;
+    naive_verdict(rules, n, path, pl, &dis, &line);
+    cr_assert(v.disallowed == dis && v.line == line,
+              "path '%.*s': got disallowed=%d line %u, want %d line %u (round %d); rules:\n%s",
+              (int)pl, path, v.disallowed, v.line, dis, line, round, body);
+}
+
 Test(match, compat_random_rules_match_naive_reference)
 {
     /* a narrow alphabet (deep tries, long labels); a wide one, so that nodes get
@@ -338,14 +352,7 @@ Test(match, compat_random_rules_match_naive_reference)
             for (size_t k = 1; k < plen; k++) path[k] = alpha[(size_t)rand_r(&seed) % na];
             if (q == 0) { strcpy(path, "/a/"); }
             const size_t pl = q == 0 ? 3 : plen;
-            rs_verdict v;
-            rs_matcher_match(m, path, pl, &v);
-            int dis;
-            unsigned line;
-            naive_verdict(rules, n, path, pl, &dis, &line);
-            cr_assert(v.disallowed == dis && v.line == line,
-                      "path '%.*s': got disallowed=%d line %u, want %d line %u; rules:\n%s",
-                      (int)pl, path, v.disallowed, v.line, dis, line, body);
+            expect_naive(m, rules, n, path, pl, round, body);
         }
         rs_matcher_free(m);
     }
@@ -389,14 +396,7 @@ Test(match, compat_long_shared_prefixes_match_naive_reference)
             memcpy(path, BASE, keep);
             for (size_t k = 0; k < extra; k++) path[keep + k] = "ab/.$"[(size_t)rand_r(&seed) % 5];
             const size_t pl = keep + extra;
-            rs_verdict v;
-            rs_matcher_match(m, path, pl, &v);
-            int dis;
-            unsigned line;
-            naive_verdict(rules, n, path, pl, &dis, &line);
-            cr_assert(v.disallowed == dis && v.line == line,
-                      "path '%.*s': got disallowed=%d line %u, want %d line %u (round %d)",
-                      (int)pl, path, v.disallowed, v.line, dis, line, round);
+            expect_naive(m, rules, n, path, pl, round, body);
         }
         rs_matcher_free(m);
     }
