@@ -1131,7 +1131,7 @@ int cmd_urls(int argc, char **argv)
     const int unlimited = o.memory_limit && strcmp(o.memory_limit, "none") == 0;
     job.rec_max_text = unlimited || limit / 16 > REC_MAX_TEXT ? REC_MAX_TEXT : limit / 16;
     job.rec_max_entries = job.rec_max_text / REC_KEY_BYTES;
-    if (!unlimited && sc.known_sites * SPILL_SITE_COST > limit / 2) job.gate = &gate;
+    if (!unlimited && sc.known_sites > SPILL_GATE_HOSTS(limit)) job.gate = &gate;
     pipeline_totals part;
     memset(&part, 0, sizeof part);
 

@@ -887,7 +887,7 @@ int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pi
 void spill_gate_init(spill_gate *g, uint64_t memory_limit)
 {
     memset(g, 0, sizeof *g);
-    g->cap = memory_limit / 2 / SPILL_SITE_COST;
+    g->cap = SPILL_GATE_HOSTS(memory_limit);
     if (g->cap < 1) g->cap = 1;
 }
 

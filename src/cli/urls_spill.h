@@ -8,8 +8,12 @@
 
 #include "cli/pipeline.h"
 
-#define SPILL_SITE_COST ((uint64_t)8 << 10)   /* bytes a host costs loaded (matchers, tables): ~6.6 KB
-                                                 measured at 100k sites with drop_rules, rounded up */
+#define SPILL_SITE_COST ((uint64_t)6 << 10)   /* bytes a host costs loaded (matchers, tables): 5.3-5.6 KB
+                                                 measured at 100k sites with drop_rules (RSS less blocks;
+                                                 bench/RESULTS.md), rounded up */
+/* The hosts a run without partitions may load under @limit: three quarters of it,
+ * as block_size_for (cmd_urls.c) keeps the blocks in flight under a quarter. */
+#define SPILL_GATE_HOSTS(limit) ((limit) / 4 * 3 / SPILL_SITE_COST)
 #define SPILL_MAX_JOBS 256
 
 typedef struct {
@@ -61,7 +65,7 @@ uint64_t spill_host_hash(const char *url, size_t len);
 /*
  * The gate of an unpartitioned run: it counts the distinct hosts of the
  * blocks it admits, and refuses the first block whose hosts would take the
- * sites loaded past half of @memory_limit (and every block after it).
+ * sites loaded past SPILL_GATE_HOSTS(@memory_limit) (and every block after it).
  */
 typedef struct {
     uint64_t cap;                   /* distinct hosts that fit */
