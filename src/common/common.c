@@ -4,6 +4,11 @@
  */
 #include "common/common.h"
 
+#include <stdint.h>
+#if defined(__linux__)
+#  include <sys/mman.h>
+#endif
+
 static unsigned long fail_countdown; /* 0 = never fail */
 
 void rs_alloc_fail_after(unsigned long n) { fail_countdown = n; }
@@ -18,6 +23,20 @@ void *rs_malloc(size_t size) { return should_fail() ? NULL : malloc(size ? size 
 void *rs_calloc(size_t n, size_t size) { return should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1); }
 void *rs_realloc(void *p, size_t size) { return should_fail() ? NULL : realloc(p, size ? size : 1); }
 void  rs_free(void *p) { free(p); }
+
+void rs_advise_huge(void *p, size_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (p == NULL || size < 2 * huge) return;
+    const uintptr_t from = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    const uintptr_t to = ((uintptr_t)p + size) & ~(huge - 1);
+    if (to > from) (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)size;
+#endif
+}
 
 unsigned rs_version_number(void) { return RS_VERSION_NUMBER; }
 const char *rs_version_string(void) { return RS_VERSION_STRING; }

@@ -21,6 +21,11 @@ void *rs_realloc(void *p, size_t size);
 void  rs_free(void *p);
 /* Tests: make the n-th allocation from now fail (0 disables). */
 void  rs_alloc_fail_after(unsigned long n);
+/* Asks for huge pages under the whole 2 MiB pages of a buffer of @size bytes at @p
+ * not yet written (input blocks, per-line arrays): a first write faults a 2 MiB page
+ * in once instead of 512 4 KiB ones. A hint: nothing happens where the system has
+ * none; buffers under 4 MiB are left alone. */
+void  rs_advise_huge(void *p, size_t size);
 
 #define RS_RETURN_IF(cond, code) do { if (cond) return (code); } while (0)
 #define RS_FORWARD(expr) do { rs_status rs_fwd_ = (expr); if (rs_fwd_ != RS_OK) return rs_fwd_; } while (0)

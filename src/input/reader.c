@@ -373,6 +373,7 @@ static rs_status blockbuf_init(rs_blockbuf *b, size_t cap)
 {
     b->data = rs_malloc(cap + RS_PADDING);
     RS_RETURN_IF(b->data == NULL, RS_ERR_NOMEM);
+    rs_advise_huge(b->data, cap + RS_PADDING);
     b->cap = cap;
     return RS_OK;
 }
