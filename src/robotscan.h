@@ -1776,6 +1776,10 @@ RS_STATIC_API rs_status rs_outbuf_reserve(rs_outbuf *out, size_t extra);
  */
 RS_STATIC_API size_t rs_format_value(char *dst, size_t dst_cap, rs_format fmt, const char *src, size_t src_size);
 
+/** Writes @v in decimal at @dst (room for 20 bytes), as rs_format_record writes a
+ * number field. @return the bytes written. */
+RS_STATIC_API size_t rs_format_uint(char *dst, uint64_t v);
+
 /** Appends @s as a JSON string (quotes included; invalid UTF-8 bytes as \\u00XX). */
 RS_STATIC_API rs_status rs_outbuf_json_string(rs_outbuf *out, const char *s, size_t len);
 

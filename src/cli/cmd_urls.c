@@ -390,7 +390,7 @@ static rs_status rec_render_tsv(const urls_job *job, rec_cache *c, const rs_scan
     d += pre.len;
     memcpy(d, r->disallowed ? "disallow\t" : "allow\t", r->disallowed ? 9 : 6);
     d += r->disallowed ? 9 : 6;
-    d += snprintf(d, 11, "%u", r->line); /* once per key: not the hot path */
+    d += rs_format_uint(d, r->line);
     *d++ = '\t';
     memcpy(d, kind, kind_len); /* no byte of either kind is escaped */
     d += kind_len;

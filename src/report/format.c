@@ -189,6 +189,8 @@ static char *put_digits(char *d, uint64_t v)
     return d + (sizeof tmp - n);
 }
 
+size_t rs_format_uint(char *dst, uint64_t v) { return (size_t)(put_digits(dst, v) - dst); }
+
 /* The TSV record on its own path: the hot one of `urls` with full output. */
 static rs_status record_tsv(rs_outbuf *out, const rs_field *fields, size_t n)
 {
