@@ -1213,6 +1213,13 @@ RS_STATIC_API void rs_blockbuf_free(rs_blockbuf *b);
 RS_STATIC_API rs_status rs_reader_next_block_into(rs_reader *r, rs_blockbuf *buf, rs_block *out);
 
 /**
+ * The bytes the next blocks aim for, from now on: at most the block_size given at
+ * open (the buffers' room); 0 restores it. Lets a caller cut the end of its input
+ * finer, so that threads sharing the blocks finish together.
+ */
+RS_STATIC_API void rs_reader_set_block_size(rs_reader *r, size_t block_size);
+
+/**
  * @return a message about the last failure ("" when none), naming the file
  *         and, for damaged compressed input, the compressed byte offset.
  *         Valid until the next call on @r.

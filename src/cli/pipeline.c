@@ -209,6 +209,28 @@ nomem:
 
 /* ===== Running ===== */
 
+#define TAIL_BLOCK_MIN ((size_t)1 << 20)
+
+/*
+ * With threads, the block size for the next read near the end of the input
+ * ("guided" scheduling): a quarter of what is left per thread, down to
+ * TAIL_BLOCK_MIN, so the last blocks are small and the threads finish within
+ * one of them of each other, not one full block apart. What is left is known
+ * for a regular file (scaled by the ratio so far when compressed); 0 (the
+ * size at open) when it is not.
+ */
+static size_t next_block_size(const pipeline_impl *p, const rs_reader *r)
+{
+    rs_reader_stats st;
+    rs_reader_stats_get(r, &st);
+    if (p->n_threads < 2 || st.file_size == 0 || st.bytes_in == 0 || st.bytes_in >= st.file_size) return 0;
+    uint64_t left = st.file_size - st.bytes_in;
+    if (st.compression != RS_COMPRESSION_NONE) left = (uint64_t)((double)left * st.bytes_out / st.bytes_in);
+    const uint64_t share = left / (4 * (uint64_t)p->n_threads);
+    return share < TAIL_BLOCK_MIN ? TAIL_BLOCK_MIN : (size_t)share;   /* past the size at open: that */
+}
+
+
 static void progress(pipeline_impl *p, const rs_reader *r, int final)
 {
     if (!p->cfg.progress) return;
@@ -320,6 +342,7 @@ int pipeline_run_until(pipeline *pl, const char *path, rs_reader **rest, rs_bloc
         /* Fill free slots. */
         while (!eof && p->head - p->tail < p->n_slots) {
             slot *s = &p->slots[p->head % p->n_slots];
+            rs_reader_set_block_size(r, next_block_size(p, r));
             st = rs_reader_next_block_into(r, s->buf, &s->block);
             if (st != RS_OK) {
                 eof = 1;

@@ -41,6 +41,7 @@ struct rs_reader {
     int   own_fd;               /* close on free */
     char *name;                 /* for messages */
     size_t block_size, max_line;
+    size_t open_block_size;     /* block_size as opened (rs_reader_set_block_size) */
     size_t cap;                 /* block buffer capacity: max(block_size, max_line + 1, 16) */
     rs_compression comp;
 
@@ -297,7 +298,7 @@ static rs_status reader_new(const char *name, const rs_reader_opts *opts, rs_rea
     rs_reader *r = rs_calloc(1, sizeof *r);
     RS_RETURN_IF(r == NULL, RS_ERR_NOMEM);
     r->fd = -1;
-    r->block_size = block;
+    r->block_size = r->open_block_size = block;
     r->max_line = max_line;
     r->cap = RS_MAX(RS_MAX(block, max_line + 1), 16);   /* >= 3: the BOM look-ahead */
     r->line = 1;
@@ -538,6 +539,12 @@ rs_status rs_reader_next_block_into(rs_reader *r, rs_blockbuf *bb, rs_block *out
     r->offset += filled;
     r->stats.lines += 1;
     return RS_OK;
+}
+
+void rs_reader_set_block_size(rs_reader *r, size_t block_size)
+{
+    if (r == NULL) return;
+    r->block_size = block_size == 0 || block_size > r->open_block_size ? r->open_block_size : block_size;
 }
 
 rs_status rs_reader_next_block(rs_reader *r, rs_block *out)

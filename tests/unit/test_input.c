@@ -722,6 +722,41 @@ Test(input, caller_owned_block_buffers_stay_valid)
     free(plain.p);
 }
 
+/* rs_reader_set_block_size: blocks aim for the new size (never past the size at open,
+ * 0 restores it), and the lines read are the same, in order, whatever the sizes. */
+Test(input, block_size_changed_while_reading)
+{
+    buf_t plain = many_lines(4000);
+    const char *path = write_file("resize.txt", plain.p, plain.n);
+    rs_reader_opts o = { 16384, 100 };
+    rs_reader *r;
+    cr_assert_eq(rs_reader_open(path, &o, &r), RS_OK);
+    rs_blockbuf *buf;
+    cr_assert_eq(rs_blockbuf_create(r, &buf), RS_OK);
+    const size_t sizes[] = { 0, 1000, 16384 * 4, 300, 0, 5000 };
+    size_t at = 0, k = 0, small = 0;
+    rs_block b;
+    rs_status st;
+    for (;;) {
+        const size_t want = sizes[k++ % (sizeof sizes / sizeof sizes[0])];
+        rs_reader_set_block_size(r, want);
+        if ((st = rs_reader_next_block_into(r, buf, &b)) != RS_OK) break;
+        const size_t aim = want == 0 || want > 16384 ? 16384 : want;
+        cr_assert_eq(b.offset, at, "blocks are contiguous");
+        cr_assert(memcmp(b.ptr, plain.p + at, b.len) == 0, "block at %zu", at);
+        cr_assert(b.ptr[b.len - 1] == '\n' || at + b.len == plain.n, "a block ends at a line end");
+        if (at + b.len < plain.n) cr_assert_leq(b.len, aim + 100, "block of %zu bytes aiming at %zu", b.len, aim);
+        if (aim < 16384 && b.len < 16384 / 2) small++;
+        at += b.len;
+    }
+    cr_assert_eq(st, RS_ERR_EOF);
+    cr_assert_eq(at, plain.n, "every byte delivered once");
+    cr_assert_gt(small, 3, "the smaller sizes were used");
+    rs_blockbuf_free(buf);
+    rs_reader_free(r);
+    free(plain.p);
+}
+
 Test(input, next_line_convenience)
 {
     const size_t n = sizeof SAMPLE - 1;
