@@ -840,6 +840,7 @@ static inline void consider(best_match *b, int32_t prio, const lit_slot *s)
 static inline int64_t find_child(const rs_matcher *m, const trie_node *node, unsigned char c)
 {
     const uint32_t n = node->n_children;
+    if (n == 1) return c == (unsigned char)node->kids ? (int64_t)node->first_child : -1;
     if (n <= KIDS_INLINE) {
         /* the zero bytes of kids ^ c...c: the lowest flagged one is exact (a
          * borrow only flags bytes above a zero byte); the unused bytes repeat
