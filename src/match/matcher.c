@@ -72,6 +72,7 @@ typedef struct {
     uint32_t tail_off;         /* pattern after its first '*', anchor removed */
     uint32_t tail_len;
     uint8_t  anchored;
+    uint8_t  one_seg;          /* the tail has no '*' */
 } wild_rule;                   /* 32 bytes; the type is the node's range it is in */
 
 _Static_assert(sizeof(trie_node) == 32, "a node is half a cache line (and a bitmap slot)");
@@ -448,6 +449,7 @@ static inline void put_wild(wild_rule *w, const cand *c, const char *text)
     w->tail_off = c->off + c->prefix_len + 1;
     w->tail_len = c->len - c->prefix_len - 1 - c->anchored;
     w->needs = tail_mask(text + w->tail_off, w->tail_len);
+    w->one_seg = w->tail_len == 0 || memchr(text + w->tail_off, '*', w->tail_len) == NULL;
 }
 
 static inline int lit_slot_of(const cand *c)
@@ -906,19 +908,31 @@ typedef struct {
 static inline __attribute__((always_inline)) void wild_scan(const wild_rule *w, uint32_t n, best_match *b, const char *path, size_t plen,
                              size_t depth, const char *text, path_bytes *pb)
 {
-    for (const wild_rule *const end = w + n; w < end; w++) {
-        if (!beats((int32_t)w->prio, w->line, b)) return;
-        if (!pb->known) {
-            pb->mask = byte_mask(path + depth, plen - depth);
-            pb->known = 1;
+    if (n == 0 || !beats((int32_t)w->prio, w->line, b)) return;
+    if (!pb->known) {
+        pb->mask = byte_mask(path + depth, plen - depth);
+        pb->known = 1;
+    }
+    const uint64_t have = pb->mask;
+    for (const wild_rule *const end = w + n;;) {
+        if (!(w->needs & ~have)) { /* else a byte it needs is not in the path */
+            const char *tail = text + w->tail_off;
+            const size_t tlen = w->tail_len;
+            int hit;
+            if (!w->one_seg)
+                hit = match_after_star(path, plen, depth, tail, tlen, w->anchored);
+            else if (w->anchored)
+                hit = plen - depth >= tlen && label_matches(path + plen - tlen, tail, tlen);
+            else
+                hit = find_segment(path + depth, plen - depth, tail, tlen) != NULL;
+            if (hit) {
+                b->prio = (int32_t)w->prio;
+                b->line = w->line;
+                b->rule = w->rule;
+                return;
+            }
         }
-        if (w->needs & ~pb->mask) continue; /* a byte it needs is not in the path */
-        if (match_after_star(path, plen, depth, text + w->tail_off, w->tail_len, w->anchored)) {
-            b->prio = (int32_t)w->prio;
-            b->line = w->line;
-            b->rule = w->rule;
-            return;
-        }
+        if (++w == end || !beats((int32_t)w->prio, w->line, b)) return;
     }
 }
 
