@@ -92,14 +92,20 @@ static const uint64_t BYTE_BIT[256] = { BIT64(0), BIT64(64), BIT64(128), BIT64(1
 static uint64_t byte_mask(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
-    uint64_t m0 = 0, m1 = 0;   /* two accumulators: half the dependency chain */
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        m0 |= BYTE_BIT[p[i]] | BYTE_BIT[p[i + 1]];
-        m1 |= BYTE_BIT[p[i + 2]] | BYTE_BIT[p[i + 3]];
+#define BB(i) BYTE_BIT[p[i]]
+    if (n >= 8) {
+        /* 8 bytes a step, the last step overlapping the one before (or-ing twice is harmless) */
+        uint64_t m = 0;
+        for (size_t i = 0;; i += 8) {
+            if (i + 8 > n) i = n - 8;
+            m |= BB(i) | BB(i + 1) | BB(i + 2) | BB(i + 3) | BB(i + 4) | BB(i + 5) | BB(i + 6) | BB(i + 7);
+            if (i + 8 == n) return m;
+        }
     }
-    for (; i < n; i++) m0 |= BYTE_BIT[p[i]];
-    return m0 | m1;
+    if (n >= 4) return BB(0) | BB(1) | BB(2) | BB(3) | BB(n - 4) | BB(n - 3) | BB(n - 2) | BB(n - 1);
+    if (n >= 2) return BB(0) | BB(1) | BB(n - 2) | BB(n - 1);
+    return n ? BB(0) : 0;
+#undef BB
 }
 
 /* Set bits of @x (no popcnt instruction is assumed). */
