@@ -971,11 +971,13 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
         /* An edge label is never empty and its first byte is the one find_child
          * matched; the next INLINE_LABEL bytes are in the node. */
         const size_t rest = child->label_len - 1;
-        if (plen - depth <= rest) break;
-        if (!(rest <= INLINE_LABEL ? label_matches(path + depth + 1, child->inl, rest)
-                                   : label_matches(path + depth + 1, M_TEXT(m) + child->label_off + 1, rest)))
-            break;
-        depth += child->label_len;
+        if (rest) {            /* most labels are one byte (a branch), the rest at most INLINE_LABEL */
+            if (plen - depth <= rest) break;
+            if (!(rest <= INLINE_LABEL ? label_matches(path + depth + 1, child->inl, rest)
+                                       : label_matches(path + depth + 1, M_TEXT(m) + child->label_off + 1, rest)))
+                break;
+        }
+        depth += rest + 1;
         node = child;
     }
     const best_match *a = &best[0], *d = &best[1];
