@@ -132,9 +132,19 @@ typedef struct {
     uint32_t pat_off, pat_len;
 } rule_entry;
 
+/* How rs_matcher_match decides (rs_matcher.kind). */
+enum {
+    KIND_GOOGLE,               /* the trie walk (SPEC 2.4) */
+    KIND_GOOGLE_SLASH,         /* the same, where the root's one child has the label "/": the
+                                  walk starts there */
+    KIND_FIRST_MATCH,          /* the first matching rule in file order (SPEC 2.5) */
+    KIND_ALLOW_ALL,
+    KIND_DISALLOW_ALL
+};
+
 struct rs_matcher {
-    int           constant;    /* -1: compiled rules; 0: allow all; 1: disallow all */
-    rs_semantics  semantics;
+    uint8_t       kind;        /* KIND_*: one test picks the common walk */
+    uint8_t       pad_[3];
     uint32_t      n_nodes;
     uint32_t      n_rules;
     /* The tables, as byte offsets from the header in the same allocation (48
@@ -645,7 +655,7 @@ rs_status rs_matcher_create_constant(int disallow_all, rs_matcher **out)
     RS_RETURN_IF(out == NULL, RS_ERR_USAGE);
     rs_matcher *m = rs_calloc(1, sizeof *m);
     RS_RETURN_IF(m == NULL, RS_ERR_NOMEM);
-    m->constant = disallow_all ? 1 : 0;
+    m->kind = disallow_all ? KIND_DISALLOW_ALL : KIND_ALLOW_ALL;
     m->bytes = sizeof *m;
     *out = m;
     return RS_OK;
@@ -754,8 +764,7 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
 
     rs_matcher h;
     memset(&h, 0, sizeof h);
-    h.constant = -1;
-    h.semantics = semantics;
+    h.kind = google ? KIND_GOOGLE : KIND_FIRST_MATCH;
     h.n_rules = n_app;
 
     size_t nodes_len = 0, terms_len = 0;
@@ -811,9 +820,14 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         off += ALIGN8(rules_len);
         memset(b + off, 0, total - off);
         h.bytes = total;
-        if (google)
+        if (google) {
+            const trie_node *nodes = (trie_node *)(void *)(b + h.nodes_at);
             lay_out(tree, items, cands, text, stack, (trie_node *)(void *)(b + h.nodes_at),
                     b + h.terms_at);
+            if (nodes[0].n_children == 1 && nodes[0].first_child == 1 &&
+                (nodes[0].kids & 0xff) == '/' && nodes[1].label_len == 1)
+                h.kind = KIND_GOOGLE_SLASH;
+        }
         memcpy(b, &h, sizeof h);
         *out = (rs_matcher *)(void *)b;
     }
@@ -942,28 +956,44 @@ static inline __attribute__((always_inline)) void wild_scan(const wild_rule *w, 
     }
 }
 
-static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
+/* The rules ending at @node (it has some), reached at @depth. */
+static inline __attribute__((always_inline)) void visit_term(const rs_matcher *m, const trie_node *node,
+                                                             best_match *best, const char *path,
+                                                             size_t plen, size_t depth, path_bytes *pb)
+{
+    const term_rec *t = M_TERM(m, node);
+    consider(&best[0], (int32_t)depth, &t->lit[SLOT_ALLOW]);
+    consider(&best[1], (int32_t)depth, &t->lit[SLOT_DISALLOW]);
+    if (depth == plen) {
+        consider(&best[0], (int32_t)depth + 1, &t->lit[SLOT_ANCH_ALLOW]);
+        consider(&best[1], (int32_t)depth + 1, &t->lit[SLOT_ANCH_DISALLOW]);
+    }
+    if (t->n_wild) {
+        const wild_rule *w = (const wild_rule *)(const void *)(t + 1);
+        wild_scan(w, t->n_wild_allow, &best[0], path, plen, depth, M_TEXT(m), pb);
+        wild_scan(w + t->n_wild_allow, t->n_wild - t->n_wild_allow, &best[1], path, plen,
+                  depth, M_TEXT(m), pb);
+    }
+}
+
+static inline __attribute__((always_inline)) void match_google(const rs_matcher *m, const char *path,
+                                                               size_t plen, rs_verdict *out,
+                                                               unsigned kind)
 {
     best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
     const trie_node *node = M_NODES(m);
     size_t depth = 0;
     path_bytes pb = { 0, 0 };
+    if (kind == KIND_GOOGLE_SLASH) {
+        /* most files: the root's rules (empty or '*' patterns) if any, then
+         * node 1, its only child, for the '/' every path starts with */
+        if (node->term) visit_term(m, node, best, path, plen, 0, &pb);
+        if (plen == 0 || path[0] != '/') goto done;
+        node++;
+        depth = 1;
+    }
     for (;;) {
-        if (node->term) {
-            const term_rec *t = M_TERM(m, node);
-            consider(&best[0], (int32_t)depth, &t->lit[SLOT_ALLOW]);
-            consider(&best[1], (int32_t)depth, &t->lit[SLOT_DISALLOW]);
-            if (depth == plen) {
-                consider(&best[0], (int32_t)depth + 1, &t->lit[SLOT_ANCH_ALLOW]);
-                consider(&best[1], (int32_t)depth + 1, &t->lit[SLOT_ANCH_DISALLOW]);
-            }
-            if (t->n_wild) {
-                const wild_rule *w = (const wild_rule *)(const void *)(t + 1);
-                wild_scan(w, t->n_wild_allow, &best[0], path, plen, depth, M_TEXT(m), &pb);
-                wild_scan(w + t->n_wild_allow, t->n_wild - t->n_wild_allow, &best[1], path, plen,
-                          depth, M_TEXT(m), &pb);
-            }
-        }
+        if (node->term) visit_term(m, node, best, path, plen, depth, &pb);
         if (depth == plen || node->n_children == 0) break;
         const int64_t c = find_child(m, node, (unsigned char)path[depth]);
         if (c < 0) break;
@@ -980,6 +1010,7 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
         depth += rest + 1;
         node = child;
     }
+done:;
     const best_match *a = &best[0], *d = &best[1];
     out->disallowed = d->prio > a->prio && d->prio > 0;
     const best_match *r = d->prio > a->prio ? d : a;
@@ -1017,14 +1048,15 @@ static void match_first(const rs_matcher *m, const char *path, size_t plen, rs_v
 
 void rs_matcher_match(const rs_matcher *m, const char *path, size_t path_len, rs_verdict *out)
 {
-    if (m->constant >= 0) {
-        out->disallowed = m->constant;
+    const unsigned kind = m->kind;
+    if (kind <= KIND_GOOGLE_SLASH) {
+        match_google(m, path, path_len, out, kind);
+    } else if (kind == KIND_FIRST_MATCH) {
+        match_first(m, path, path_len, out);
+    } else {
+        out->disallowed = kind == KIND_DISALLOW_ALL;
         out->line = 0;
         out->rule = -1;
-    } else if (m->semantics == RS_SEMANTICS_GOOGLE) {
-        match_google(m, path, path_len, out);
-    } else {
-        match_first(m, path, path_len, out);
     }
 }
 
