@@ -925,6 +925,17 @@ typedef struct {
  * beat the best, none after it can; and once one matches, it is the best of
  * the rest: both end the scan.
  */
+/* Whether @w's tail matches the path from @depth. */
+static inline __attribute__((always_inline)) int tail_matches(const wild_rule *w, const char *path, size_t plen,
+                                                  size_t depth, const char *text)
+{
+    const char *tail = text + w->tail_off;
+    const size_t tlen = w->tail_len;
+    if (!w->one_seg) return match_after_star(path, plen, depth, tail, tlen, w->anchored);
+    if (w->anchored) return plen - depth >= tlen && label_matches(path + plen - tlen, tail, tlen);
+    return find_segment(path + depth, plen - depth, tail, tlen) != NULL;
+}
+
 static inline __attribute__((always_inline)) void wild_scan(const wild_rule *w, uint32_t n, best_match *b, const char *path, size_t plen,
                              size_t depth, const char *text, path_bytes *pb)
 {
@@ -933,27 +944,23 @@ static inline __attribute__((always_inline)) void wild_scan(const wild_rule *w, 
         pb->mask = byte_mask(path + depth, plen - depth);
         pb->known = 1;
     }
-    const uint64_t have = pb->mask;
-    for (const wild_rule *const end = w + n;;) {
-        if (!(w->needs & ~have)) { /* else a byte it needs is not in the path */
-            const char *tail = text + w->tail_off;
-            const size_t tlen = w->tail_len;
-            int hit;
-            if (!w->one_seg)
-                hit = match_after_star(path, plen, depth, tail, tlen, w->anchored);
-            else if (w->anchored)
-                hit = plen - depth >= tlen && label_matches(path + plen - tlen, tail, tlen);
-            else
-                hit = find_segment(path + depth, plen - depth, tail, tlen) != NULL;
-            if (hit) {
-                b->prio = (int32_t)w->prio;
-                b->line = w->line;
-                b->rule = w->rule;
-                return;
-            }
+    const uint64_t miss = ~pb->mask;
+    const wild_rule *const end = w + n;
+    if (b->prio < 0) {
+        /* none of this type matched yet: every rule beats that, only the needs are tested */
+        for (; w < end; w++) {
+            if (!(w->needs & miss) && tail_matches(w, path, plen, depth, text)) break;
         }
-        if (++w == end || !beats((int32_t)w->prio, w->line, b)) return;
+        if (w == end) return;
+    } else {
+        for (;;) {
+            if (!(w->needs & miss) && tail_matches(w, path, plen, depth, text)) break;
+            if (++w == end || !beats((int32_t)w->prio, w->line, b)) return;
+        }
     }
+    b->prio = (int32_t)w->prio;
+    b->line = w->line;
+    b->rule = w->rule;
 }
 
 /* The rules ending at @node (it has some), reached at @depth. */
