@@ -1026,7 +1026,7 @@ done:;
 }
 
 /* The older tradition (SPEC 2.5): the first rule in file order that matches decides. */
-static void match_first(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
+static __attribute__((noinline)) void match_first(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
 {
     out->disallowed = 0;
     out->line = 0;
