@@ -72,6 +72,7 @@ typedef struct {
     uint32_t tail_off;         /* pattern after its first '*', anchor removed */
     uint32_t tail_len;
     uint8_t  anchored;
+    uint8_t  one_seg;          /* the tail has no '*' */
 } wild_rule;                   /* 32 bytes; the type is the node's range it is in */
 
 _Static_assert(sizeof(trie_node) == 32, "a node is half a cache line (and a bitmap slot)");
@@ -91,14 +92,20 @@ static const uint64_t BYTE_BIT[256] = { BIT64(0), BIT64(64), BIT64(128), BIT64(1
 static uint64_t byte_mask(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
-    uint64_t m0 = 0, m1 = 0;   /* two accumulators: half the dependency chain */
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        m0 |= BYTE_BIT[p[i]] | BYTE_BIT[p[i + 1]];
-        m1 |= BYTE_BIT[p[i + 2]] | BYTE_BIT[p[i + 3]];
+#define BB(i) BYTE_BIT[p[i]]
+    if (n >= 8) {
+        /* 8 bytes a step, the last step overlapping the one before (or-ing twice is harmless) */
+        uint64_t m = 0;
+        for (size_t i = 0;; i += 8) {
+            if (i + 8 > n) i = n - 8;
+            m |= BB(i) | BB(i + 1) | BB(i + 2) | BB(i + 3) | BB(i + 4) | BB(i + 5) | BB(i + 6) | BB(i + 7);
+            if (i + 8 == n) return m;
+        }
     }
-    for (; i < n; i++) m0 |= BYTE_BIT[p[i]];
-    return m0 | m1;
+    if (n >= 4) return BB(0) | BB(1) | BB(2) | BB(3) | BB(n - 4) | BB(n - 3) | BB(n - 2) | BB(n - 1);
+    if (n >= 2) return BB(0) | BB(1) | BB(n - 2) | BB(n - 1);
+    return n ? BB(0) : 0;
+#undef BB
 }
 
 /* Set bits of @x (no popcnt instruction is assumed). */
@@ -125,9 +132,19 @@ typedef struct {
     uint32_t pat_off, pat_len;
 } rule_entry;
 
+/* How rs_matcher_match decides (rs_matcher.kind). */
+enum {
+    KIND_GOOGLE,               /* the trie walk (SPEC 2.4) */
+    KIND_GOOGLE_SLASH,         /* the same, where the root's one child has the label "/": the
+                                  walk starts there */
+    KIND_FIRST_MATCH,          /* the first matching rule in file order (SPEC 2.5) */
+    KIND_ALLOW_ALL,
+    KIND_DISALLOW_ALL
+};
+
 struct rs_matcher {
-    int           constant;    /* -1: compiled rules; 0: allow all; 1: disallow all */
-    rs_semantics  semantics;
+    uint8_t       kind;        /* KIND_*: one test picks the common walk */
+    uint8_t       pad_[3];
     uint32_t      n_nodes;
     uint32_t      n_rules;
     /* The tables, as byte offsets from the header in the same allocation (48
@@ -448,6 +465,7 @@ static inline void put_wild(wild_rule *w, const cand *c, const char *text)
     w->tail_off = c->off + c->prefix_len + 1;
     w->tail_len = c->len - c->prefix_len - 1 - c->anchored;
     w->needs = tail_mask(text + w->tail_off, w->tail_len);
+    w->one_seg = w->tail_len == 0 || memchr(text + w->tail_off, '*', w->tail_len) == NULL;
 }
 
 static inline int lit_slot_of(const cand *c)
@@ -637,7 +655,7 @@ rs_status rs_matcher_create_constant(int disallow_all, rs_matcher **out)
     RS_RETURN_IF(out == NULL, RS_ERR_USAGE);
     rs_matcher *m = rs_calloc(1, sizeof *m);
     RS_RETURN_IF(m == NULL, RS_ERR_NOMEM);
-    m->constant = disallow_all ? 1 : 0;
+    m->kind = disallow_all ? KIND_DISALLOW_ALL : KIND_ALLOW_ALL;
     m->bytes = sizeof *m;
     *out = m;
     return RS_OK;
@@ -746,8 +764,7 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
 
     rs_matcher h;
     memset(&h, 0, sizeof h);
-    h.constant = -1;
-    h.semantics = semantics;
+    h.kind = google ? KIND_GOOGLE : KIND_FIRST_MATCH;
     h.n_rules = n_app;
 
     size_t nodes_len = 0, terms_len = 0;
@@ -803,9 +820,14 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         off += ALIGN8(rules_len);
         memset(b + off, 0, total - off);
         h.bytes = total;
-        if (google)
+        if (google) {
+            const trie_node *nodes = (trie_node *)(void *)(b + h.nodes_at);
             lay_out(tree, items, cands, text, stack, (trie_node *)(void *)(b + h.nodes_at),
                     b + h.terms_at);
+            if (nodes[0].n_children == 1 && nodes[0].first_child == 1 &&
+                (nodes[0].kids & 0xff) == '/' && nodes[1].label_len == 1)
+                h.kind = KIND_GOOGLE_SLASH;
+        }
         memcpy(b, &h, sizeof h);
         *out = (rs_matcher *)(void *)b;
     }
@@ -840,6 +862,7 @@ static inline void consider(best_match *b, int32_t prio, const lit_slot *s)
 static inline int64_t find_child(const rs_matcher *m, const trie_node *node, unsigned char c)
 {
     const uint32_t n = node->n_children;
+    if (n == 1) return c == (unsigned char)node->kids ? (int64_t)node->first_child : -1;
     if (n <= KIDS_INLINE) {
         /* the zero bytes of kids ^ c...c: the lowest flagged one is exact (a
          * borrow only flags bytes above a zero byte); the unused bytes repeat
@@ -902,47 +925,82 @@ typedef struct {
  * beat the best, none after it can; and once one matches, it is the best of
  * the rest: both end the scan.
  */
+/* Whether @w's tail matches the path from @depth. */
+static inline __attribute__((always_inline)) int tail_matches(const wild_rule *w, const char *path, size_t plen,
+                                                  size_t depth, const char *text)
+{
+    const char *tail = text + w->tail_off;
+    const size_t tlen = w->tail_len;
+    if (!w->one_seg) return match_after_star(path, plen, depth, tail, tlen, w->anchored);
+    if (w->anchored) return plen - depth >= tlen && label_matches(path + plen - tlen, tail, tlen);
+    return find_segment(path + depth, plen - depth, tail, tlen) != NULL;
+}
+
 static inline __attribute__((always_inline)) void wild_scan(const wild_rule *w, uint32_t n, best_match *b, const char *path, size_t plen,
                              size_t depth, const char *text, path_bytes *pb)
 {
-    for (const wild_rule *const end = w + n; w < end; w++) {
-        if (!beats((int32_t)w->prio, w->line, b)) return;
-        if (!pb->known) {
-            pb->mask = byte_mask(path + depth, plen - depth);
-            pb->known = 1;
+    if (n == 0 || !beats((int32_t)w->prio, w->line, b)) return;
+    if (!pb->known) {
+        pb->mask = byte_mask(path + depth, plen - depth);
+        pb->known = 1;
+    }
+    const uint64_t miss = ~pb->mask;
+    const wild_rule *const end = w + n;
+    if (b->prio < 0) {
+        /* none of this type matched yet: every rule beats that, only the needs are tested */
+        for (; w < end; w++) {
+            if (!(w->needs & miss) && tail_matches(w, path, plen, depth, text)) break;
         }
-        if (w->needs & ~pb->mask) continue; /* a byte it needs is not in the path */
-        if (match_after_star(path, plen, depth, text + w->tail_off, w->tail_len, w->anchored)) {
-            b->prio = (int32_t)w->prio;
-            b->line = w->line;
-            b->rule = w->rule;
-            return;
+        if (w == end) return;
+    } else {
+        for (;;) {
+            if (!(w->needs & miss) && tail_matches(w, path, plen, depth, text)) break;
+            if (++w == end || !beats((int32_t)w->prio, w->line, b)) return;
         }
+    }
+    b->prio = (int32_t)w->prio;
+    b->line = w->line;
+    b->rule = w->rule;
+}
+
+/* The rules ending at @node (it has some), reached at @depth. */
+static inline __attribute__((always_inline)) void visit_term(const rs_matcher *m, const trie_node *node,
+                                                             best_match *best, const char *path,
+                                                             size_t plen, size_t depth, path_bytes *pb)
+{
+    const term_rec *t = M_TERM(m, node);
+    consider(&best[0], (int32_t)depth, &t->lit[SLOT_ALLOW]);
+    consider(&best[1], (int32_t)depth, &t->lit[SLOT_DISALLOW]);
+    if (depth == plen) {
+        consider(&best[0], (int32_t)depth + 1, &t->lit[SLOT_ANCH_ALLOW]);
+        consider(&best[1], (int32_t)depth + 1, &t->lit[SLOT_ANCH_DISALLOW]);
+    }
+    if (t->n_wild) {
+        const wild_rule *w = (const wild_rule *)(const void *)(t + 1);
+        wild_scan(w, t->n_wild_allow, &best[0], path, plen, depth, M_TEXT(m), pb);
+        wild_scan(w + t->n_wild_allow, t->n_wild - t->n_wild_allow, &best[1], path, plen,
+                  depth, M_TEXT(m), pb);
     }
 }
 
-static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
+static inline __attribute__((always_inline)) void match_google(const rs_matcher *m, const char *path,
+                                                               size_t plen, rs_verdict *out,
+                                                               unsigned kind)
 {
     best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
     const trie_node *node = M_NODES(m);
     size_t depth = 0;
     path_bytes pb = { 0, 0 };
+    if (kind == KIND_GOOGLE_SLASH) {
+        /* most files: the root's rules (empty or '*' patterns) if any, then
+         * node 1, its only child, for the '/' every path starts with */
+        if (node->term) visit_term(m, node, best, path, plen, 0, &pb);
+        if (plen == 0 || path[0] != '/') goto done;
+        node++;
+        depth = 1;
+    }
     for (;;) {
-        if (node->term) {
-            const term_rec *t = M_TERM(m, node);
-            consider(&best[0], (int32_t)depth, &t->lit[SLOT_ALLOW]);
-            consider(&best[1], (int32_t)depth, &t->lit[SLOT_DISALLOW]);
-            if (depth == plen) {
-                consider(&best[0], (int32_t)depth + 1, &t->lit[SLOT_ANCH_ALLOW]);
-                consider(&best[1], (int32_t)depth + 1, &t->lit[SLOT_ANCH_DISALLOW]);
-            }
-            if (t->n_wild) {
-                const wild_rule *w = (const wild_rule *)(const void *)(t + 1);
-                wild_scan(w, t->n_wild_allow, &best[0], path, plen, depth, M_TEXT(m), &pb);
-                wild_scan(w + t->n_wild_allow, t->n_wild - t->n_wild_allow, &best[1], path, plen,
-                          depth, M_TEXT(m), &pb);
-            }
-        }
+        if (node->term) visit_term(m, node, best, path, plen, depth, &pb);
         if (depth == plen || node->n_children == 0) break;
         const int64_t c = find_child(m, node, (unsigned char)path[depth]);
         if (c < 0) break;
@@ -950,13 +1008,16 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
         /* An edge label is never empty and its first byte is the one find_child
          * matched; the next INLINE_LABEL bytes are in the node. */
         const size_t rest = child->label_len - 1;
-        if (plen - depth <= rest) break;
-        if (!(rest <= INLINE_LABEL ? label_matches(path + depth + 1, child->inl, rest)
-                                   : label_matches(path + depth + 1, M_TEXT(m) + child->label_off + 1, rest)))
-            break;
-        depth += child->label_len;
+        if (rest) {            /* most labels are one byte (a branch), the rest at most INLINE_LABEL */
+            if (plen - depth <= rest) break;
+            if (!(rest <= INLINE_LABEL ? label_matches(path + depth + 1, child->inl, rest)
+                                       : label_matches(path + depth + 1, M_TEXT(m) + child->label_off + 1, rest)))
+                break;
+        }
+        depth += rest + 1;
         node = child;
     }
+done:;
     const best_match *a = &best[0], *d = &best[1];
     out->disallowed = d->prio > a->prio && d->prio > 0;
     const best_match *r = d->prio > a->prio ? d : a;
@@ -965,7 +1026,7 @@ static void match_google(const rs_matcher *m, const char *path, size_t plen, rs_
 }
 
 /* The older tradition (SPEC 2.5): the first rule in file order that matches decides. */
-static void match_first(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
+static __attribute__((noinline)) void match_first(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
 {
     out->disallowed = 0;
     out->line = 0;
@@ -994,14 +1055,15 @@ static void match_first(const rs_matcher *m, const char *path, size_t plen, rs_v
 
 void rs_matcher_match(const rs_matcher *m, const char *path, size_t path_len, rs_verdict *out)
 {
-    if (m->constant >= 0) {
-        out->disallowed = m->constant;
+    const unsigned kind = m->kind;
+    if (kind <= KIND_GOOGLE_SLASH) {
+        match_google(m, path, path_len, out, kind);
+    } else if (kind == KIND_FIRST_MATCH) {
+        match_first(m, path, path_len, out);
+    } else {
+        out->disallowed = kind == KIND_DISALLOW_ALL;
         out->line = 0;
         out->rule = -1;
-    } else if (m->semantics == RS_SEMANTICS_GOOGLE) {
-        match_google(m, path, path_len, out);
-    } else {
-        match_first(m, path, path_len, out);
     }
 }
 

@@ -401,3 +401,40 @@ Test(match, compat_long_shared_prefixes_match_naive_reference)
         rs_matcher_free(m);
     }
 }
+
+Test(match, compat_any_first_byte_and_empty_paths_match_naive_reference)
+{
+    /* rs_matcher_match takes any bytes: paths that are empty or do not start
+     * with '/' (the walk usually starts at the root's "/" child, see
+     * KIND_GOOGLE_SLASH in matcher.c), against files with and without rules at
+     * the root (empty and '*' patterns) and whose root child is or is not "/" */
+    static const char ALPHA[] = "/ab*$";
+    unsigned seed = 9090;
+    char body[4096], path[16];
+    rnd_rule rules[24];
+    for (int round = 0; round < 2000; round++) {
+        const size_t n = 1 + (size_t)rand_r(&seed) % 24;
+        size_t at = (size_t)snprintf(body, sizeof body, "User-agent: *\n");
+        for (size_t i = 0; i < n; i++) {
+            rnd_rule *r = &rules[i];
+            r->allow = rand_r(&seed) % 2;
+            const size_t len = (size_t)rand_r(&seed) % 7;
+            for (size_t k = 0; k < len; k++) r->pat[k] = ALPHA[(size_t)rand_r(&seed) % 5];
+            r->pat[len] = '\0';
+            if (len && rand_r(&seed) % 2) r->pat[0] = round % 2 ? '/' : '*';
+            if (round % 4 == 1 && len > 1) r->pat[1] = 'a'; /* every rule under "/a" */
+            at += (size_t)snprintf(body + at, sizeof body - at, "%s: %s\n", r->allow ? "Allow" : "Disallow", r->pat);
+        }
+        rs_ruleset *rs = NULL;
+        rs_matcher *m = NULL;
+        cr_assert_eq(rs_ruleset_parse(body, at, &rs), RS_OK);
+        cr_assert_eq(rs_matcher_create(rs, "Googlebot", 9, RS_SEMANTICS_GOOGLE, &m), RS_OK);
+        rs_ruleset_free(rs);
+        for (int q = 0; q < 30; q++) {
+            const size_t pl = (size_t)rand_r(&seed) % 7;
+            for (size_t k = 0; k < pl; k++) path[k] = "/ab*$"[(size_t)rand_r(&seed) % 5];
+            expect_naive(m, rules, n, path, pl, round, body);
+        }
+        rs_matcher_free(m);
+    }
+}
