@@ -27,6 +27,7 @@
  */
 #include "sites/sites.h"
 #include "rules/ruleset.h"
+#include "simd/simd.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -240,10 +241,8 @@ struct rs_scanner {
     size_t cap_order;
     char *scratch;
     size_t scratch_cap;
-    uint64_t *nlbits;           /* the block's newline bitmap (nl_lines) */
-    size_t cap_nlbits;
-    uint64_t *sbits;            /* the block's bitmap of URL_DELIMS */
-    size_t cap_sbits;
+    uint64_t *bits;             /* the block's bitmaps (mask_url): newlines, delimiters, path ends */
+    size_t cap_bits;
     char origin_buf[RS_ORIGIN_MAX];
 
     rs_scan_summary sum;        /* the current block's totals, counted as its records are made */
@@ -287,8 +286,7 @@ void rs_scanner_free(rs_scanner *sc)
     rs_free(sc->gstart);
     rs_free(sc->gsite);
     rs_free(sc->scratch);
-    rs_free(sc->nlbits);
-    rs_free(sc->sbits);
+    rs_free(sc->bits);
     rs_free(sc);
 }
 
@@ -559,22 +557,20 @@ out:
     return st;
 }
 
-/* ===== Lines by newline bitmap =====
+/* ===== The block's bitmaps =====
  *
- * rs_line_next's lines (same text, numbers, '\r' stripping, oversized
- * flags and the pending oversized record), found from one bitmap of the
- * block's '\n' bytes (the mask_any kernel, 64 bytes a word) instead of a
- * newline search per line: a line costs a count-trailing-zeros. */
+ * Pass 1 works from three bitmaps of the block made in one pass over it by
+ * the mask_url kernel (simd.h; 64 bytes a word): its '\n' bytes (the lines:
+ * rs_line_next's lines, a line costing a count-trailing-zeros), its '/',
+ * '?', ';' and '#' bytes (rs_url_split's AUTHORITY_END: where an authority
+ * ends; its search steps over NULs, which are not in it) and its '#' and NUL
+ * bytes (where rs_url_path_of's path ends). */
 
-static const rs_byteset NEWLINE = { { 1ull << '\n', 0, 0, 0 }, { '\n' }, 1 };
-static const rs_byteset URL_DELIMS = {  /* '/', '?', ';', '#' (rs_url_split's AUTHORITY_END) */
-    { (1ull << '/') | (1ull << '?') | (1ull << ';') | (1ull << '#'), 0, 0, 0 }, { '/', '?', ';', '#' }, 4,
-};
 static const uint64_t HTTPS = 0x2f2f3a7370747468ull;   /* "https://" little-endian */
 static const uint64_t HTTP = 0x002f2f3a70747468ull;    /* "http://" */
 
-/* The first set bit of @bits in [from, to), or @to (the word holding @to exists). */
-static inline size_t next_bit(const uint64_t *bits, size_t from, size_t to)
+/* next_bit past its first 64 bits: word by word. */
+static size_t next_bit_far(const uint64_t *bits, size_t from, size_t to)
 {
     if (from >= to) return to;
     size_t w = from >> 6;
@@ -587,72 +583,29 @@ static inline size_t next_bit(const uint64_t *bits, size_t from, size_t to)
     return p < to ? p : to;
 }
 
-typedef struct {
-    const char *base;
-    size_t len, pos;            /* the block; the next line's start */
-    const uint64_t *bits;
-    size_t w, nw;               /* current word, words */
-    uint64_t cur;               /* newlines of word w not yet used */
-    uint64_t next;              /* number of the next line */
-    uint64_t oversized;         /* the block's pending oversized record */
-    size_t max_line;
-} nl_lines;
-
-static rs_status nl_init(rs_scanner *sc, nl_lines *it, const rs_block *b)
+/* The first set bit of @bits in [from, to), or @to (from <= to; the words up
+ * to (to >> 6) + 1 exist). The 64 bits from @from at once, from two words:
+ * a URL's next delimiter is nearly always among them. */
+static inline size_t next_bit(const uint64_t *bits, size_t from, size_t to)
 {
-    const size_t nw = (b->len + 63) / 64;
-    RS_FORWARD(grow((void **)&sc->nlbits, &sc->cap_nlbits, nw + 1, sizeof *sc->nlbits));
-    rs_simd_mask_any(b->ptr, b->len, &NEWLINE, sc->nlbits);
-    it->base = b->ptr;
-    it->len = b->len;
-    it->pos = 0;
-    it->bits = sc->nlbits;
-    it->w = 0;
-    it->nw = nw;
-    it->cur = nw ? sc->nlbits[0] : 0;
-    it->next = b->first_line;
-    it->oversized = b->oversized;
-    it->max_line = b->max_line ? b->max_line : RS_READER_DEFAULT_MAX_LINE;
-    return RS_OK;
-}
-
-static inline int nl_next(nl_lines *it, rs_line *out)
-{
-    if (it->pos < it->len) {
-        size_t end = it->len, after = it->len;   /* no newline left: the rest is a line */
-        while (it->cur == 0 && ++it->w < it->nw) it->cur = it->bits[it->w];
-        if (it->cur != 0) {
-            end = it->w * 64 + (size_t)__builtin_ctzll(it->cur);
-            it->cur &= it->cur - 1;
-            after = end + 1;
-        }
-        const char *s = it->base + it->pos;
-        size_t len = end - it->pos;
-        it->pos = after;
-        out->number = it->next++;
-        out->text.ptr = s;
-        if (RS_UNLIKELY(len > it->max_line)) {
-            out->text.len = 0;
-            out->oversized = len;
-            return 1;
-        }
-        if (len > 0 && s[len - 1] == '\r') len--;
-        out->text.len = len;
-        out->oversized = 0;
-        return 1;
+    const size_t w = from >> 6;
+    const unsigned r = (unsigned)(from & 63);
+    const uint64_t m = bits[w] >> r | (bits[w + 1] << 1) << (63 - r);
+    if (RS_LIKELY(m != 0)) {
+        const size_t p = from + (size_t)__builtin_ctzll(m);
+        return p < to ? p : to;
     }
-    if (it->oversized) {
-        out->text.ptr = it->base + it->pos;
-        out->text.len = 0;
-        out->number = it->next++;
-        out->oversized = it->oversized;
-        it->oversized = 0;
-        return 1;
-    }
-    return 0;
+    return from + 64 >= to ? to : next_bit_far(bits, from + 64, to);
 }
 
 /* ===== Blocks ===== */
+
+/* Pass 2 failed: the group counters it raised back to 0 (0 between blocks). */
+static rs_status undo_counts(rs_scanner *sc, size_t nt, rs_status st)
+{
+    for (size_t g = 0; g < nt; g++) sc->cnt[sc->touched[g]] = 0;
+    return st;
+}
 
 rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
 {
@@ -673,88 +626,108 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
 
     /* Pass 1: lines -> entries; each URL split once, its raw key hashed. */
     size_t n = 0, nurl = 0, maxlen = 0;
+    const char *const base = block->ptr;
+    const size_t blen = block->len, nw = (blen + 63) / 64;
+    const size_t max_line = block->max_line ? block->max_line : RS_READER_DEFAULT_MAX_LINE;
     const uint64_t lines = block->oversized ? 1 : block->lines;
     RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, lines + 1, sizeof *sc->ent));
     RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, lines + 1, sizeof *sc->uk));
-    nl_lines it;
-    rs_line ln;
-    RS_FORWARD(nl_init(sc, &it, block));
-    /* rs_url_split's and rs_url_path_of's searches, for the whole block at
-     * once: a bitmap of its '/', '?', ';', '#' and NUL bytes (the path also
-     * ends at a NUL; the authority does not: its search steps over them).
-     * NULs are rare: set one by one. */
-    RS_FORWARD(grow((void **)&sc->sbits, &sc->cap_sbits, it.nw + 1, sizeof *sc->sbits));
-    rs_simd_mask_any(block->ptr, block->len, &URL_DELIMS, sc->sbits);
-    sc->sbits[it.nw] = 0;
-    for (const char *z = memchr(block->ptr, '\0', block->len); z != NULL;
-         z = memchr(z + 1, '\0', block->len - (size_t)(z + 1 - block->ptr))) {
-        const size_t at = (size_t)(z - block->ptr);
-        sc->sbits[at >> 6] |= 1ull << (at & 63);
-    }
-    while (nl_next(&it, &ln)) {
-        if (n == sc->cap_ent) {      /* more lines than the block said: never expected */
+    /* each bitmap has two zero words past the block: next_bit reads one ahead */
+    RS_FORWARD(grow((void **)&sc->bits, &sc->cap_bits, 3 * (nw + 2), sizeof *sc->bits));
+    uint64_t *const nlb = sc->bits, *const dlb = nlb + nw + 2, *const peb = dlb + nw + 2;
+    rs_simd_mask_url(base, blen, nlb, dlb, peb);
+    nlb[nw] = nlb[nw + 1] = dlb[nw] = dlb[nw + 1] = peb[nw] = peb[nw + 1] = 0;
+    size_t pos = 0, w = 0;      /* the next line's start; the newline word */
+    uint64_t cur = nlb[0];      /* newlines of word w not yet used */
+    while (pos < blen) {
+        size_t stop = blen, after = blen;   /* no newline left: the rest is a line */
+        while (cur == 0 && ++w < nw) cur = nlb[w];
+        if (cur != 0) {
+            stop = w * 64 + (size_t)__builtin_ctzll(cur);
+            cur &= cur - 1;
+            after = stop + 1;
+        }
+        const size_t at = pos;
+        size_t len = stop - at;
+        pos = after;
+        if (RS_UNLIKELY(n == sc->cap_ent)) {     /* more lines than the block said: never expected */
             RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, n + 1, sizeof *sc->ent));
             RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, n + 1, sizeof *sc->uk));
         }
         ent *e = &sc->ent[n];
         e->site = NONE;
         e->error = 0;
-        if (ln.oversized) {
+        if (RS_UNLIKELY(len > max_line)) {
             e->kind = RS_SCAN_OVERSIZED;
-            e->off = (uint32_t)ln.oversized;
-            e->len = (uint32_t)(ln.oversized >> 32);
+            e->off = (uint32_t)len;
+            e->len = (uint32_t)((uint64_t)len >> 32);
             sc->sum.oversized++;
             n++;
             continue;
         }
-        const char *u = ln.text.ptr;
-        const size_t len = ln.text.len;
-        e->off = (uint32_t)(u - block->ptr);
+        if (len > 0 && base[stop - 1] == '\r') len--;
+        const char *u = base + at;
+        e->off = (uint32_t)at;
         e->len = (uint32_t)len;
-        if (is_skippable(u, len)) {
-            e->kind = RS_SCAN_BLANK;
-            sc->sum.blank++;
-            n++;
-            continue;
+        size_t ae;              /* authority end (rs_url_split) */
+        uint32_t poff, plen;
+        int keyable;            /* the origin depends on the raw key's bytes only */
+        const uint64_t w0 = len >= 8 ? ld64(u) : 0;
+        const size_t a = (w0 == HTTPS) ? 8 : (w0 & 0x00ffffffffffffffull) == HTTP ? 7 : 0;
+        if (RS_LIKELY(a)) {
+            /* rs_url_split and rs_url_path_of from the block's bitmaps */
+            const size_t end = at + len;
+            const size_t p = next_bit(dlb, at + a, end);
+            ae = p - at;
+            if (p == end || base[p] == '#') {
+                poff = 0;
+                plen = PATH_ROOT;
+            } else {            /* base[p] is '/', '?' or ';': not a path end */
+                poff = (uint32_t)ae | (base[p] == '/' ? 0 : PATH_SLASH);
+                plen = (uint32_t)(next_bit(peb, p, end) - p);
+            }
+            keyable = 1;
+        } else {
+            if (is_skippable(u, len)) {
+                e->kind = RS_SCAN_BLANK;
+                sc->sum.blank++;
+                n++;
+                continue;
+            }
+            const rs_url_parts parts = rs_url_split(u, len);
+            ae = parts.authority_end;
+            path_slow(u, len, &parts, &poff, &plen);
+            /* rs_origin_parse skips leading whitespace and a BOM, so such a
+             * line's origin may depend on bytes past its key: decided alone. */
+            const unsigned char c0 = (unsigned char)u[0];
+            keyable = c0 > 0x20 && c0 != 0xEF;
         }
         e->kind = RS_SCAN_URL;
         urlkey *k = &sc->uk[nurl++];
-        size_t ae;              /* authority end (rs_url_split) */
-        const uint64_t w0 = len >= 8 ? ld64(u) : 0;
-        size_t a = (w0 == HTTPS) ? 8 : (w0 & 0x00ffffffffffffffull) == HTTP ? 7 : 0;
-        if (RS_LIKELY(a)) {
-            /* rs_url_split and rs_url_path_of from the block's bitmap */
-            const size_t at = (size_t)(u - block->ptr), end = at + len;
-            size_t p = next_bit(sc->sbits, at + a, end);
-            while (RS_UNLIKELY(p < end && block->ptr[p] == '\0')) p = next_bit(sc->sbits, p + 1, end);
-            ae = p - at;
-            if (p == end || u[ae] == '#') {
-                k->poff = 0;
-                k->plen = PATH_ROOT;
-            } else {
-                size_t q = p;
-                do q = next_bit(sc->sbits, q + 1, end);
-                while (q < end && block->ptr[q] != '#' && block->ptr[q] != '\0');
-                k->poff = (uint32_t)ae | (u[ae] == '/' ? 0 : PATH_SLASH);
-                k->plen = (uint32_t)(q - p);
-            }
-        } else {
-            const rs_url_parts parts = rs_url_split(u, len);
-            ae = parts.authority_end;
-            path_slow(u, len, &parts, &k->poff, &k->plen);
-        }
         const size_t key = ae < len ? ae + 1 : len;
-        /* rs_origin_parse skips leading whitespace and a BOM, so such a line's
-         * origin may depend on bytes past its key: decided alone. */
-        const unsigned char c0 = (unsigned char)u[0];
-        const int keyed = c0 > 0x20 && c0 != 0xEF && key <= KEY_MAX;
+        const int keyed = keyable && key <= KEY_MAX;
         k->u.hash = keyed ? key_hash(u, key) : 0;
         k->idx = (uint32_t)n;
         k->key = keyed ? (uint32_t)key : 0;
-        k->off = e->off;
-        k->len = e->len;
+        k->off = (uint32_t)at;
+        k->len = (uint32_t)len;
+        k->poff = poff;
+        k->plen = plen;
         if (len > maxlen) maxlen = len;
         n++;
+    }
+    if (block->oversized) {     /* the block's pending oversized record: its last line */
+        if (n == sc->cap_ent) {
+            RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, n + 1, sizeof *sc->ent));
+            RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, n + 1, sizeof *sc->uk));
+        }
+        ent *e = &sc->ent[n++];
+        e->site = NONE;
+        e->error = 0;
+        e->kind = RS_SCAN_OVERSIZED;
+        e->off = (uint32_t)block->oversized;
+        e->len = (uint32_t)(block->oversized >> 32);
+        sc->sum.oversized++;
     }
     sc->n_ent = n;
     /* PREFETCH_AHEAD entries past the last URL: pass 2 reads ahead without a bound check */
@@ -762,9 +735,26 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     for (size_t j = nurl; j < nurl + PREFETCH_AHEAD; j++) sc->uk[j].u.hash = 0;
     RS_FORWARD(grow((void **)&sc->ver, &sc->cap_ver, n * na + 1, sizeof *sc->ver));
     RS_FORWARD(grow((void **)&sc->scratch, &sc->scratch_cap, 4 * maxlen + 8, 1));
+    if (sc->cap_order < nurl + 5) {
+        size_t cap = 0;
+        void *o = NULL;
+        RS_FORWARD(grow(&o, &cap, nurl + 5, sizeof *sc->order));
+        rs_free(sc->order);
+        sc->order = o;
+        rs_free(sc->touched);
+        rs_free(sc->gstart);
+        rs_free(sc->gsite);
+        sc->touched = rs_malloc(cap * sizeof *sc->touched);
+        sc->gstart = rs_malloc((cap + 1) * sizeof *sc->gstart);
+        sc->gsite = rs_malloc(cap * sizeof *sc->gsite);
+        sc->cap_order = sc->touched && sc->gstart && sc->gsite ? cap : 0;
+        RS_RETURN_IF(sc->cap_order == 0, RS_ERR_NOMEM);
+    }
 
-    /* Pass 2: raw key -> local site (table slots prefetched ahead). */
-    size_t n_malformed = 0;
+    /* Pass 2: raw key -> local site (table slots prefetched ahead); each
+     * site's URLs counted for pass 3, its group made at its first URL. */
+    size_t n_malformed = 0, nt = 0;
+    rs_status st;
     lsite *prev = NULL;         /* the last keyed URL's site, and what matching it again needs */
     const char *prev_u = NULL;
     uint64_t prev_hash = 0;
@@ -773,7 +763,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].u.hash & sc->mask]);
         urlkey *k = &sc->uk[j];
         ent *e = &sc->ent[k->idx];
-        const char *u = block->ptr + k->off;
+        const char *u = base + k->off;
         lsite *s = NULL;
         uint32_t id = 0, err = 0;
         const uint64_t hash = k->u.hash;
@@ -794,7 +784,8 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
                 }
             }
             if (s == NULL) {
-                RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, hash, &s));
+                if ((st = new_site(sc, &sc->perm, u, k->len, k->key, hash, &s)) != RS_OK)
+                    return undo_counts(sc, nt, st);
                 id = s->id;
                 err = s->error;
             }
@@ -809,17 +800,23 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
             if (err == RS_ORIGIN_OK) {
                 e->site = k->key = id;
                 k->u.site = s;
+                if (sc->cnt[id]++ == 0) {
+                    sc->gsite[nt] = s;
+                    sc->touched[nt++] = id;
+                }
                 continue;
             }
         } else {
             /* decided alone: parsed each time, kept for this block only */
-            RS_FORWARD(new_site(sc, &sc->block, u, e->len, 0, 0, &s));
+            if ((st = new_site(sc, &sc->block, u, k->len, 0, 0, &s)) != RS_OK) return undo_counts(sc, nt, st);
             if (s->error == RS_ORIGIN_OK) {
-                RS_FORWARD(grow((void **)&sc->alone, &sc->cap_alone, sc->n_alone + 1, sizeof *sc->alone));
+                if ((st = grow((void **)&sc->alone, &sc->cap_alone, sc->n_alone + 1, sizeof *sc->alone))
+                    != RS_OK)
+                    return undo_counts(sc, nt, st);
                 e->site = ALONE | (uint32_t)sc->n_alone;
                 sc->alone[sc->n_alone++] = s;
                 for (size_t a = 0; a < na; a++)
-                    decide(sc, &sc->ver[k->idx * na + a], u, e->len, k->poff, k->plen, s->ag[a].matcher,
+                    decide(sc, &sc->ver[k->idx * na + a], u, k->len, k->poff, k->plen, s->ag[a].matcher,
                            s->ag[a].reason);
                 k->key = NONE;
                 continue;
@@ -832,31 +829,6 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     }
 
     /* Pass 3: group URL lines by local site (counting sort, groups in first-seen order). */
-    if (sc->cap_order < nurl + 5) {
-        size_t cap = 0;
-        void *o = NULL;
-        RS_FORWARD(grow(&o, &cap, nurl + 5, sizeof *sc->order));
-        rs_free(sc->order);
-        sc->order = o;
-        rs_free(sc->touched);
-        rs_free(sc->gstart);
-        rs_free(sc->gsite);
-        sc->touched = rs_malloc(cap * sizeof *sc->touched);
-        sc->gstart = rs_malloc((cap + 1) * sizeof *sc->gstart);
-        sc->gsite = rs_malloc(cap * sizeof *sc->gsite);
-        sc->cap_order = sc->touched && sc->gstart && sc->gsite ? cap : 0;
-        RS_RETURN_IF(sc->cap_order == 0, RS_ERR_NOMEM);
-    }
-    size_t nt = 0;
-    for (size_t j = 0; j < nurl; j++) {
-        const uint32_t id = sc->uk[j].key;
-        if (id == NONE) continue;
-        if (sc->cnt[id] == 0) {
-            sc->gsite[nt] = sc->uk[j].u.site;
-            sc->touched[nt++] = id;
-        }
-        sc->cnt[id]++;
-    }
     uint32_t off = 0;
     for (size_t g = 0; g < nt; g++) {
         const uint32_t id = sc->touched[g];

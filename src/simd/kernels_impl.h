@@ -291,6 +291,7 @@ void KERNEL(rs_mask_url)(const char *p, size_t n, uint64_t *nl, uint64_t *delim,
     size_t i = 0;
     for (; i + RS_CHUNK <= n; i += RS_CHUNK) {
         uint64_t a = 0, b = 0, c = 0;
+#pragma GCC unroll 4
         for (int j = 0; j < RS_VPC; j++) {
             uint32_t x, y, z;
             url_masks(v_load(p + i + (size_t)j * V_W), &x, &y, &z);
