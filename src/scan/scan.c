@@ -29,6 +29,10 @@
 #include "rules/ruleset.h"
 #include "simd/simd.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -351,10 +355,22 @@ static inline uint64_t ld64(const char *p)
     return x;
 }
 
+#ifdef __SSE2__
+static inline __m128i ld128(const char *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
+#endif
+
 /* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the
  * last ones overlapping, straight-line code for keys of 8 to 48 bytes. */
 static inline int same_key(const char *a, const char *b, size_t n)
 {
+#ifdef __SSE2__
+    if (RS_LIKELY(n - 16 <= 32)) {  /* 16 to 48 bytes: 16-byte words, the last overlapping */
+        __m128i e = _mm_cmpeq_epi8(ld128(a), ld128(b));
+        e = _mm_and_si128(e, _mm_cmpeq_epi8(ld128(a + n - 16), ld128(b + n - 16)));
+        if (n > 32) e = _mm_and_si128(e, _mm_cmpeq_epi8(ld128(a + 16), ld128(b + 16)));
+        return _mm_movemask_epi8(e) == 0xFFFF;
+    }
+#endif
     if (RS_LIKELY(n - 8 <= 40)) {
         uint64_t d = (ld64(a) ^ ld64(b)) | (ld64(a + n - 8) ^ ld64(b + n - 8));
         if (n > 16) d |= (ld64(a + 8) ^ ld64(b + 8)) | (ld64(a + n - 16) ^ ld64(b + n - 16));
@@ -584,18 +600,27 @@ static size_t next_bit_far(const uint64_t *bits, size_t from, size_t to)
 }
 
 /* The first set bit of @bits in [from, to), or @to (from <= to; the words up
- * to (to >> 6) + 1 exist). The 64 bits from @from at once, from two words:
- * a URL's next delimiter is nearly always among them. */
+ * to (to >> 6) + 1 exist). At least 57 bits from @from at once, from one
+ * unaligned load (little-endian: the bitmap's bytes are in bit order) or two
+ * words: a URL's next delimiter is nearly always among them. */
 static inline size_t next_bit(const uint64_t *bits, size_t from, size_t to)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t m;
+    memcpy(&m, (const char *)bits + (from >> 3), 8);
+    m >>= from & 7;
+    enum { SEEN = 57 };
+#else
     const size_t w = from >> 6;
     const unsigned r = (unsigned)(from & 63);
     const uint64_t m = bits[w] >> r | (bits[w + 1] << 1) << (63 - r);
+    enum { SEEN = 64 };
+#endif
     if (RS_LIKELY(m != 0)) {
         const size_t p = from + (size_t)__builtin_ctzll(m);
         return p < to ? p : to;
     }
-    return from + 64 >= to ? to : next_bit_far(bits, from + 64, to);
+    return from + SEEN >= to ? to : next_bit_far(bits, from + SEEN, to);
 }
 
 /* ===== Blocks ===== */
@@ -637,19 +662,17 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     uint64_t *const nlb = sc->bits, *const dlb = nlb + nw + 2, *const peb = dlb + nw + 2;
     rs_simd_mask_url(base, blen, nlb, dlb, peb);
     nlb[nw] = nlb[nw + 1] = dlb[nw] = dlb[nw + 1] = peb[nw] = peb[nw + 1] = 0;
+    /* a block not ending in '\n': its last line ends at a newline bit at blen */
+    if (blen > 0 && base[blen - 1] != '\n') nlb[blen >> 6] |= 1ull << (blen & 63);
     size_t pos = 0, w = 0;      /* the next line's start; the newline word */
     uint64_t cur = nlb[0];      /* newlines of word w not yet used */
     while (pos < blen) {
-        size_t stop = blen, after = blen;   /* no newline left: the rest is a line */
-        while (cur == 0 && ++w < nw) cur = nlb[w];
-        if (cur != 0) {
-            stop = w * 64 + (size_t)__builtin_ctzll(cur);
-            cur &= cur - 1;
-            after = stop + 1;
-        }
+        while (cur == 0) cur = nlb[++w];    /* a bit at or before blen is left */
+        const size_t stop = w * 64 + (size_t)__builtin_ctzll(cur);
+        cur &= cur - 1;
         const size_t at = pos;
         size_t len = stop - at;
-        pos = after;
+        pos = stop + 1;
         if (RS_UNLIKELY(n == sc->cap_ent)) {     /* more lines than the block said: never expected */
             RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, n + 1, sizeof *sc->ent));
             RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, n + 1, sizeof *sc->uk));
@@ -758,7 +781,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     lsite *prev = NULL;         /* the last keyed URL's site, and what matching it again needs */
     const char *prev_u = NULL;
     uint64_t prev_hash = 0;
-    uint32_t prev_len = 0, prev_id = 0, prev_err = 0;
+    uint32_t prev_len = UINT32_MAX, prev_id = 0, prev_err = 0;     /* no key is UINT32_MAX bytes */
     for (size_t j = 0; j < nurl; j++) {
         __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].u.hash & sc->mask]);
         urlkey *k = &sc->uk[j];
@@ -767,7 +790,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         lsite *s = NULL;
         uint32_t id = 0, err = 0;
         const uint64_t hash = k->u.hash;
-        if (k->key && prev && prev_hash == hash && prev_len == k->key && same_key(prev_u, u, k->key)) {
+        if (prev_hash == hash && prev_len == k->key && same_key(prev_u, u, k->key)) {
             s = prev;           /* a run of one origin: the last URL's site */
             id = prev_id;
             err = prev_err;
