@@ -180,8 +180,10 @@ typedef struct {
 
 /* A URL line in group order (pass 4). */
 typedef struct {
-    uint32_t idx, off, len, poff, plen;
+    uint32_t idx, off, len, poff, plen;     /* off to plen: as in urlkey */
 } grouped;
+_Static_assert(offsetof(urlkey, plen) - offsetof(urlkey, off) == 12 && offsetof(grouped, plen) - offsetof(grouped, off) == 12,
+               "pass 3 copies off, len, poff, plen at once");
 
 #define FRAG_FIRST 0x80000000u  /* blocks are smaller */
 
@@ -390,24 +392,34 @@ static inline uint64_t mul_fold(uint64_t a, uint64_t b)
     return (uint64_t)p ^ (uint64_t)(p >> 64);
 }
 
+static inline uint64_t rotl64(uint64_t x, unsigned r) { return x << r | x >> (64 - r); }
+
 /*
- * The hash of a raw key. Keys of 8 to 48 bytes (nearly all) take the words
- * same_key compares, mixed in pairs by 128-bit products (XXH3's 17-128 byte
- * step without its final avalanche: the table uses the low bits, which the
- * fold already spreads); others XXH3. Only the table's spread depends on it:
- * a key is found by same_key, never by its hash alone.
+ * The hash of a raw key, never 0 (its top bit is set: an empty slot's hash
+ * is 0, so a slot whose hash equals a key's is taken). Keys of 16 to 48
+ * bytes (nearly all) take the words same_key compares, folded into two (xor,
+ * the middle ones rotated) and mixed by one 128-bit product (as XXH3 and
+ * wyhash mix; the table uses the low bits, which the fold of its halves
+ * spreads); keys of 8 to 15 bytes their two words; others XXH3. Only the
+ * table's spread depends on it: a key is found by same_key, never by its
+ * hash alone.
  */
 static inline uint64_t key_hash(const char *p, size_t n)
 {
-    if (RS_LIKELY(n - 8 <= 40)) {
-        uint64_t h = mul_fold(ld64(p) ^ 0xbe4ba423396cfeb8ull, ld64(p + n - 8) ^ 0x1cad21f72c81017cull);
-        if (n > 16)
-            h ^= mul_fold(ld64(p + 8) ^ 0xdb979083e96dd4deull, ld64(p + n - 16) ^ 0x1f67b3b7a4a44072ull);
-        if (n > 32)
-            h ^= mul_fold(ld64(p + 16) ^ 0x78e5c0cc4ee679cbull, ld64(p + 24) ^ 0x2172ffcc7dd05a82ull);
-        return h ^ (n * 0x9e3779b185ebca87ull) ^ (h >> 29);
+    uint64_t h;
+    if (RS_LIKELY(n - 16 <= 32)) {
+        uint64_t a = ld64(p) ^ ld64(p + n - 16) ^ n, b = ld64(p + 8) ^ ld64(p + n - 8);
+        if (n > 32) {
+            a ^= rotl64(ld64(p + 16), 23);
+            b ^= rotl64(ld64(p + 24), 41);
+        }
+        h = mul_fold(a ^ 0xbe4ba423396cfeb8ull, b ^ 0x1cad21f72c81017cull);
+    } else if (n - 8 < 8) {
+        h = mul_fold(ld64(p) ^ 0xdb979083e96dd4deull, ld64(p + n - 8) ^ n ^ 0x1f67b3b7a4a44072ull);
+    } else {
+        h = XXH3_64bits(p, n);
     }
-    return XXH3_64bits(p, n);
+    return h | 1ull << 63;
 }
 
 static inline int is_skippable(const char *p, size_t n)
@@ -797,12 +809,14 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         } else if (k->key) {
             for (size_t i = (size_t)hash & sc->mask;; i = (i + 1) & sc->mask) {
                 const slot *t = &sc->slots[i];
-                if (t->site == NULL) break;
-                if (t->hash == hash && t->key_len == k->key
-                    && same_key(k->key <= SLOT_KEY ? t->key : t->site->key, u, k->key)) {
-                    s = t->site;
-                    id = t->id;
-                    err = t->error;
+                if (t->hash == hash) {  /* taken: a key's hash is never 0 */
+                    if (t->key_len == k->key && same_key(k->key <= SLOT_KEY ? t->key : t->site->key, u, k->key)) {
+                        s = t->site;
+                        id = t->id;
+                        err = t->error;
+                        break;
+                    }
+                } else if (t->site == NULL) {
                     break;
                 }
             }
@@ -867,10 +881,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         if (k->key == NONE) continue;
         grouped *o = &sc->order[sc->cnt[k->key]++];
         o->idx = k->idx;
-        o->off = k->off;
-        o->len = k->len;
-        o->poff = k->poff;
-        o->plen = k->plen;
+        memcpy(&o->off, &k->off, 4 * sizeof o->off);   /* off, len, poff, plen */
     }
 
     /* Pass 4: each site's URLs back to back. Ahead, without a chain of

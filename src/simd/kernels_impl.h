@@ -277,8 +277,8 @@ static inline __attribute__((always_inline)) void url_masks(V x, uint32_t *nl, u
  * mask_url(p, n, nl, delim, end): the three bitmaps of the scanner's pass 1
  * from the same loads (definition: newline_scalar.c):
  *   n < W: the scalar loop
- *   for each 64-byte chunk: per vector url_masks, joined into the chunk's word
- *       of each bitmap
+ *   for each 64-byte chunk: per vector url_masks, stored as the W bits of
+ *       the chunk's word of each bitmap
  *   last chunk (< 64 bytes): its full vectors, then the last W bytes of the
  *       range (an overlapping load) shifted past the lanes already done
  */
@@ -289,19 +289,18 @@ void KERNEL(rs_mask_url)(const char *p, size_t n, uint64_t *nl, uint64_t *delim,
         return;
     }
     size_t i = 0;
+    /* x86 is little-endian: lanes [j W, (j + 1) W) of a chunk are bytes
+     * [j W / 8, (j + 1) W / 8) of its word, stored without shifting */
     for (; i + RS_CHUNK <= n; i += RS_CHUNK) {
-        uint64_t a = 0, b = 0, c = 0;
 #pragma GCC unroll 4
         for (int j = 0; j < RS_VPC; j++) {
             uint32_t x, y, z;
             url_masks(v_load(p + i + (size_t)j * V_W), &x, &y, &z);
-            a |= (uint64_t)x << (j * V_W);
-            b |= (uint64_t)y << (j * V_W);
-            c |= (uint64_t)z << (j * V_W);
+            const size_t at = i / 8 + (size_t)j * (V_W / 8);
+            memcpy((char *)nl + at, &x, V_W / 8);
+            memcpy((char *)delim + at, &y, V_W / 8);
+            memcpy((char *)end + at, &z, V_W / 8);
         }
-        nl[i / RS_CHUNK] = a;
-        delim[i / RS_CHUNK] = b;
-        end[i / RS_CHUNK] = c;
     }
     if (i < n) {
         uint64_t a = 0, b = 0, c = 0;
