@@ -363,7 +363,7 @@ static inline __m128i ld128(const char *p) { return _mm_loadu_si128((const __m12
 
 /* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the
  * last ones overlapping, straight-line code for keys of 8 to 48 bytes. */
-static inline int same_key(const char *a, const char *b, size_t n)
+static inline __attribute__((always_inline)) int same_key(const char *a, const char *b, size_t n)
 {
 #ifdef __SSE2__
     if (RS_LIKELY(n - 16 <= 32)) {  /* 16 to 48 bytes: 16-byte words, the last overlapping */
@@ -430,6 +430,31 @@ static inline int is_skippable(const char *p, size_t n)
     return i == n || p[i] == '#';
 }
 
+/* The path the matcher sees for url[0, len) (path_of's poff, plen), built
+ * in @scratch (4 * len + 8 bytes) when it needs a '/' in front or @encode. */
+static inline rs_str path_in(char *scratch, int encode, const char *url, size_t len, uint32_t poff, uint32_t plen)
+{
+    rs_str path;
+    if (plen == PATH_ROOT) {
+        path.ptr = "/";
+        path.len = 1;
+    } else if (poff & PATH_SLASH) {
+        scratch[0] = '/';
+        memcpy(scratch + 1, url + (poff & ~PATH_SLASH), plen);
+        path.ptr = scratch;
+        path.len = plen + 1;
+    } else {
+        path.ptr = url + poff;
+        path.len = plen;
+    }
+    if (encode) {
+        char *enc = scratch + len + 2;
+        path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
+        path.ptr = enc;
+    }
+    return path;
+}
+
 /* The verdict of url[0, len) under @m (NULL: no-robots) with the site's reason,
  * counted into the block's summary. */
 static inline void decide(rs_scanner *sc, verdict *v, const char *url, size_t len,
@@ -449,24 +474,7 @@ static inline void decide(rs_scanner *sc, verdict *v, const char *url, size_t le
         }
         return;
     }
-    rs_str path;
-    if (plen == PATH_ROOT) {
-        path.ptr = "/";
-        path.len = 1;
-    } else if (poff & PATH_SLASH) {     /* scratch holds 4 * len + 8 bytes */
-        sc->scratch[0] = '/';
-        memcpy(sc->scratch + 1, url + (poff & ~PATH_SLASH), plen);
-        path.ptr = sc->scratch;
-        path.len = plen + 1;
-    } else {
-        path.ptr = url + poff;
-        path.len = plen;
-    }
-    if (sc->encode_urls) {
-        char *enc = sc->scratch + len + 2;
-        path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
-        path.ptr = enc;
-    }
+    const rs_str path = path_in(sc->scratch, sc->encode_urls, url, len, poff, plen);
     rs_verdict r;
     rs_matcher_match(m, path.ptr, path.len, &r);
     v->kind = RS_SCAN_URL;
@@ -637,38 +645,25 @@ static inline size_t next_bit(const uint64_t *bits, size_t from, size_t to)
 
 /* ===== Blocks ===== */
 
-/* Pass 2 failed: the group counters it raised back to 0 (0 between blocks). */
-static rs_status undo_counts(rs_scanner *sc, size_t nt, rs_status st)
+/* Each pass is a function of its own: its loop keeps the arrays it walks in
+ * registers (a store through one of them cannot change them). */
+
+static rs_status grow_lines(rs_scanner *sc, size_t need)
 {
-    for (size_t g = 0; g < nt; g++) sc->cnt[sc->touched[g]] = 0;
-    return st;
+    RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, need, sizeof *sc->ent));
+    return grow((void **)&sc->uk, &sc->cap_uk, need, sizeof *sc->uk);
 }
 
-rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
+/* Pass 1: the block's lines into sc->ent, each URL split once into sc->uk,
+ * its raw key hashed. */
+static __attribute__((noinline)) rs_status pass_lines(rs_scanner *sc, const rs_block *block, size_t *n_out,
+                                                      size_t *nurl_out, size_t *maxlen_out)
 {
-    RS_RETURN_IF(sc == NULL || block == NULL || n_lines == NULL, RS_ERR_USAGE);
-    *n_lines = 0;
-    sc->n_ent = 0;
-    sc->errmsg[0] = '\0';
-    arena_reset(&sc->block);
-    sc->n_alone = 0;
-    if (block->len >= (size_t)FRAG_FIRST) {
-        snprintf(sc->errmsg, sizeof sc->errmsg, "a block of %zu bytes is too large to scan", block->len);
-        return RS_ERR_LIMIT;
-    }
-    const size_t na = sc->n_agents;
-    memset(&sc->sum, 0, sizeof sc->sum);
-    sc->base = block->ptr;
-    sc->first_line = block->first_line;
-
-    /* Pass 1: lines -> entries; each URL split once, its raw key hashed. */
-    size_t n = 0, nurl = 0, maxlen = 0;
     const char *const base = block->ptr;
     const size_t blen = block->len, nw = (blen + 63) / 64;
     const size_t max_line = block->max_line ? block->max_line : RS_READER_DEFAULT_MAX_LINE;
     const uint64_t lines = block->oversized ? 1 : block->lines;
-    RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, lines + 1, sizeof *sc->ent));
-    RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, lines + 1, sizeof *sc->uk));
+    RS_FORWARD(grow_lines(sc, lines + 1));
     /* each bitmap has two zero words past the block: next_bit reads one ahead */
     RS_FORWARD(grow((void **)&sc->bits, &sc->cap_bits, 3 * (nw + 2), sizeof *sc->bits));
     uint64_t *const nlb = sc->bits, *const dlb = nlb + nw + 2, *const peb = dlb + nw + 2;
@@ -676,6 +671,10 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     nlb[nw] = nlb[nw + 1] = dlb[nw] = dlb[nw + 1] = peb[nw] = peb[nw + 1] = 0;
     /* a block not ending in '\n': its last line ends at a newline bit at blen */
     if (blen > 0 && base[blen - 1] != '\n') nlb[blen >> 6] |= 1ull << (blen & 63);
+    ent *ents = sc->ent;
+    urlkey *uks = sc->uk;
+    size_t cap = sc->cap_ent;   /* <= sc->cap_uk */
+    size_t n = 0, nurl = 0, maxlen = 0, blank = 0, oversized = 0;
     size_t pos = 0, w = 0;      /* the next line's start; the newline word */
     uint64_t cur = nlb[0];      /* newlines of word w not yet used */
     while (pos < blen) {
@@ -685,25 +684,21 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         const size_t at = pos;
         size_t len = stop - at;
         pos = stop + 1;
-        if (RS_UNLIKELY(n == sc->cap_ent)) {     /* more lines than the block said: never expected */
-            RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, n + 1, sizeof *sc->ent));
-            RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, n + 1, sizeof *sc->uk));
+        if (RS_UNLIKELY(n == cap)) {         /* more lines than the block said: never expected */
+            RS_FORWARD(grow_lines(sc, n + 1));
+            ents = sc->ent;
+            uks = sc->uk;
+            cap = sc->cap_ent;
         }
-        ent *e = &sc->ent[n];
-        e->site = NONE;
-        e->error = 0;
+        ent *e = &ents[n++];
         if (RS_UNLIKELY(len > max_line)) {
-            e->kind = RS_SCAN_OVERSIZED;
-            e->off = (uint32_t)len;
-            e->len = (uint32_t)((uint64_t)len >> 32);
-            sc->sum.oversized++;
-            n++;
+            *e = (ent){ .off = (uint32_t)len, .len = (uint32_t)((uint64_t)len >> 32), .site = NONE,
+                        .kind = RS_SCAN_OVERSIZED };
+            oversized++;
             continue;
         }
         if (len > 0 && base[stop - 1] == '\r') len--;
         const char *u = base + at;
-        e->off = (uint32_t)at;
-        e->len = (uint32_t)len;
         size_t ae;              /* authority end (rs_url_split) */
         uint32_t poff, plen;
         int keyable;            /* the origin depends on the raw key's bytes only */
@@ -724,9 +719,8 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
             keyable = 1;
         } else {
             if (is_skippable(u, len)) {
-                e->kind = RS_SCAN_BLANK;
-                sc->sum.blank++;
-                n++;
+                *e = (ent){ .off = (uint32_t)at, .len = (uint32_t)len, .site = NONE, .kind = RS_SCAN_BLANK };
+                blank++;
                 continue;
             }
             const rs_url_parts parts = rs_url_split(u, len);
@@ -737,33 +731,303 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
             const unsigned char c0 = (unsigned char)u[0];
             keyable = c0 > 0x20 && c0 != 0xEF;
         }
+        e->off = (uint32_t)at;
+        e->len = (uint32_t)len;
+        e->site = NONE;
         e->kind = RS_SCAN_URL;
-        urlkey *k = &sc->uk[nurl++];
+        e->error = 0;
         const size_t key = ae < len ? ae + 1 : len;
         const int keyed = keyable && key <= KEY_MAX;
+        urlkey *k = &uks[nurl++];
         k->u.hash = keyed ? key_hash(u, key) : 0;
-        k->idx = (uint32_t)n;
+        k->idx = (uint32_t)(n - 1);
         k->key = keyed ? (uint32_t)key : 0;
         k->off = (uint32_t)at;
         k->len = (uint32_t)len;
         k->poff = poff;
         k->plen = plen;
         if (len > maxlen) maxlen = len;
-        n++;
     }
     if (block->oversized) {     /* the block's pending oversized record: its last line */
-        if (n == sc->cap_ent) {
-            RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, n + 1, sizeof *sc->ent));
-            RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, n + 1, sizeof *sc->uk));
-        }
-        ent *e = &sc->ent[n++];
-        e->site = NONE;
-        e->error = 0;
-        e->kind = RS_SCAN_OVERSIZED;
-        e->off = (uint32_t)block->oversized;
-        e->len = (uint32_t)(block->oversized >> 32);
-        sc->sum.oversized++;
+        if (n == cap) RS_FORWARD(grow_lines(sc, n + 1));
+        sc->ent[n++] = (ent){ .off = (uint32_t)block->oversized, .len = (uint32_t)(block->oversized >> 32),
+                              .site = NONE, .kind = RS_SCAN_OVERSIZED };
+        oversized++;
     }
+    sc->sum.blank += blank;
+    sc->sum.oversized += oversized;
+    *n_out = n;
+    *nurl_out = nurl;
+    *maxlen_out = maxlen;
+    return RS_OK;
+}
+
+/* Pass 2 failed: the group counters it raised back to 0 (0 between blocks). */
+static rs_status undo_counts(rs_scanner *sc, size_t nt, rs_status st)
+{
+    for (size_t g = 0; g < nt; g++) sc->cnt[sc->touched[g]] = 0;
+    return st;
+}
+
+/*
+ * Pass 2's URL whose key is not in the table: a new keyed site (*out), or a
+ * line decided alone (*out NULL: decided here when its origin is good, else
+ * marked malformed and counted in *malformed).
+ */
+static __attribute__((noinline)) rs_status resolve_new(rs_scanner *sc, urlkey *k, size_t *malformed, lsite **out)
+{
+    const size_t na = sc->n_agents;
+    const char *u = sc->base + k->off;
+    ent *e = &sc->ent[k->idx];
+    lsite *s;
+    *out = NULL;
+    if (k->key) {
+        RS_FORWARD(new_site(sc, &sc->perm, u, k->len, k->key, k->u.hash, &s));
+        *out = s;
+        return RS_OK;
+    }
+    /* decided alone: parsed each time, kept for this block only */
+    RS_FORWARD(new_site(sc, &sc->block, u, k->len, 0, 0, &s));
+    k->key = NONE;
+    if (s->error != RS_ORIGIN_OK) {
+        e->kind = RS_SCAN_MALFORMED;
+        e->error = s->error;
+        ++*malformed;
+        return RS_OK;
+    }
+    RS_FORWARD(grow((void **)&sc->alone, &sc->cap_alone, sc->n_alone + 1, sizeof *sc->alone));
+    e->site = ALONE | (uint32_t)sc->n_alone;
+    sc->alone[sc->n_alone++] = s;
+    for (size_t a = 0; a < na; a++)
+        decide(sc, &sc->ver[k->idx * na + a], u, k->len, k->poff, k->plen, s->ag[a].matcher, s->ag[a].reason);
+    return RS_OK;
+}
+
+/* Pass 2: raw key -> local site (table slots prefetched ahead); each site's
+ * URLs counted for pass 3, its group made (gsite, touched) at its first URL. */
+static __attribute__((noinline)) rs_status pass_resolve(rs_scanner *sc, size_t nurl, size_t *nt_out,
+                                                        size_t *malformed_out)
+{
+    const char *const base = sc->base;
+    urlkey *const uks = sc->uk;
+    ent *const ents = sc->ent;
+    const lsite **const gsite = sc->gsite;
+    uint32_t *const touched = sc->touched;
+    const slot *slots = sc->slots;  /* these three change only in resolve_new */
+    size_t mask = sc->mask;
+    uint32_t *cnt = sc->cnt;
+    size_t n_malformed = 0, nt = 0;
+    const lsite *prev = NULL;   /* the last keyed URL's site, and what matching it again needs */
+    const char *prev_u = NULL;
+    uint64_t prev_hash = 0;
+    uint32_t prev_len = UINT32_MAX, prev_id = 0, prev_err = 0;     /* no key is UINT32_MAX bytes */
+    for (size_t j = 0; j < nurl; j++) {
+        __builtin_prefetch(&slots[(size_t)uks[j + PREFETCH_AHEAD].u.hash & mask]);
+        urlkey *k = &uks[j];
+        const char *u = base + k->off;
+        const uint64_t hash = k->u.hash;
+        const uint32_t key = k->key;
+        const lsite *s = NULL;
+        uint32_t id = 0, err = 0;   /* from the slot: the site record is not read */
+        if (prev_hash == hash && prev_len == key && same_key(prev_u, u, key)) {
+            s = prev;           /* a run of one origin: the last URL's site */
+            id = prev_id;
+            err = prev_err;
+        } else {
+            if (key) {
+                for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
+                    const slot *t = &slots[i];
+                    if (t->hash == hash) {  /* taken: a key's hash is never 0 */
+                        if (t->key_len == key && same_key(key <= SLOT_KEY ? t->key : t->site->key, u, key)) {
+                            s = t->site;
+                            id = t->id;
+                            err = t->error;
+                            break;
+                        }
+                    } else if (t->site == NULL) {
+                        break;
+                    }
+                }
+            }
+            if (s == NULL) {
+                lsite *ns;
+                const rs_status st = resolve_new(sc, k, &n_malformed, &ns);
+                if (st != RS_OK) return undo_counts(sc, nt, st);
+                slots = sc->slots;
+                mask = sc->mask;
+                cnt = sc->cnt;
+                if (ns == NULL) continue;   /* decided alone */
+                s = ns;
+                id = ns->id;
+                err = ns->error;
+            }
+            prev = s;           /* its key: this URL's first bytes */
+            prev_u = u;
+            prev_hash = hash;
+            prev_len = key;
+            prev_id = id;
+            prev_err = err;
+        }
+        ent *e = &ents[k->idx];
+        if (RS_UNLIKELY(err != RS_ORIGIN_OK)) {
+            e->kind = RS_SCAN_MALFORMED;
+            e->error = (uint8_t)err;
+            k->key = NONE;
+            n_malformed++;
+            continue;
+        }
+        e->site = k->key = id;
+        k->u.site = s;
+        if (cnt[id]++ == 0) {
+            gsite[nt] = s;
+            touched[nt++] = id;
+        }
+    }
+    *nt_out = nt;
+    *malformed_out = n_malformed;
+    return RS_OK;
+}
+
+/* Pass 3: the URL lines grouped by local site (a counting sort on pass 2's
+ * counts, groups in first-seen order): sc->order, group g at gstart[g]. */
+static __attribute__((noinline)) void pass_group(rs_scanner *sc, size_t nurl, size_t nt)
+{
+    uint32_t *const cnt = sc->cnt;
+    const uint32_t *const touched = sc->touched;
+    uint32_t *const gstart = sc->gstart;
+    const urlkey *const uks = sc->uk;
+    grouped *const order = sc->order;
+    uint32_t off = 0;
+    for (size_t g = 0; g < nt; g++) {
+        const uint32_t id = touched[g];
+        gstart[g] = off;
+        const uint32_t c = cnt[id];
+        cnt[id] = off;
+        off += c;
+    }
+    gstart[nt] = off;
+    for (uint32_t k = off; k < off + 4; k++) order[k].off = 0;   /* read ahead by pass 4 */
+    for (size_t j = 0; j < nurl; j++) {
+        const urlkey *k = &uks[j];
+        if (k->key == NONE) continue;
+        grouped *o = &order[cnt[k->key]++];
+        o->idx = k->idx;
+        memcpy(&o->off, &k->off, 4 * sizeof o->off);   /* off, len, poff, plen */
+    }
+}
+
+/* decide() for the URLs order[from, to) of one site, under matcher @m (not
+ * NULL) for the one agent of the scanner; the summary counted once for the
+ * group. The next URLs' text prefetched 4 ahead. */
+static inline void decide_group(rs_scanner *sc, uint32_t from, uint32_t to, const rs_matcher *m,
+                                uint32_t site_reason)
+{
+    const char *const base = sc->base;
+    const grouped *const order = sc->order;
+    verdict *const ver = sc->ver;
+    char *const scratch = sc->scratch;
+    const int encode = sc->encode_urls;
+    const int by_line = site_reason == RS_REASON_NO_MATCH || site_reason == RS_REASON_MATCHED;
+    uint32_t dis = 0, matched = 0;
+    for (uint32_t k = from; k < to; k++) {
+        const grouped *o = &order[k];
+        const char *nx = base + order[k + 4].off;   /* maybe the next group's */
+        __builtin_prefetch(nx);
+        __builtin_prefetch(nx + 63);
+        const rs_str path = path_in(scratch, encode, base + o->off, o->len, o->poff, o->plen);
+        rs_verdict r;
+        rs_matcher_match(m, path.ptr, path.len, &r);
+        verdict *v = &ver[o->idx];
+        v->kind = RS_SCAN_URL;
+        v->disallowed = (uint8_t)r.disallowed;
+        v->line = r.line;
+        v->rule = r.rule;
+        v->reason = by_line ? (r.line > 0 ? RS_REASON_MATCHED : RS_REASON_NO_MATCH) : (uint8_t)site_reason;
+        dis += v->disallowed;
+        matched += r.line > 0;
+    }
+    const uint32_t urls = to - from;
+    sc->sum.verdict[1] += dis;
+    sc->sum.verdict[0] += urls - dis;
+    if (by_line) {
+        sc->sum.reason[RS_REASON_MATCHED] += matched;
+        sc->sum.reason[RS_REASON_NO_MATCH] += urls - matched;
+    } else {
+        sc->sum.reason[site_reason] += urls;
+    }
+}
+
+/* Pass 4: each site's URLs back to back. Ahead, without a chain of
+ * dependent misses: the site record 8 groups ahead, its matchers' header
+ * and root node 4 ahead, their tables 2 ahead (as much as the group's URLs
+ * are worth: a lone URL walks a few lines, not the whole matcher). */
+static __attribute__((noinline)) void pass_match(rs_scanner *sc, size_t nt)
+{
+    const size_t na = sc->n_agents;
+    const char *const base = sc->base;
+    const lsite *const *const gsite = sc->gsite;
+    const uint32_t *const gstart = sc->gstart;
+    const grouped *const order = sc->order;
+    for (size_t g = 0; g < nt; g++) {
+        const lsite *s = gsite[g];
+        if (g + 8 < nt) {       /* ag[] may start in the record's second line */
+            __builtin_prefetch(gsite[g + 8]);
+            __builtin_prefetch((const char *)gsite[g + 8] + 64);
+        }
+        if (g + 4 < nt) {
+            const lsite *nx = gsite[g + 4];
+            for (size_t a = 0; a < na; a++)
+                if (nx->ag[a].matcher) {
+                    __builtin_prefetch(nx->ag[a].matcher);
+                    __builtin_prefetch((const char *)nx->ag[a].matcher + 64);
+                }
+        }
+        if (g + 2 < nt) {
+            const lsite *nx = gsite[g + 2];
+            const uint32_t urls = gstart[g + 3] - gstart[g + 2];
+            for (size_t a = 0; a < na; a++)
+                if (nx->ag[a].matcher) rs_matcher_prefetch(nx->ag[a].matcher, urls >= 4 ? 4096 : 512 * urls);
+        }
+        sc->cnt[s->id] = 0;
+        const uint32_t end = gstart[g + 1];
+        if (na == 1 && s->ag[0].matcher != NULL) {  /* the usual case, without the agents loop */
+            decide_group(sc, gstart[g], end, s->ag[0].matcher, s->ag[0].reason);
+            continue;
+        }
+        for (uint32_t k = gstart[g]; k < end; k++) {
+            const grouped *o = &order[k];
+            if (k + 4 < end) {
+                const char *nx = base + order[k + 4].off;
+                __builtin_prefetch(nx);
+                __builtin_prefetch(nx + 63);
+            }
+            const char *u = base + o->off;
+            for (size_t a = 0; a < na; a++)
+                decide(sc, &sc->ver[(size_t)o->idx * na + a], u, o->len, o->poff, o->plen, s->ag[a].matcher,
+                       s->ag[a].reason);
+        }
+    }
+}
+
+rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
+{
+    RS_RETURN_IF(sc == NULL || block == NULL || n_lines == NULL, RS_ERR_USAGE);
+    *n_lines = 0;
+    sc->n_ent = 0;
+    sc->errmsg[0] = '\0';
+    arena_reset(&sc->block);
+    sc->n_alone = 0;
+    if (block->len >= (size_t)FRAG_FIRST) {
+        snprintf(sc->errmsg, sizeof sc->errmsg, "a block of %zu bytes is too large to scan", block->len);
+        return RS_ERR_LIMIT;
+    }
+    const size_t na = sc->n_agents;
+    memset(&sc->sum, 0, sizeof sc->sum);
+    sc->base = block->ptr;
+    sc->first_line = block->first_line;
+
+    size_t n, nurl, maxlen;
+    RS_FORWARD(pass_lines(sc, block, &n, &nurl, &maxlen));
     sc->n_ent = n;
     /* PREFETCH_AHEAD entries past the last URL: pass 2 reads ahead without a bound check */
     RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, nurl + PREFETCH_AHEAD, sizeof *sc->uk));
@@ -785,156 +1049,11 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         sc->cap_order = sc->touched && sc->gstart && sc->gsite ? cap : 0;
         RS_RETURN_IF(sc->cap_order == 0, RS_ERR_NOMEM);
     }
+    size_t nt, n_malformed;
+    RS_FORWARD(pass_resolve(sc, nurl, &nt, &n_malformed));
+    pass_group(sc, nurl, nt);
+    pass_match(sc, nt);
 
-    /* Pass 2: raw key -> local site (table slots prefetched ahead); each
-     * site's URLs counted for pass 3, its group made at its first URL. */
-    size_t n_malformed = 0, nt = 0;
-    rs_status st;
-    lsite *prev = NULL;         /* the last keyed URL's site, and what matching it again needs */
-    const char *prev_u = NULL;
-    uint64_t prev_hash = 0;
-    uint32_t prev_len = UINT32_MAX, prev_id = 0, prev_err = 0;     /* no key is UINT32_MAX bytes */
-    for (size_t j = 0; j < nurl; j++) {
-        __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].u.hash & sc->mask]);
-        urlkey *k = &sc->uk[j];
-        ent *e = &sc->ent[k->idx];
-        const char *u = base + k->off;
-        lsite *s = NULL;
-        uint32_t id = 0, err = 0;
-        const uint64_t hash = k->u.hash;
-        if (prev_hash == hash && prev_len == k->key && same_key(prev_u, u, k->key)) {
-            s = prev;           /* a run of one origin: the last URL's site */
-            id = prev_id;
-            err = prev_err;
-        } else if (k->key) {
-            for (size_t i = (size_t)hash & sc->mask;; i = (i + 1) & sc->mask) {
-                const slot *t = &sc->slots[i];
-                if (t->hash == hash) {  /* taken: a key's hash is never 0 */
-                    if (t->key_len == k->key && same_key(k->key <= SLOT_KEY ? t->key : t->site->key, u, k->key)) {
-                        s = t->site;
-                        id = t->id;
-                        err = t->error;
-                        break;
-                    }
-                } else if (t->site == NULL) {
-                    break;
-                }
-            }
-            if (s == NULL) {
-                if ((st = new_site(sc, &sc->perm, u, k->len, k->key, hash, &s)) != RS_OK)
-                    return undo_counts(sc, nt, st);
-                id = s->id;
-                err = s->error;
-            }
-        }
-        if (s != NULL) {
-            prev = s;           /* its key: this URL's first bytes */
-            prev_u = u;
-            prev_hash = hash;
-            prev_len = k->key;
-            prev_id = id;
-            prev_err = err;
-            if (err == RS_ORIGIN_OK) {
-                e->site = k->key = id;
-                k->u.site = s;
-                if (sc->cnt[id]++ == 0) {
-                    sc->gsite[nt] = s;
-                    sc->touched[nt++] = id;
-                }
-                continue;
-            }
-        } else {
-            /* decided alone: parsed each time, kept for this block only */
-            if ((st = new_site(sc, &sc->block, u, k->len, 0, 0, &s)) != RS_OK) return undo_counts(sc, nt, st);
-            if (s->error == RS_ORIGIN_OK) {
-                if ((st = grow((void **)&sc->alone, &sc->cap_alone, sc->n_alone + 1, sizeof *sc->alone))
-                    != RS_OK)
-                    return undo_counts(sc, nt, st);
-                e->site = ALONE | (uint32_t)sc->n_alone;
-                sc->alone[sc->n_alone++] = s;
-                for (size_t a = 0; a < na; a++)
-                    decide(sc, &sc->ver[k->idx * na + a], u, k->len, k->poff, k->plen, s->ag[a].matcher,
-                           s->ag[a].reason);
-                k->key = NONE;
-                continue;
-            }
-        }
-        e->kind = RS_SCAN_MALFORMED;
-        e->error = (uint8_t)(s->key_len ? err : s->error);
-        k->key = NONE;
-        n_malformed++;
-    }
-
-    /* Pass 3: group URL lines by local site (counting sort, groups in first-seen order). */
-    uint32_t off = 0;
-    for (size_t g = 0; g < nt; g++) {
-        const uint32_t id = sc->touched[g];
-        sc->gstart[g] = off;
-        const uint32_t c = sc->cnt[id];
-        sc->cnt[id] = off;
-        off += c;
-    }
-    sc->gstart[nt] = off;
-    for (uint32_t k = off; k < off + 4; k++) sc->order[k].off = 0;   /* read ahead by pass 4 */
-    for (size_t j = 0; j < nurl; j++) {
-        const urlkey *k = &sc->uk[j];
-        if (k->key == NONE) continue;
-        grouped *o = &sc->order[sc->cnt[k->key]++];
-        o->idx = k->idx;
-        memcpy(&o->off, &k->off, 4 * sizeof o->off);   /* off, len, poff, plen */
-    }
-
-    /* Pass 4: each site's URLs back to back. Ahead, without a chain of
-     * dependent misses: the site record 8 groups ahead, its matchers' header
-     * and root node 4 ahead, their tables 2 ahead (as much as the group's
-     * URLs are worth: a lone URL walks a few lines, not the whole matcher). */
-    for (size_t g = 0; g < nt; g++) {
-        const lsite *s = sc->gsite[g];
-        if (g + 8 < nt) {       /* ag[] may start in the record's second line */
-            __builtin_prefetch(sc->gsite[g + 8]);
-            __builtin_prefetch((const char *)sc->gsite[g + 8] + 64);
-        }
-        if (g + 4 < nt) {
-            const lsite *nx = sc->gsite[g + 4];
-            for (size_t a = 0; a < na; a++)
-                if (nx->ag[a].matcher) {
-                    __builtin_prefetch(nx->ag[a].matcher);
-                    __builtin_prefetch((const char *)nx->ag[a].matcher + 64);
-                }
-        }
-        if (g + 2 < nt) {
-            const lsite *nx = sc->gsite[g + 2];
-            const uint32_t urls = sc->gstart[g + 3] - sc->gstart[g + 2];
-            for (size_t a = 0; a < na; a++)
-                if (nx->ag[a].matcher) rs_matcher_prefetch(nx->ag[a].matcher, urls >= 4 ? 4096 : 512 * urls);
-        }
-        sc->cnt[s->id] = 0;
-        const uint32_t end = sc->gstart[g + 1];
-        if (na == 1) {          /* the usual case, without the agents loop */
-            const rs_matcher *m = s->ag[0].matcher;
-            const uint32_t reason = s->ag[0].reason;
-            for (uint32_t k = sc->gstart[g]; k < end; k++) {
-                const grouped *o = &sc->order[k];
-                const char *nx = block->ptr + sc->order[k + 4].off;   /* maybe the next group's */
-                __builtin_prefetch(nx);
-                __builtin_prefetch(nx + 63);
-                decide(sc, &sc->ver[o->idx], block->ptr + o->off, o->len, o->poff, o->plen, m, reason);
-            }
-            continue;
-        }
-        for (uint32_t k = sc->gstart[g]; k < end; k++) {
-            const grouped *o = &sc->order[k];
-            if (k + 4 < end) {
-                const char *nx = block->ptr + sc->order[k + 4].off;
-                __builtin_prefetch(nx);
-                __builtin_prefetch(nx + 63);
-            }
-            const char *u = block->ptr + o->off;
-            for (size_t a = 0; a < na; a++)
-                decide(sc, &sc->ver[(size_t)o->idx * na + a], u, o->len, o->poff, o->plen, s->ag[a].matcher,
-                       s->ag[a].reason);
-        }
-    }
     sc->stats.groups += nt;
     sc->stats.blocks++;
     sc->stats.urls += nurl - n_malformed;
