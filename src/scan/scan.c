@@ -916,25 +916,31 @@ static __attribute__((noinline)) void pass_group(rs_scanner *sc, size_t nurl, si
     }
 }
 
-/* decide() for the URLs order[from, to) of one site, under matcher @m (not
+/* decide() for the URLs o[0, end - o) of one site, under matcher @m (not
  * NULL) for the one agent of the scanner; the summary counted once for the
- * group. The next URLs' text prefetched 4 ahead. */
-static inline void decide_group(rs_scanner *sc, uint32_t from, uint32_t to, const rs_matcher *m,
+ * group. The next URLs' text prefetched 4 ahead. Few values live across the
+ * matcher call: the counts are in memory, both reasons in one word. */
+static inline void decide_group(rs_scanner *sc, const grouped *o, const grouped *const end, const rs_matcher *m,
                                 uint32_t site_reason)
 {
     const char *const base = sc->base;
-    const grouped *const order = sc->order;
     verdict *const ver = sc->ver;
-    char *const scratch = sc->scratch;
-    const int encode = sc->encode_urls;
     const int by_line = site_reason == RS_REASON_NO_MATCH || site_reason == RS_REASON_MATCHED;
-    uint32_t dis = 0, matched = 0;
-    for (uint32_t k = from; k < to; k++) {
-        const grouped *o = &order[k];
-        const char *nx = base + order[k + 4].off;   /* maybe the next group's */
+    /* the reason of a verdict with a line (low byte), without one (next byte) */
+    const uint32_t reasons = by_line ? RS_REASON_MATCHED | RS_REASON_NO_MATCH << 8 : site_reason | site_reason << 8;
+    uint64_t allowed[2] = { 0, 0 }, lined[2] = { 0, 0 };
+    for (; o < end; o++) {
+        const char *nx = base + o[4].off;   /* maybe the next group's */
         __builtin_prefetch(nx);
         __builtin_prefetch(nx + 63);
-        const rs_str path = path_in(scratch, encode, base + o->off, o->len, o->poff, o->plen);
+        const char *url = base + o->off;
+        rs_str path;
+        if (RS_LIKELY(!(o->poff & PATH_SLASH) && o->plen != PATH_ROOT && !sc->encode_urls)) {
+            path.ptr = url + o->poff;
+            path.len = o->plen;
+        } else {
+            path = path_in(sc->scratch, sc->encode_urls, url, o->len, o->poff, o->plen);
+        }
         rs_verdict r;
         rs_matcher_match(m, path.ptr, path.len, &r);
         verdict *v = &ver[o->idx];
@@ -942,18 +948,17 @@ static inline void decide_group(rs_scanner *sc, uint32_t from, uint32_t to, cons
         v->disallowed = (uint8_t)r.disallowed;
         v->line = r.line;
         v->rule = r.rule;
-        v->reason = by_line ? (r.line > 0 ? RS_REASON_MATCHED : RS_REASON_NO_MATCH) : (uint8_t)site_reason;
-        dis += v->disallowed;
-        matched += r.line > 0;
+        v->reason = (uint8_t)(reasons >> (r.line > 0 ? 0 : 8));
+        allowed[v->disallowed]++;
+        lined[r.line > 0]++;
     }
-    const uint32_t urls = to - from;
-    sc->sum.verdict[1] += dis;
-    sc->sum.verdict[0] += urls - dis;
+    sc->sum.verdict[0] += allowed[0];
+    sc->sum.verdict[1] += allowed[1];
     if (by_line) {
-        sc->sum.reason[RS_REASON_MATCHED] += matched;
-        sc->sum.reason[RS_REASON_NO_MATCH] += urls - matched;
+        sc->sum.reason[RS_REASON_MATCHED] += lined[1];
+        sc->sum.reason[RS_REASON_NO_MATCH] += lined[0];
     } else {
-        sc->sum.reason[site_reason] += urls;
+        sc->sum.reason[site_reason] += lined[0] + lined[1];
     }
 }
 
@@ -991,7 +996,7 @@ static __attribute__((noinline)) void pass_match(rs_scanner *sc, size_t nt)
         sc->cnt[s->id] = 0;
         const uint32_t end = gstart[g + 1];
         if (na == 1 && s->ag[0].matcher != NULL) {  /* the usual case, without the agents loop */
-            decide_group(sc, gstart[g], end, s->ag[0].matcher, s->ag[0].reason);
+            decide_group(sc, order + gstart[g], order + end, s->ag[0].matcher, s->ag[0].reason);
             continue;
         }
         for (uint32_t k = gstart[g]; k < end; k++) {
