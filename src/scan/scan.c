@@ -803,13 +803,27 @@ static __attribute__((noinline)) rs_status resolve_new(rs_scanner *sc, urlkey *k
     return RS_OK;
 }
 
-/* Pass 2: raw key -> local site (table slots prefetched ahead); each site's
- * URLs counted for pass 3, its group made (gsite, touched) at its first URL. */
+/* The slot of raw key u[0, key) (key > 0, hash @hash), or NULL. */
+static inline const slot *find_slot(const slot *slots, size_t mask, uint64_t hash, uint32_t key, const char *u)
+{
+    for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
+        const slot *t = &slots[i];
+        if (t->hash == hash) {  /* taken: a key's hash is never 0 */
+            if (t->key_len == key && same_key(key <= SLOT_KEY ? t->key : t->site->key, u, key)) return t;
+        } else if (t->site == NULL) {
+            return NULL;
+        }
+    }
+}
+
+/* Pass 2: raw key -> local site (table slots prefetched ahead; a run of one
+ * origin finds its slot in cache); each site's URLs counted for pass 3, its
+ * group made (gsite, touched) at its first URL. */
 static __attribute__((noinline)) rs_status pass_resolve(rs_scanner *sc, size_t nurl, size_t *nt_out,
                                                         size_t *malformed_out)
 {
     const char *const base = sc->base;
-    urlkey *const uks = sc->uk;
+    urlkey *const uks = sc->uk, *const uend = uks + nurl;
     ent *const ents = sc->ent;
     const lsite **const gsite = sc->gsite;
     uint32_t *const touched = sc->touched;
@@ -817,56 +831,28 @@ static __attribute__((noinline)) rs_status pass_resolve(rs_scanner *sc, size_t n
     size_t mask = sc->mask;
     uint32_t *cnt = sc->cnt;
     size_t n_malformed = 0, nt = 0;
-    const lsite *prev = NULL;   /* the last keyed URL's site, and what matching it again needs */
-    const char *prev_u = NULL;
-    uint64_t prev_hash = 0;
-    uint32_t prev_len = UINT32_MAX, prev_id = 0, prev_err = 0;     /* no key is UINT32_MAX bytes */
-    for (size_t j = 0; j < nurl; j++) {
-        __builtin_prefetch(&slots[(size_t)uks[j + PREFETCH_AHEAD].u.hash & mask]);
-        urlkey *k = &uks[j];
+    for (urlkey *k = uks; k < uend; k++) {
+        __builtin_prefetch(&slots[(size_t)k[PREFETCH_AHEAD].u.hash & mask]);
         const char *u = base + k->off;
-        const uint64_t hash = k->u.hash;
         const uint32_t key = k->key;
-        const lsite *s = NULL;
-        uint32_t id = 0, err = 0;   /* from the slot: the site record is not read */
-        if (prev_hash == hash && prev_len == key && same_key(prev_u, u, key)) {
-            s = prev;           /* a run of one origin: the last URL's site */
-            id = prev_id;
-            err = prev_err;
+        const slot *t = key ? find_slot(slots, mask, k->u.hash, key, u) : NULL;
+        const lsite *s;
+        uint32_t id, err;       /* from the slot: the site record is not read */
+        if (RS_LIKELY(t != NULL)) {
+            s = t->site;
+            id = t->id;
+            err = t->error;
         } else {
-            if (key) {
-                for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
-                    const slot *t = &slots[i];
-                    if (t->hash == hash) {  /* taken: a key's hash is never 0 */
-                        if (t->key_len == key && same_key(key <= SLOT_KEY ? t->key : t->site->key, u, key)) {
-                            s = t->site;
-                            id = t->id;
-                            err = t->error;
-                            break;
-                        }
-                    } else if (t->site == NULL) {
-                        break;
-                    }
-                }
-            }
-            if (s == NULL) {
-                lsite *ns;
-                const rs_status st = resolve_new(sc, k, &n_malformed, &ns);
-                if (st != RS_OK) return undo_counts(sc, nt, st);
-                slots = sc->slots;
-                mask = sc->mask;
-                cnt = sc->cnt;
-                if (ns == NULL) continue;   /* decided alone */
-                s = ns;
-                id = ns->id;
-                err = ns->error;
-            }
-            prev = s;           /* its key: this URL's first bytes */
-            prev_u = u;
-            prev_hash = hash;
-            prev_len = key;
-            prev_id = id;
-            prev_err = err;
+            lsite *ns;
+            const rs_status st = resolve_new(sc, k, &n_malformed, &ns);
+            if (st != RS_OK) return undo_counts(sc, nt, st);
+            slots = sc->slots;
+            mask = sc->mask;
+            cnt = sc->cnt;
+            if (ns == NULL) continue;   /* decided alone */
+            s = ns;
+            id = ns->id;
+            err = ns->error;
         }
         ent *e = &ents[k->idx];
         if (RS_UNLIKELY(err != RS_ORIGIN_OK)) {
