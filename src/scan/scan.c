@@ -605,6 +605,9 @@ out:
 static const uint64_t HTTPS = 0x2f2f3a7370747468ull;   /* "https://" little-endian */
 static const uint64_t HTTP = 0x002f2f3a70747468ull;    /* "http://" */
 
+/* The index of the lowest set bit of x != 0 (unsigned: no sign extension). */
+static inline size_t ctz64(uint64_t x) { return (unsigned)__builtin_ctzll(x); }
+
 /* next_bit past its first 64 bits: word by word. */
 static size_t next_bit_far(const uint64_t *bits, size_t from, size_t to)
 {
@@ -615,7 +618,7 @@ static size_t next_bit_far(const uint64_t *bits, size_t from, size_t to)
         if ((++w << 6) >= to) return to;
         m = bits[w];
     }
-    const size_t p = (w << 6) + (size_t)__builtin_ctzll(m);
+    const size_t p = (w << 6) + ctz64(m);
     return p < to ? p : to;
 }
 
@@ -637,7 +640,7 @@ static inline size_t next_bit(const uint64_t *bits, size_t from, size_t to)
     enum { SEEN = 64 };
 #endif
     if (RS_LIKELY(m != 0)) {
-        const size_t p = from + (size_t)__builtin_ctzll(m);
+        const size_t p = from + ctz64(m);
         return p < to ? p : to;
     }
     return from + SEEN >= to ? to : next_bit_far(bits, from + SEEN, to);
@@ -652,6 +655,24 @@ static rs_status grow_lines(rs_scanner *sc, size_t need)
 {
     RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, need, sizeof *sc->ent));
     return grow((void **)&sc->uk, &sc->cap_uk, need, sizeof *sc->uk);
+}
+
+/*
+ * Pass 1's lines other than "http://" and "https://" URLs: -1 for a line to
+ * skip (blank, a comment), else rs_url_split's authority end (*ae), the path
+ * (path_slow) and whether the origin depends on the raw key's bytes only
+ * (rs_origin_parse skips leading whitespace and a BOM, so such a line's
+ * origin may depend on bytes past its key: decided alone).
+ */
+static __attribute__((noinline)) int split_other(const char *u, size_t len, size_t *ae, uint32_t *poff,
+                                                 uint32_t *plen)
+{
+    if (is_skippable(u, len)) return -1;
+    const rs_url_parts parts = rs_url_split(u, len);
+    *ae = parts.authority_end;
+    path_slow(u, len, &parts, poff, plen);
+    const unsigned char c0 = (unsigned char)u[0];
+    return c0 > 0x20 && c0 != 0xEF;
 }
 
 /* Pass 1: the block's lines into sc->ent, each URL split once into sc->uk,
@@ -679,7 +700,7 @@ static __attribute__((noinline)) rs_status pass_lines(rs_scanner *sc, const rs_b
     uint64_t cur = nlb[0];      /* newlines of word w not yet used */
     while (pos < blen) {
         while (cur == 0) cur = nlb[++w];    /* a bit at or before blen is left */
-        const size_t stop = w * 64 + (size_t)__builtin_ctzll(cur);
+        const size_t stop = w * 64 + ctz64(cur);
         cur &= cur - 1;
         const size_t at = pos;
         size_t len = stop - at;
@@ -718,18 +739,12 @@ static __attribute__((noinline)) rs_status pass_lines(rs_scanner *sc, const rs_b
             }
             keyable = 1;
         } else {
-            if (is_skippable(u, len)) {
+            keyable = split_other(u, len, &ae, &poff, &plen);
+            if (keyable < 0) {
                 *e = (ent){ .off = (uint32_t)at, .len = (uint32_t)len, .site = NONE, .kind = RS_SCAN_BLANK };
                 blank++;
                 continue;
             }
-            const rs_url_parts parts = rs_url_split(u, len);
-            ae = parts.authority_end;
-            path_slow(u, len, &parts, &poff, &plen);
-            /* rs_origin_parse skips leading whitespace and a BOM, so such a
-             * line's origin may depend on bytes past its key: decided alone. */
-            const unsigned char c0 = (unsigned char)u[0];
-            keyable = c0 > 0x20 && c0 != 0xEF;
         }
         e->off = (uint32_t)at;
         e->len = (uint32_t)len;
@@ -746,7 +761,7 @@ static __attribute__((noinline)) rs_status pass_lines(rs_scanner *sc, const rs_b
         k->len = (uint32_t)len;
         k->poff = poff;
         k->plen = plen;
-        if (len > maxlen) maxlen = len;
+        maxlen |= len;          /* at least the longest URL, under twice it */
     }
     if (block->oversized) {     /* the block's pending oversized record: its last line */
         if (n == cap) RS_FORWARD(grow_lines(sc, n + 1));
