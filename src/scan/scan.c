@@ -167,10 +167,7 @@ typedef struct {
 
 /* A URL line between the passes: what matching it needs without touching its entry. */
 typedef struct {
-    union {
-        uint64_t hash;          /* of the raw key (pass 1) */
-        const struct lsite *site; /* after pass 2: the local site (when key != NONE) */
-    } u;
+    uint64_t hash;              /* of the raw key (pass 1) */
     uint32_t idx;               /* line index */
     uint32_t key;               /* raw key length (0: decided alone); after pass 2 the local
                                    site number, or NONE */
@@ -754,7 +751,7 @@ static __attribute__((noinline)) rs_status pass_lines(rs_scanner *sc, const rs_b
         const size_t key = ae < len ? ae + 1 : len;
         const int keyed = keyable && key <= KEY_MAX;
         urlkey *k = &uks[nurl++];
-        k->u.hash = keyed ? key_hash(u, key) : 0;
+        k->hash = keyed ? key_hash(u, key) : 0;
         k->idx = (uint32_t)(n - 1);
         k->key = keyed ? (uint32_t)key : 0;
         k->off = (uint32_t)at;
@@ -797,7 +794,7 @@ static __attribute__((noinline)) rs_status resolve_new(rs_scanner *sc, urlkey *k
     lsite *s;
     *out = NULL;
     if (k->key) {
-        RS_FORWARD(new_site(sc, &sc->perm, u, k->len, k->key, k->u.hash, &s));
+        RS_FORWARD(new_site(sc, &sc->perm, u, k->len, k->key, k->hash, &s));
         *out = s;
         return RS_OK;
     }
@@ -847,10 +844,10 @@ static __attribute__((noinline)) rs_status pass_resolve(rs_scanner *sc, size_t n
     uint32_t *cnt = sc->cnt;
     size_t n_malformed = 0, nt = 0;
     for (urlkey *k = uks; k < uend; k++) {
-        __builtin_prefetch(&slots[(size_t)k[PREFETCH_AHEAD].u.hash & mask]);
+        __builtin_prefetch(&slots[(size_t)k[PREFETCH_AHEAD].hash & mask]);
         const char *u = base + k->off;
         const uint32_t key = k->key;
-        const slot *t = key ? find_slot(slots, mask, k->u.hash, key, u) : NULL;
+        const slot *t = key ? find_slot(slots, mask, k->hash, key, u) : NULL;
         const lsite *s;
         uint32_t id, err;       /* from the slot: the site record is not read */
         if (RS_LIKELY(t != NULL)) {
@@ -878,7 +875,6 @@ static __attribute__((noinline)) rs_status pass_resolve(rs_scanner *sc, size_t n
             continue;
         }
         e->site = k->key = id;
-        k->u.site = s;
         if (cnt[id]++ == 0) {
             gsite[nt] = s;
             touched[nt++] = id;
@@ -1037,7 +1033,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     sc->n_ent = n;
     /* PREFETCH_AHEAD entries past the last URL: pass 2 reads ahead without a bound check */
     RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, nurl + PREFETCH_AHEAD, sizeof *sc->uk));
-    for (size_t j = nurl; j < nurl + PREFETCH_AHEAD; j++) sc->uk[j].u.hash = 0;
+    for (size_t j = nurl; j < nurl + PREFETCH_AHEAD; j++) sc->uk[j].hash = 0;
     RS_FORWARD(grow((void **)&sc->ver, &sc->cap_ver, n * na + 1, sizeof *sc->ver));
     RS_FORWARD(grow((void **)&sc->scratch, &sc->scratch_cap, 4 * maxlen + 8, 1));
     if (sc->cap_order < nurl + 5) {
