@@ -3,25 +3,33 @@
  * records in input order, with a cost per URL that does not grow with the
  * number of sites (robotscan.h, "Bulk scanning").
  *
- * Per block, in passes over arrays (no pointer chasing across the block):
- *  1. lines: each line is classified (blank, oversized, URL) and every URL
- *     split once: for "http://" and "https://" from a bitmap of the block's
- *     '/', '?', ';', '#' and NUL bytes (one mask_any), else rs_url_split; the
- *     path the matcher will see is found here too. Its raw origin key is the
- *     bytes up to and including the delimiter after the authority, hashed
- *     (key_hash);
- *  2. resolve: raw key -> scanner-local site through an open-addressing
- *     table private to the scanner, slots prefetched a few URLs ahead. A key
- *     seen for the first time is parsed (rs_origin_parse) and looked up in
- *     the shared rs_sites once; malformed origins are remembered too;
- *  3. group: a counting sort of the URL positions by local site number;
- *  4. match: each site's URLs back to back with its matcher hot, the next
- *     sites' records and matchers prefetched; verdicts are written at their
- *     input positions, so input order needs no second sort; the block's
- *     summary (rs_scan_summarize) is counted as they are written.
+ * Per block, in passes over arrays (no pointer chasing across the block),
+ * each pass a function of its own:
+ *  1. lines (pass_lines): one SIMD pass over the block (mask_url, simd.h)
+ *     makes three bitmaps of it: its '\n' bytes (the lines), its '/', '?',
+ *     ';', '#' bytes (where an authority ends) and its '#' and NUL bytes
+ *     (where a path ends). Each line is classified (blank, oversized, URL)
+ *     and every URL split once: "http://" and "https://" ones from the
+ *     bitmaps (a count-trailing-zeros each for the authority's end and the
+ *     path's), others by rs_url_split (split_other); the path the matcher
+ *     will see is found here too. Its raw origin key is the bytes up to and
+ *     including the delimiter after the authority, hashed (key_hash);
+ *  2. resolve (pass_resolve): raw key -> scanner-local site through an
+ *     open-addressing table private to the scanner, slots prefetched a few
+ *     URLs ahead. A key seen for the first time is parsed (rs_origin_parse)
+ *     and looked up in the shared rs_sites once (resolve_new); malformed
+ *     origins are remembered too. Each site's URLs are counted here and its
+ *     group made at its first URL of the block;
+ *  3. group (pass_group): a counting sort of the URLs by local site number
+ *     on pass 2's counts, each URL's text position and path copied in;
+ *  4. match (pass_match): each site's URLs back to back with its matcher
+ *     hot, the next sites' records and matchers prefetched; verdicts are
+ *     written at their input positions, so input order needs no second
+ *     sort; the block's summary (rs_scan_summarize) is counted as they are
+ *     written (once a group for a one-agent scanner: decide_group).
  * Lines whose origin may depend on bytes past the raw key (leading
  * whitespace or a BOM) and very long keys are decided on their own, in
- * pass 2, without caching.
+ * pass 2 (resolve_new), without caching.
  *
  * Also here: rs_site_check, the one-URL form of the same decision.
  */

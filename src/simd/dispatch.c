@@ -9,6 +9,10 @@
  *   3. the best set the CPU supports (__builtin_cpu_supports): avx2 > sse2 > scalar
  * The choice is a pointer to one of the const tables below, published with an
  * atomic store; racing first calls compute the same answer, so no lock.
+ * Internal kernels (simd.h: mask_url, for the scanner) are not in the public
+ * rs_simd_kernels table: each set is that table followed by them
+ * (kernel_set), so a table rs_simd_get gives leads to its set's internal
+ * kernels (rs_simd_mask_url_of) and RS_SIMD selects them too.
  * Does not: pick per call site or per input size (the kernels handle short
  * ranges themselves).
  */

@@ -561,7 +561,7 @@ Test(scan, differential_vs_naive_oracle, .timeout = 600)
     free(site_of);
 }
 
-/* The scanner finds lines from a newline bitmap (scan.c, nl_lines): it must
+/* The scanner finds lines from a newline bitmap (scan.c, pass_lines): it must
  * give rs_line_next's lines exactly: numbers, text, '\r' stripping, oversized
  * lines (small max_line) and a block's pending oversized record, with or
  * without a final newline, across 64-byte words. */
