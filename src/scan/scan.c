@@ -680,8 +680,9 @@ static __attribute__((noinline)) int split_other(const char *u, size_t len, size
     return c0 > 0x20 && c0 != 0xEF;
 }
 
-/* Pass 1: the block's lines into sc->ent, each URL split once into sc->uk,
- * its raw key hashed. */
+/* Pass 1: the block's lines into sc->ent (a URL line's entry is written by
+ * pass 2 from its urlkey), each URL split once into sc->uk, its raw key
+ * hashed. */
 static __attribute__((noinline)) rs_status pass_lines(rs_scanner *sc, const rs_block *block, size_t *n_out,
                                                       size_t *nurl_out, size_t *maxlen_out)
 {
@@ -716,9 +717,9 @@ static __attribute__((noinline)) rs_status pass_lines(rs_scanner *sc, const rs_b
             uks = sc->uk;
             cap = sc->cap_ent;
         }
-        ent *e = &ents[n++];
+        n++;                    /* line n - 1; a URL line's entry is written by pass 2 */
         if (RS_UNLIKELY(len > max_line)) {
-            *e = (ent){ .off = (uint32_t)len, .len = (uint32_t)((uint64_t)len >> 32), .site = NONE,
+            ents[n - 1] = (ent){ .off = (uint32_t)len, .len = (uint32_t)((uint64_t)len >> 32), .site = NONE,
                         .kind = RS_SCAN_OVERSIZED };
             oversized++;
             continue;
@@ -746,16 +747,11 @@ static __attribute__((noinline)) rs_status pass_lines(rs_scanner *sc, const rs_b
         } else {
             keyable = split_other(u, len, &ae, &poff, &plen);
             if (keyable < 0) {
-                *e = (ent){ .off = (uint32_t)at, .len = (uint32_t)len, .site = NONE, .kind = RS_SCAN_BLANK };
+                ents[n - 1] = (ent){ .off = (uint32_t)at, .len = (uint32_t)len, .site = NONE, .kind = RS_SCAN_BLANK };
                 blank++;
                 continue;
             }
         }
-        e->off = (uint32_t)at;
-        e->len = (uint32_t)len;
-        e->site = NONE;
-        e->kind = RS_SCAN_URL;
-        e->error = 0;
         const size_t key = ae < len ? ae + 1 : len;
         const int keyed = keyable && key <= KEY_MAX;
         urlkey *k = &uks[nurl++];
@@ -853,6 +849,12 @@ static __attribute__((noinline)) rs_status pass_resolve(rs_scanner *sc, size_t n
     size_t n_malformed = 0, nt = 0;
     for (urlkey *k = uks; k < uend; k++) {
         __builtin_prefetch(&slots[(size_t)k[PREFETCH_AHEAD].hash & mask]);
+        ent *e = &ents[k->idx];
+        e->off = k->off;
+        e->len = k->len;
+        e->site = NONE;
+        e->kind = RS_SCAN_URL;
+        e->error = 0;
         const char *u = base + k->off;
         const uint32_t key = k->key;
         const slot *t = key ? find_slot(slots, mask, k->hash, key, u) : NULL;
@@ -874,7 +876,6 @@ static __attribute__((noinline)) rs_status pass_resolve(rs_scanner *sc, size_t n
             id = ns->id;
             err = ns->error;
         }
-        ent *e = &ents[k->idx];
         if (RS_UNLIKELY(err != RS_ORIGIN_OK)) {
             e->kind = RS_SCAN_MALFORMED;
             e->error = (uint8_t)err;
