@@ -364,17 +364,24 @@ static inline uint64_t ld64(const char *p)
 static inline __m128i ld128(const char *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
 #endif
 
-/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the
- * last ones overlapping, straight-line code for keys of 8 to 48 bytes. */
+#ifdef __SSE2__
+/* a[0, n) == b[0, n) for 16 <= n <= 48: 16-byte words, the last overlapping. */
+static inline __attribute__((always_inline)) int same_16_48(const char *a, const char *b, size_t n)
+{
+    __m128i e = _mm_cmpeq_epi8(ld128(a), ld128(b));
+    e = _mm_and_si128(e, _mm_cmpeq_epi8(ld128(a + n - 16), ld128(b + n - 16)));
+    if (n > 32) e = _mm_and_si128(e, _mm_cmpeq_epi8(ld128(a + 16), ld128(b + 16)));
+    return _mm_movemask_epi8(e) == 0xFFFF;
+}
+#endif
+
+/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 16- or 8-byte
+ * words, the last ones overlapping, straight-line code for keys of 8 to 48
+ * bytes. */
 static inline __attribute__((always_inline)) int same_key(const char *a, const char *b, size_t n)
 {
 #ifdef __SSE2__
-    if (RS_LIKELY(n - 16 <= 32)) {  /* 16 to 48 bytes: 16-byte words, the last overlapping */
-        __m128i e = _mm_cmpeq_epi8(ld128(a), ld128(b));
-        e = _mm_and_si128(e, _mm_cmpeq_epi8(ld128(a + n - 16), ld128(b + n - 16)));
-        if (n > 32) e = _mm_and_si128(e, _mm_cmpeq_epi8(ld128(a + 16), ld128(b + 16)));
-        return _mm_movemask_epi8(e) == 0xFFFF;
-    }
+    if (RS_LIKELY(n - 16 <= 32)) return same_16_48(a, b, n);
 #endif
     if (RS_LIKELY(n - 8 <= 40)) {
         uint64_t d = (ld64(a) ^ ld64(b)) | (ld64(a + n - 8) ^ ld64(b + n - 8));
@@ -819,7 +826,14 @@ static inline const slot *find_slot(const slot *slots, size_t mask, uint64_t has
     for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
         const slot *t = &slots[i];
         if (t->hash == hash) {  /* taken: a key's hash is never 0 */
-            if (t->key_len == key && same_key(key <= SLOT_KEY ? t->key : t->site->key, u, key)) return t;
+            if (t->key_len != key) continue;
+#ifdef __SSE2__
+            if (RS_LIKELY(key - 16 <= SLOT_KEY - 16)) {     /* most keys: one range check */
+                if (same_16_48(t->key, u, key)) return t;
+                continue;
+            }
+#endif
+            if (same_key(key <= SLOT_KEY ? t->key : t->site->key, u, key)) return t;
         } else if (t->site == NULL) {
             return NULL;
         }
