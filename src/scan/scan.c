@@ -930,46 +930,43 @@ static __attribute__((noinline)) void pass_group(rs_scanner *sc, size_t nurl, si
     }
 }
 
+/* The counts of pass 4's one-agent groups, added to the summary at its end. */
+typedef struct {
+    uint64_t verdict[2];
+    uint64_t reason[RS_REASON_COUNT];
+} group_counts;
+
 /* decide() for the URLs o[0, end - o) of one site, under matcher @m (not
- * NULL) for the one agent of the scanner; the summary counted once for the
- * group. The next URLs' text prefetched 4 ahead. Few values live across the
- * matcher call: the counts are in memory, both reasons in one word. */
+ * NULL) for the one agent of a scanner that does not encode paths; counted
+ * into @c. The next URLs' text prefetched 4 ahead. Few values live across
+ * the matcher call: the counts are in memory, both reasons in one word. */
 static inline void decide_group(rs_scanner *sc, const grouped *o, const grouped *const end, const rs_matcher *m,
-                                uint32_t site_reason)
+                                uint32_t site_reason, group_counts *c)
 {
     const char *const base = sc->base;
     verdict *const ver = sc->ver;
     const int by_line = site_reason == RS_REASON_NO_MATCH || site_reason == RS_REASON_MATCHED;
     /* the reason of a verdict with a line (low byte), without one (next byte) */
     const uint32_t reasons = by_line ? RS_REASON_MATCHED | RS_REASON_NO_MATCH << 8 : site_reason | site_reason << 8;
-    uint64_t allowed[2] = { 0, 0 }, lined[2] = { 0, 0 };
     for (; o < end; o++) {
         const char *nx = base + o[4].off;   /* maybe the next group's */
         __builtin_prefetch(nx);
         __builtin_prefetch(nx + 63);
         const char *url = base + o->off;
         rs_str path;
-        if (RS_LIKELY(!(o->poff & PATH_SLASH) && o->plen != PATH_ROOT && !sc->encode_urls)) {
+        if (RS_LIKELY(!(o->poff & PATH_SLASH) && o->plen != PATH_ROOT)) {
             path.ptr = url + o->poff;
             path.len = o->plen;
         } else {
-            path = path_in(sc->scratch, sc->encode_urls, url, o->len, o->poff, o->plen);
+            path = path_in(sc->scratch, 0, url, o->len, o->poff, o->plen);
         }
         verdict *v = &ver[o->idx];
         rs_matcher_match(m, path.ptr, path.len, &v->r);
-        const int hit = v->r.line > 0;
+        const uint8_t reason = (uint8_t)(reasons >> (v->r.line > 0 ? 0 : 8));
         v->kind = RS_SCAN_URL;
-        v->reason = (uint8_t)(reasons >> (hit ? 0 : 8));
-        allowed[v->r.disallowed]++;
-        lined[hit]++;
-    }
-    sc->sum.verdict[0] += allowed[0];
-    sc->sum.verdict[1] += allowed[1];
-    if (by_line) {
-        sc->sum.reason[RS_REASON_MATCHED] += lined[1];
-        sc->sum.reason[RS_REASON_NO_MATCH] += lined[0];
-    } else {
-        sc->sum.reason[site_reason] += lined[0] + lined[1];
+        v->reason = reason;
+        c->verdict[v->r.disallowed]++;
+        c->reason[reason]++;
     }
 }
 
@@ -984,6 +981,9 @@ static __attribute__((noinline)) void pass_match(rs_scanner *sc, size_t nt)
     const lsite *const *const gsite = sc->gsite;
     const uint32_t *const gstart = sc->gstart;
     const grouped *const order = sc->order;
+    const int one = na == 1 && !sc->encode_urls;    /* decide_group's case */
+    group_counts c;
+    memset(&c, 0, sizeof c);
     for (size_t g = 0; g < nt; g++) {
         const lsite *s = gsite[g];
         if (g + 8 < nt) {       /* ag[] may start in the record's second line */
@@ -1006,8 +1006,8 @@ static __attribute__((noinline)) void pass_match(rs_scanner *sc, size_t nt)
         }
         sc->cnt[s->id] = 0;
         const uint32_t end = gstart[g + 1];
-        if (na == 1 && s->ag[0].matcher != NULL) {  /* the usual case, without the agents loop */
-            decide_group(sc, order + gstart[g], order + end, s->ag[0].matcher, s->ag[0].reason);
+        if (one && s->ag[0].matcher != NULL) {  /* the usual case, without the agents loop */
+            decide_group(sc, order + gstart[g], order + end, s->ag[0].matcher, s->ag[0].reason, &c);
             continue;
         }
         for (uint32_t k = gstart[g]; k < end; k++) {
@@ -1023,6 +1023,8 @@ static __attribute__((noinline)) void pass_match(rs_scanner *sc, size_t nt)
                        s->ag[a].reason);
         }
     }
+    for (int v = 0; v < 2; v++) sc->sum.verdict[v] += c.verdict[v];
+    for (int r = 0; r < RS_REASON_COUNT; r++) sc->sum.reason[r] += c.reason[r];
 }
 
 rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
