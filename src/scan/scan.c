@@ -26,7 +26,8 @@
  *     hot, the next sites' records and matchers prefetched; verdicts are
  *     written at their input positions, so input order needs no second
  *     sort; the block's summary (rs_scan_summarize) is counted as they are
- *     written (once a group for a one-agent scanner: decide_group).
+ *     written (a one-agent scanner's groups, decide_group: into counts of
+ *     the pass, added to the summary at its end).
  * Lines whose origin may depend on bytes past the raw key (leading
  * whitespace or a BOM) and very long keys are decided on their own, in
  * pass 2 (resolve_new), without caching.
