@@ -166,10 +166,14 @@ typedef struct {
 #define ALONE 0x80000000u
 #define NONE  UINT32_MAX
 
-/* One verdict (line x agent): the matcher's, written in place, and its record's reason and kind. */
+/* One verdict (line x agent). Written from a copy of the matcher's on the
+ * stack: a verdict's line is rarely in cache, and reading back what the
+ * matcher wrote there waits for it (measured: 12% slower). */
 typedef struct {
-    rs_verdict r;
-    uint8_t  reason, kind;
+    uint32_t line;
+    int32_t  rule;
+    uint8_t  disallowed, reason, kind;
+    uint8_t  pad;
 } verdict;
 
 /* A URL line between the passes: what matching it needs without touching its entry. */
@@ -473,26 +477,30 @@ static inline void decide(rs_scanner *sc, verdict *v, const char *url, size_t le
 {
     if (m == NULL) { /* no-robots */
         v->kind = sc->missing == RS_SCAN_MISSING_SKIP ? RS_SCAN_SKIPPED : RS_SCAN_URL;
-        v->r.disallowed = sc->missing == RS_SCAN_MISSING_DISALLOW;
+        v->disallowed = sc->missing == RS_SCAN_MISSING_DISALLOW;
         v->reason = RS_REASON_NO_ROBOTS;
-        v->r.line = 0;
-        v->r.rule = -1;
+        v->line = 0;
+        v->rule = -1;
         if (sc->missing == RS_SCAN_MISSING_SKIP) {
             sc->sum.skipped++;
         } else {
-            sc->sum.verdict[v->r.disallowed]++;
+            sc->sum.verdict[v->disallowed]++;
             sc->sum.reason[RS_REASON_NO_ROBOTS]++;
         }
         return;
     }
     const rs_str path = path_in(sc->scratch, sc->encode_urls, url, len, poff, plen);
-    rs_matcher_match(m, path.ptr, path.len, &v->r);
+    rs_verdict r;
+    rs_matcher_match(m, path.ptr, path.len, &r);
     v->kind = RS_SCAN_URL;
+    v->disallowed = (uint8_t)r.disallowed;
+    v->line = r.line;
+    v->rule = r.rule;
     if (site_reason == RS_REASON_NO_MATCH || site_reason == RS_REASON_MATCHED)
-        v->reason = v->r.line > 0 ? RS_REASON_MATCHED : RS_REASON_NO_MATCH;
+        v->reason = r.line > 0 ? RS_REASON_MATCHED : RS_REASON_NO_MATCH;
     else
         v->reason = (uint8_t)site_reason;
-    sc->sum.verdict[v->r.disallowed]++;
+    sc->sum.verdict[v->disallowed]++;
     sc->sum.reason[v->reason]++;
 }
 
@@ -961,12 +969,16 @@ static inline void decide_group(rs_scanner *sc, const grouped *o, const grouped 
         } else {
             path = path_in(sc->scratch, 0, url, o->len, o->poff, o->plen);
         }
+        rs_verdict r;
+        rs_matcher_match(m, path.ptr, path.len, &r);
+        const uint8_t reason = (uint8_t)(reasons >> (r.line > 0 ? 0 : 8));
         verdict *v = &ver[o->idx];
-        rs_matcher_match(m, path.ptr, path.len, &v->r);
-        const uint8_t reason = (uint8_t)(reasons >> (v->r.line > 0 ? 0 : 8));
-        v->kind = RS_SCAN_URL;
+        v->line = r.line;
+        v->rule = r.rule;
+        v->disallowed = (uint8_t)r.disallowed;
         v->reason = reason;
-        c->verdict[v->r.disallowed]++;
+        v->kind = RS_SCAN_URL;
+        c->verdict[v->disallowed]++;
         c->reason[reason]++;
     }
 }
@@ -1112,9 +1124,9 @@ void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r
     r->origin.ptr = s->origin;
     r->origin.len = s->origin_len;
     r->matcher = s->ag[agent].matcher;
-    r->line = v->r.line;
-    r->rule = v->r.rule;
-    r->disallowed = v->r.disallowed;
+    r->line = v->line;
+    r->rule = v->rule;
+    r->disallowed = v->disallowed;
     r->reason = v->reason;
 }
 
