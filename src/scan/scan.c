@@ -3,30 +3,44 @@
  * records in input order, with a cost per URL that does not grow with the
  * number of sites (robotscan.h, "Bulk scanning").
  *
- * Per block, in passes over arrays (no pointer chasing across the block):
- *  1. lines: each line is classified (blank, oversized, URL) and every URL
- *     split once: for "http://" and "https://" from a bitmap of the block's
- *     '/', '?', ';', '#' and NUL bytes (one mask_any), else rs_url_split; the
- *     path the matcher will see is found here too. Its raw origin key is the
- *     bytes up to and including the delimiter after the authority, hashed
- *     (key_hash);
- *  2. resolve: raw key -> scanner-local site through an open-addressing
- *     table private to the scanner, slots prefetched a few URLs ahead. A key
- *     seen for the first time is parsed (rs_origin_parse) and looked up in
- *     the shared rs_sites once; malformed origins are remembered too;
- *  3. group: a counting sort of the URL positions by local site number;
- *  4. match: each site's URLs back to back with its matcher hot, the next
- *     sites' records and matchers prefetched; verdicts are written at their
- *     input positions, so input order needs no second sort; the block's
- *     summary (rs_scan_summarize) is counted as they are written.
+ * Per block, in passes over arrays (no pointer chasing across the block),
+ * each pass a function of its own:
+ *  1. lines (pass_lines): one SIMD pass over the block (mask_url, simd.h)
+ *     makes three bitmaps of it: its '\n' bytes (the lines), its '/', '?',
+ *     ';', '#' bytes (where an authority ends) and its '#' and NUL bytes
+ *     (where a path ends). Each line is classified (blank, oversized, URL)
+ *     and every URL split once: "http://" and "https://" ones from the
+ *     bitmaps (a count-trailing-zeros each for the authority's end and the
+ *     path's), others by rs_url_split (split_other); the path the matcher
+ *     will see is found here too. Its raw origin key is the bytes up to and
+ *     including the delimiter after the authority, hashed (key_hash);
+ *  2. resolve (pass_resolve): raw key -> scanner-local site through an
+ *     open-addressing table private to the scanner, slots prefetched a few
+ *     URLs ahead. A key seen for the first time is parsed (rs_origin_parse)
+ *     and looked up in the shared rs_sites once (resolve_new); malformed
+ *     origins are remembered too. Each site's URLs are counted here and its
+ *     group made at its first URL of the block;
+ *  3. group (pass_group): a counting sort of the URLs by local site number
+ *     on pass 2's counts, each URL's text position and path copied in;
+ *  4. match (pass_match): each site's URLs back to back with its matcher
+ *     hot, the next sites' records and matchers prefetched; verdicts are
+ *     written at their input positions, so input order needs no second
+ *     sort; the block's summary (rs_scan_summarize) is counted as they are
+ *     written (a one-agent scanner's groups, decide_group: into counts of
+ *     the pass, added to the summary at its end).
  * Lines whose origin may depend on bytes past the raw key (leading
  * whitespace or a BOM) and very long keys are decided on their own, in
- * pass 2, without caching.
+ * pass 2 (resolve_new), without caching.
  *
  * Also here: rs_site_check, the one-URL form of the same decision.
  */
 #include "sites/sites.h"
 #include "rules/ruleset.h"
+#include "simd/simd.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -152,7 +166,9 @@ typedef struct {
 #define ALONE 0x80000000u
 #define NONE  UINT32_MAX
 
-/* One verdict (line x agent). */
+/* One verdict (line x agent). Written from a copy of the matcher's on the
+ * stack: a verdict's line is rarely in cache, and reading back what the
+ * matcher wrote there waits for it (measured: 12% slower). */
 typedef struct {
     uint32_t line;
     int32_t  rule;
@@ -162,10 +178,7 @@ typedef struct {
 
 /* A URL line between the passes: what matching it needs without touching its entry. */
 typedef struct {
-    union {
-        uint64_t hash;          /* of the raw key (pass 1) */
-        const struct lsite *site; /* after pass 2: the local site (when key != NONE) */
-    } u;
+    uint64_t hash;              /* of the raw key (pass 1) */
     uint32_t idx;               /* line index */
     uint32_t key;               /* raw key length (0: decided alone); after pass 2 the local
                                    site number, or NONE */
@@ -175,8 +188,10 @@ typedef struct {
 
 /* A URL line in group order (pass 4). */
 typedef struct {
-    uint32_t idx, off, len, poff, plen;
+    uint32_t idx, off, len, poff, plen;     /* off to plen: as in urlkey */
 } grouped;
+_Static_assert(offsetof(urlkey, plen) - offsetof(urlkey, off) == 12 && offsetof(grouped, plen) - offsetof(grouped, off) == 12,
+               "pass 3 copies off, len, poff, plen at once");
 
 #define FRAG_FIRST 0x80000000u  /* blocks are smaller */
 
@@ -240,10 +255,8 @@ struct rs_scanner {
     size_t cap_order;
     char *scratch;
     size_t scratch_cap;
-    uint64_t *nlbits;           /* the block's newline bitmap (nl_lines) */
-    size_t cap_nlbits;
-    uint64_t *sbits;            /* the block's bitmap of URL_DELIMS */
-    size_t cap_sbits;
+    uint64_t *bits;             /* the block's bitmaps (mask_url): newlines, delimiters, path ends */
+    size_t cap_bits;
     char origin_buf[RS_ORIGIN_MAX];
 
     rs_scan_summary sum;        /* the current block's totals, counted as its records are made */
@@ -287,8 +300,7 @@ void rs_scanner_free(rs_scanner *sc)
     rs_free(sc->gstart);
     rs_free(sc->gsite);
     rs_free(sc->scratch);
-    rs_free(sc->nlbits);
-    rs_free(sc->sbits);
+    rs_free(sc->bits);
     rs_free(sc);
 }
 
@@ -353,10 +365,29 @@ static inline uint64_t ld64(const char *p)
     return x;
 }
 
-/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 8-byte words, the
- * last ones overlapping, straight-line code for keys of 8 to 48 bytes. */
-static inline int same_key(const char *a, const char *b, size_t n)
+#ifdef __SSE2__
+static inline __m128i ld128(const char *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
+#endif
+
+#ifdef __SSE2__
+/* a[0, n) == b[0, n) for 16 <= n <= 48: 16-byte words, the last overlapping. */
+static inline __attribute__((always_inline)) int same_16_48(const char *a, const char *b, size_t n)
 {
+    __m128i e = _mm_cmpeq_epi8(ld128(a), ld128(b));
+    e = _mm_and_si128(e, _mm_cmpeq_epi8(ld128(a + n - 16), ld128(b + n - 16)));
+    if (n > 32) e = _mm_and_si128(e, _mm_cmpeq_epi8(ld128(a + 16), ld128(b + 16)));
+    return _mm_movemask_epi8(e) == 0xFFFF;
+}
+#endif
+
+/* a[0, n) == b[0, n) for raw keys (usually 15-40 bytes): 16- or 8-byte
+ * words, the last ones overlapping, straight-line code for keys of 8 to 48
+ * bytes. */
+static inline __attribute__((always_inline)) int same_key(const char *a, const char *b, size_t n)
+{
+#ifdef __SSE2__
+    if (RS_LIKELY(n - 16 <= 32)) return same_16_48(a, b, n);
+#endif
     if (RS_LIKELY(n - 8 <= 40)) {
         uint64_t d = (ld64(a) ^ ld64(b)) | (ld64(a + n - 8) ^ ld64(b + n - 8));
         if (n > 16) d |= (ld64(a + 8) ^ ld64(b + 8)) | (ld64(a + n - 16) ^ ld64(b + n - 16));
@@ -376,24 +407,34 @@ static inline uint64_t mul_fold(uint64_t a, uint64_t b)
     return (uint64_t)p ^ (uint64_t)(p >> 64);
 }
 
+static inline uint64_t rotl64(uint64_t x, unsigned r) { return x << r | x >> (64 - r); }
+
 /*
- * The hash of a raw key. Keys of 8 to 48 bytes (nearly all) take the words
- * same_key compares, mixed in pairs by 128-bit products (XXH3's 17-128 byte
- * step without its final avalanche: the table uses the low bits, which the
- * fold already spreads); others XXH3. Only the table's spread depends on it:
- * a key is found by same_key, never by its hash alone.
+ * The hash of a raw key, never 0 (its top bit is set: an empty slot's hash
+ * is 0, so a slot whose hash equals a key's is taken). Keys of 16 to 48
+ * bytes (nearly all) take the words same_key compares, folded into two (xor,
+ * the middle ones rotated) and mixed by one 128-bit product (as XXH3 and
+ * wyhash mix; the table uses the low bits, which the fold of its halves
+ * spreads); keys of 8 to 15 bytes their two words; others XXH3. Only the
+ * table's spread depends on it: a key is found by same_key, never by its
+ * hash alone.
  */
 static inline uint64_t key_hash(const char *p, size_t n)
 {
-    if (RS_LIKELY(n - 8 <= 40)) {
-        uint64_t h = mul_fold(ld64(p) ^ 0xbe4ba423396cfeb8ull, ld64(p + n - 8) ^ 0x1cad21f72c81017cull);
-        if (n > 16)
-            h ^= mul_fold(ld64(p + 8) ^ 0xdb979083e96dd4deull, ld64(p + n - 16) ^ 0x1f67b3b7a4a44072ull);
-        if (n > 32)
-            h ^= mul_fold(ld64(p + 16) ^ 0x78e5c0cc4ee679cbull, ld64(p + 24) ^ 0x2172ffcc7dd05a82ull);
-        return h ^ (n * 0x9e3779b185ebca87ull) ^ (h >> 29);
+    uint64_t h;
+    if (RS_LIKELY(n - 16 <= 32)) {
+        uint64_t a = ld64(p) ^ ld64(p + n - 16) ^ n, b = ld64(p + 8) ^ ld64(p + n - 8);
+        if (n > 32) {
+            a ^= rotl64(ld64(p + 16), 23);
+            b ^= rotl64(ld64(p + 24), 41);
+        }
+        h = mul_fold(a ^ 0xbe4ba423396cfeb8ull, b ^ 0x1cad21f72c81017cull);
+    } else if (n - 8 < 8) {
+        h = mul_fold(ld64(p) ^ 0xdb979083e96dd4deull, ld64(p + n - 8) ^ n ^ 0x1f67b3b7a4a44072ull);
+    } else {
+        h = XXH3_64bits(p, n);
     }
-    return XXH3_64bits(p, n);
+    return h | 1ull << 63;
 }
 
 static inline int is_skippable(const char *p, size_t n)
@@ -402,6 +443,31 @@ static inline int is_skippable(const char *p, size_t n)
     size_t i = 0;
     while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r')) i++;
     return i == n || p[i] == '#';
+}
+
+/* The path the matcher sees for url[0, len) (path_of's poff, plen), built
+ * in @scratch (4 * len + 8 bytes) when it needs a '/' in front or @encode. */
+static inline rs_str path_in(char *scratch, int encode, const char *url, size_t len, uint32_t poff, uint32_t plen)
+{
+    rs_str path;
+    if (plen == PATH_ROOT) {
+        path.ptr = "/";
+        path.len = 1;
+    } else if (poff & PATH_SLASH) {
+        scratch[0] = '/';
+        memcpy(scratch + 1, url + (poff & ~PATH_SLASH), plen);
+        path.ptr = scratch;
+        path.len = plen + 1;
+    } else {
+        path.ptr = url + poff;
+        path.len = plen;
+    }
+    if (encode) {
+        char *enc = scratch + len + 2;
+        path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
+        path.ptr = enc;
+    }
+    return path;
 }
 
 /* The verdict of url[0, len) under @m (NULL: no-robots) with the site's reason,
@@ -423,24 +489,7 @@ static inline void decide(rs_scanner *sc, verdict *v, const char *url, size_t le
         }
         return;
     }
-    rs_str path;
-    if (plen == PATH_ROOT) {
-        path.ptr = "/";
-        path.len = 1;
-    } else if (poff & PATH_SLASH) {     /* scratch holds 4 * len + 8 bytes */
-        sc->scratch[0] = '/';
-        memcpy(sc->scratch + 1, url + (poff & ~PATH_SLASH), plen);
-        path.ptr = sc->scratch;
-        path.len = plen + 1;
-    } else {
-        path.ptr = url + poff;
-        path.len = plen;
-    }
-    if (sc->encode_urls) {
-        char *enc = sc->scratch + len + 2;
-        path.len = rs_url_encode_path(path.ptr, path.len, enc, 3 * len + 3);
-        path.ptr = enc;
-    }
+    const rs_str path = path_in(sc->scratch, sc->encode_urls, url, len, poff, plen);
     rs_verdict r;
     rs_matcher_match(m, path.ptr, path.len, &r);
     v->kind = RS_SCAN_URL;
@@ -559,22 +608,23 @@ out:
     return st;
 }
 
-/* ===== Lines by newline bitmap =====
+/* ===== The block's bitmaps =====
  *
- * rs_line_next's lines (same text, numbers, '\r' stripping, oversized
- * flags and the pending oversized record), found from one bitmap of the
- * block's '\n' bytes (the mask_any kernel, 64 bytes a word) instead of a
- * newline search per line: a line costs a count-trailing-zeros. */
+ * Pass 1 works from three bitmaps of the block made in one pass over it by
+ * the mask_url kernel (simd.h; 64 bytes a word): its '\n' bytes (the lines:
+ * rs_line_next's lines, a line costing a count-trailing-zeros), its '/',
+ * '?', ';' and '#' bytes (rs_url_split's AUTHORITY_END: where an authority
+ * ends; its search steps over NULs, which are not in it) and its '#' and NUL
+ * bytes (where rs_url_path_of's path ends). */
 
-static const rs_byteset NEWLINE = { { 1ull << '\n', 0, 0, 0 }, { '\n' }, 1 };
-static const rs_byteset URL_DELIMS = {  /* '/', '?', ';', '#' (rs_url_split's AUTHORITY_END) */
-    { (1ull << '/') | (1ull << '?') | (1ull << ';') | (1ull << '#'), 0, 0, 0 }, { '/', '?', ';', '#' }, 4,
-};
 static const uint64_t HTTPS = 0x2f2f3a7370747468ull;   /* "https://" little-endian */
 static const uint64_t HTTP = 0x002f2f3a70747468ull;    /* "http://" */
 
-/* The first set bit of @bits in [from, to), or @to (the word holding @to exists). */
-static inline size_t next_bit(const uint64_t *bits, size_t from, size_t to)
+/* The index of the lowest set bit of x != 0 (unsigned: no sign extension). */
+static inline size_t ctz64(uint64_t x) { return (unsigned)__builtin_ctzll(x); }
+
+/* next_bit past its first 64 bits: word by word. */
+static size_t next_bit_far(const uint64_t *bits, size_t from, size_t to)
 {
     if (from >= to) return to;
     size_t w = from >> 6;
@@ -583,76 +633,412 @@ static inline size_t next_bit(const uint64_t *bits, size_t from, size_t to)
         if ((++w << 6) >= to) return to;
         m = bits[w];
     }
-    const size_t p = (w << 6) + (size_t)__builtin_ctzll(m);
+    const size_t p = (w << 6) + ctz64(m);
     return p < to ? p : to;
 }
 
-typedef struct {
-    const char *base;
-    size_t len, pos;            /* the block; the next line's start */
-    const uint64_t *bits;
-    size_t w, nw;               /* current word, words */
-    uint64_t cur;               /* newlines of word w not yet used */
-    uint64_t next;              /* number of the next line */
-    uint64_t oversized;         /* the block's pending oversized record */
-    size_t max_line;
-} nl_lines;
-
-static rs_status nl_init(rs_scanner *sc, nl_lines *it, const rs_block *b)
+/* The first set bit of @bits in [from, to), or @to (from <= to; the words up
+ * to (to >> 6) + 1 exist). At least 57 bits from @from at once, from one
+ * unaligned load (little-endian: the bitmap's bytes are in bit order) or two
+ * words: a URL's next delimiter is nearly always among them. */
+static inline size_t next_bit(const uint64_t *bits, size_t from, size_t to)
 {
-    const size_t nw = (b->len + 63) / 64;
-    RS_FORWARD(grow((void **)&sc->nlbits, &sc->cap_nlbits, nw + 1, sizeof *sc->nlbits));
-    rs_simd_mask_any(b->ptr, b->len, &NEWLINE, sc->nlbits);
-    it->base = b->ptr;
-    it->len = b->len;
-    it->pos = 0;
-    it->bits = sc->nlbits;
-    it->w = 0;
-    it->nw = nw;
-    it->cur = nw ? sc->nlbits[0] : 0;
-    it->next = b->first_line;
-    it->oversized = b->oversized;
-    it->max_line = b->max_line ? b->max_line : RS_READER_DEFAULT_MAX_LINE;
-    return RS_OK;
-}
-
-static inline int nl_next(nl_lines *it, rs_line *out)
-{
-    if (it->pos < it->len) {
-        size_t end = it->len, after = it->len;   /* no newline left: the rest is a line */
-        while (it->cur == 0 && ++it->w < it->nw) it->cur = it->bits[it->w];
-        if (it->cur != 0) {
-            end = it->w * 64 + (size_t)__builtin_ctzll(it->cur);
-            it->cur &= it->cur - 1;
-            after = end + 1;
-        }
-        const char *s = it->base + it->pos;
-        size_t len = end - it->pos;
-        it->pos = after;
-        out->number = it->next++;
-        out->text.ptr = s;
-        if (RS_UNLIKELY(len > it->max_line)) {
-            out->text.len = 0;
-            out->oversized = len;
-            return 1;
-        }
-        if (len > 0 && s[len - 1] == '\r') len--;
-        out->text.len = len;
-        out->oversized = 0;
-        return 1;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t m;
+    memcpy(&m, (const char *)bits + (from >> 3), 8);
+    m >>= from & 7;
+    enum { SEEN = 57 };
+#else
+    const size_t w = from >> 6;
+    const unsigned r = (unsigned)(from & 63);
+    const uint64_t m = bits[w] >> r | (bits[w + 1] << 1) << (63 - r);
+    enum { SEEN = 64 };
+#endif
+    if (RS_LIKELY(m != 0)) {
+        const size_t p = from + ctz64(m);
+        return p < to ? p : to;
     }
-    if (it->oversized) {
-        out->text.ptr = it->base + it->pos;
-        out->text.len = 0;
-        out->number = it->next++;
-        out->oversized = it->oversized;
-        it->oversized = 0;
-        return 1;
-    }
-    return 0;
+    return from + SEEN >= to ? to : next_bit_far(bits, from + SEEN, to);
 }
 
 /* ===== Blocks ===== */
+
+/* Each pass is a function of its own: its loop keeps the arrays it walks in
+ * registers (a store through one of them cannot change them). */
+
+static rs_status grow_lines(rs_scanner *sc, size_t need)
+{
+    RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, need, sizeof *sc->ent));
+    return grow((void **)&sc->uk, &sc->cap_uk, need, sizeof *sc->uk);
+}
+
+/*
+ * Pass 1's lines other than "http://" and "https://" URLs: -1 for a line to
+ * skip (blank, a comment), else rs_url_split's authority end (*ae), the path
+ * (path_slow) and whether the origin depends on the raw key's bytes only
+ * (rs_origin_parse skips leading whitespace and a BOM, so such a line's
+ * origin may depend on bytes past its key: decided alone).
+ */
+static __attribute__((noinline)) int split_other(const char *u, size_t len, size_t *ae, uint32_t *poff,
+                                                 uint32_t *plen)
+{
+    if (is_skippable(u, len)) return -1;
+    const rs_url_parts parts = rs_url_split(u, len);
+    *ae = parts.authority_end;
+    path_slow(u, len, &parts, poff, plen);
+    const unsigned char c0 = (unsigned char)u[0];
+    return c0 > 0x20 && c0 != 0xEF;
+}
+
+/* Pass 1: the block's lines into sc->ent (a URL line's entry is written by
+ * pass 2 from its urlkey), each URL split once into sc->uk, its raw key
+ * hashed. */
+static __attribute__((noinline)) rs_status pass_lines(rs_scanner *sc, const rs_block *block, size_t *n_out,
+                                                      size_t *nurl_out, size_t *maxlen_out)
+{
+    const char *const base = block->ptr;
+    const size_t blen = block->len, nw = (blen + 63) / 64;
+    const size_t max_line = block->max_line ? block->max_line : RS_READER_DEFAULT_MAX_LINE;
+    const uint64_t lines = block->oversized ? 1 : block->lines;
+    RS_FORWARD(grow_lines(sc, lines + 1));
+    /* each bitmap has two zero words past the block: next_bit reads one ahead */
+    RS_FORWARD(grow((void **)&sc->bits, &sc->cap_bits, 3 * (nw + 2), sizeof *sc->bits));
+    uint64_t *const nlb = sc->bits, *const dlb = nlb + nw + 2, *const peb = dlb + nw + 2;
+    rs_simd_mask_url(base, blen, nlb, dlb, peb);
+    nlb[nw] = nlb[nw + 1] = dlb[nw] = dlb[nw + 1] = peb[nw] = peb[nw + 1] = 0;
+    /* a block not ending in '\n': its last line ends at a newline bit at blen */
+    if (blen > 0 && base[blen - 1] != '\n') nlb[blen >> 6] |= 1ull << (blen & 63);
+    ent *ents = sc->ent;
+    urlkey *uks = sc->uk;
+    size_t cap = sc->cap_ent;   /* <= sc->cap_uk */
+    size_t n = 0, nurl = 0, maxlen = 0, blank = 0, oversized = 0;
+    size_t pos = 0, w = 0;      /* the next line's start; the newline word */
+    uint64_t cur = nlb[0];      /* newlines of word w not yet used */
+    while (pos < blen) {
+        while (cur == 0) cur = nlb[++w];    /* a bit at or before blen is left */
+        const size_t stop = w * 64 + ctz64(cur);
+        cur &= cur - 1;
+        const size_t at = pos;
+        size_t len = stop - at;
+        pos = stop + 1;
+        if (RS_UNLIKELY(n == cap)) {         /* more lines than the block said: never expected */
+            RS_FORWARD(grow_lines(sc, n + 1));
+            ents = sc->ent;
+            uks = sc->uk;
+            cap = sc->cap_ent;
+        }
+        n++;                    /* line n - 1; a URL line's entry is written by pass 2 */
+        if (RS_UNLIKELY(len > max_line)) {
+            ents[n - 1] = (ent){ .off = (uint32_t)len, .len = (uint32_t)((uint64_t)len >> 32), .site = NONE,
+                        .kind = RS_SCAN_OVERSIZED };
+            oversized++;
+            continue;
+        }
+        if (len > 0 && base[stop - 1] == '\r') len--;
+        const char *u = base + at;
+        size_t ae;              /* authority end (rs_url_split) */
+        uint32_t poff, plen;
+        int keyable;            /* the origin depends on the raw key's bytes only */
+        const uint64_t w0 = len >= 8 ? ld64(u) : 0;
+        const size_t a = (w0 == HTTPS) ? 8 : (w0 & 0x00ffffffffffffffull) == HTTP ? 7 : 0;
+        if (RS_LIKELY(a)) {
+            /* rs_url_split and rs_url_path_of from the block's bitmaps */
+            const size_t end = at + len;
+            const size_t p = next_bit(dlb, at + a, end);
+            ae = p - at;
+            if (p == end || base[p] == '#') {
+                poff = 0;
+                plen = PATH_ROOT;
+            } else {            /* base[p] is '/', '?' or ';': not a path end */
+                poff = (uint32_t)ae | (base[p] == '/' ? 0 : PATH_SLASH);
+                plen = (uint32_t)(next_bit(peb, p, end) - p);
+            }
+            keyable = 1;
+        } else {
+            keyable = split_other(u, len, &ae, &poff, &plen);
+            if (keyable < 0) {
+                ents[n - 1] = (ent){ .off = (uint32_t)at, .len = (uint32_t)len, .site = NONE, .kind = RS_SCAN_BLANK };
+                blank++;
+                continue;
+            }
+        }
+        const size_t key = ae < len ? ae + 1 : len;
+        const int keyed = keyable && key <= KEY_MAX;
+        urlkey *k = &uks[nurl++];
+        k->hash = keyed ? key_hash(u, key) : 0;
+        k->idx = (uint32_t)(n - 1);
+        k->key = keyed ? (uint32_t)key : 0;
+        k->off = (uint32_t)at;
+        k->len = (uint32_t)len;
+        k->poff = poff;
+        k->plen = plen;
+        maxlen |= len;          /* at least the longest URL, under twice it */
+    }
+    if (block->oversized) {     /* the block's pending oversized record: its last line */
+        if (n == cap) RS_FORWARD(grow_lines(sc, n + 1));
+        sc->ent[n++] = (ent){ .off = (uint32_t)block->oversized, .len = (uint32_t)(block->oversized >> 32),
+                              .site = NONE, .kind = RS_SCAN_OVERSIZED };
+        oversized++;
+    }
+    sc->sum.blank += blank;
+    sc->sum.oversized += oversized;
+    *n_out = n;
+    *nurl_out = nurl;
+    *maxlen_out = maxlen;
+    return RS_OK;
+}
+
+/* Pass 2 failed: the group counters it raised back to 0 (0 between blocks). */
+static rs_status undo_counts(rs_scanner *sc, size_t nt, rs_status st)
+{
+    for (size_t g = 0; g < nt; g++) sc->cnt[sc->touched[g]] = 0;
+    return st;
+}
+
+/*
+ * Pass 2's URL whose key is not in the table: a new keyed site (*out), or a
+ * line decided alone (*out NULL: decided here when its origin is good, else
+ * marked malformed and counted in *malformed).
+ */
+static __attribute__((noinline)) rs_status resolve_new(rs_scanner *sc, urlkey *k, size_t *malformed, lsite **out)
+{
+    const size_t na = sc->n_agents;
+    const char *u = sc->base + k->off;
+    ent *e = &sc->ent[k->idx];
+    lsite *s;
+    *out = NULL;
+    if (k->key) {
+        RS_FORWARD(new_site(sc, &sc->perm, u, k->len, k->key, k->hash, &s));
+        *out = s;
+        return RS_OK;
+    }
+    /* decided alone: parsed each time, kept for this block only */
+    RS_FORWARD(new_site(sc, &sc->block, u, k->len, 0, 0, &s));
+    k->key = NONE;
+    if (s->error != RS_ORIGIN_OK) {
+        e->kind = RS_SCAN_MALFORMED;
+        e->error = s->error;
+        ++*malformed;
+        return RS_OK;
+    }
+    RS_FORWARD(grow((void **)&sc->alone, &sc->cap_alone, sc->n_alone + 1, sizeof *sc->alone));
+    e->site = ALONE | (uint32_t)sc->n_alone;
+    sc->alone[sc->n_alone++] = s;
+    for (size_t a = 0; a < na; a++)
+        decide(sc, &sc->ver[k->idx * na + a], u, k->len, k->poff, k->plen, s->ag[a].matcher, s->ag[a].reason);
+    return RS_OK;
+}
+
+/* The slot of raw key u[0, key) (key > 0, hash @hash), or NULL. */
+static inline const slot *find_slot(const slot *slots, size_t mask, uint64_t hash, uint32_t key, const char *u)
+{
+    for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
+        const slot *t = &slots[i];
+        if (t->hash == hash) {  /* taken: a key's hash is never 0 */
+            if (t->key_len != key) continue;
+#ifdef __SSE2__
+            if (RS_LIKELY(key - 16 <= SLOT_KEY - 16)) {     /* most keys: one range check */
+                if (same_16_48(t->key, u, key)) return t;
+                continue;
+            }
+#endif
+            if (same_key(key <= SLOT_KEY ? t->key : t->site->key, u, key)) return t;
+        } else if (t->site == NULL) {
+            return NULL;
+        }
+    }
+}
+
+/* Pass 2: raw key -> local site (table slots prefetched ahead; a run of one
+ * origin finds its slot in cache); each site's URLs counted for pass 3, its
+ * group made (gsite, touched) at its first URL. */
+static __attribute__((noinline)) rs_status pass_resolve(rs_scanner *sc, size_t nurl, size_t *nt_out,
+                                                        size_t *malformed_out)
+{
+    const char *const base = sc->base;
+    urlkey *const uks = sc->uk, *const uend = uks + nurl;
+    ent *const ents = sc->ent;
+    const lsite **const gsite = sc->gsite;
+    uint32_t *const touched = sc->touched;
+    const slot *slots = sc->slots;  /* these three change only in resolve_new */
+    size_t mask = sc->mask;
+    uint32_t *cnt = sc->cnt;
+    size_t n_malformed = 0, nt = 0;
+    for (urlkey *k = uks; k < uend; k++) {
+        __builtin_prefetch(&slots[(size_t)k[PREFETCH_AHEAD].hash & mask]);
+        ent *e = &ents[k->idx];
+        e->off = k->off;
+        e->len = k->len;
+        e->site = NONE;
+        e->kind = RS_SCAN_URL;
+        e->error = 0;
+        const char *u = base + k->off;
+        const uint32_t key = k->key;
+        const slot *t = key ? find_slot(slots, mask, k->hash, key, u) : NULL;
+        const lsite *s;
+        uint32_t id, err;       /* from the slot: the site record is not read */
+        if (RS_LIKELY(t != NULL)) {
+            s = t->site;
+            id = t->id;
+            err = t->error;
+        } else {
+            lsite *ns;
+            const rs_status st = resolve_new(sc, k, &n_malformed, &ns);
+            if (st != RS_OK) return undo_counts(sc, nt, st);
+            slots = sc->slots;
+            mask = sc->mask;
+            cnt = sc->cnt;
+            if (ns == NULL) continue;   /* decided alone */
+            s = ns;
+            id = ns->id;
+            err = ns->error;
+        }
+        if (RS_UNLIKELY(err != RS_ORIGIN_OK)) {
+            e->kind = RS_SCAN_MALFORMED;
+            e->error = (uint8_t)err;
+            k->key = NONE;
+            n_malformed++;
+            continue;
+        }
+        e->site = k->key = id;
+        if (cnt[id]++ == 0) {
+            gsite[nt] = s;
+            touched[nt++] = id;
+        }
+    }
+    *nt_out = nt;
+    *malformed_out = n_malformed;
+    return RS_OK;
+}
+
+/* Pass 3: the URL lines grouped by local site (a counting sort on pass 2's
+ * counts, groups in first-seen order): sc->order, group g at gstart[g]. */
+static __attribute__((noinline)) void pass_group(rs_scanner *sc, size_t nurl, size_t nt)
+{
+    uint32_t *const cnt = sc->cnt;
+    const uint32_t *const touched = sc->touched;
+    uint32_t *const gstart = sc->gstart;
+    const urlkey *const uks = sc->uk;
+    grouped *const order = sc->order;
+    uint32_t off = 0;
+    for (size_t g = 0; g < nt; g++) {
+        const uint32_t id = touched[g];
+        gstart[g] = off;
+        const uint32_t c = cnt[id];
+        cnt[id] = off;
+        off += c;
+    }
+    gstart[nt] = off;
+    for (uint32_t k = off; k < off + 4; k++) order[k].off = 0;   /* read ahead by pass 4 */
+    for (size_t j = 0; j < nurl; j++) {
+        const urlkey *k = &uks[j];
+        if (k->key == NONE) continue;
+        grouped *o = &order[cnt[k->key]++];
+        o->idx = k->idx;
+        memcpy(&o->off, &k->off, 4 * sizeof o->off);   /* off, len, poff, plen */
+    }
+}
+
+/* The counts of pass 4's one-agent groups, added to the summary at its end. */
+typedef struct {
+    uint64_t verdict[2];
+    uint64_t reason[RS_REASON_COUNT];
+} group_counts;
+
+/* decide() for the URLs o[0, end - o) of one site, under matcher @m (not
+ * NULL) for the one agent of a scanner that does not encode paths; counted
+ * into @c. The next URLs' text prefetched 4 ahead. Few values live across
+ * the matcher call: the counts are in memory, both reasons in one word. */
+static inline void decide_group(rs_scanner *sc, const grouped *o, const grouped *const end, const rs_matcher *m,
+                                uint32_t site_reason, group_counts *c)
+{
+    const char *const base = sc->base;
+    verdict *const ver = sc->ver;
+    const int by_line = site_reason == RS_REASON_NO_MATCH || site_reason == RS_REASON_MATCHED;
+    /* the reason of a verdict with a line (low byte), without one (next byte) */
+    const uint32_t reasons = by_line ? RS_REASON_MATCHED | RS_REASON_NO_MATCH << 8 : site_reason | site_reason << 8;
+    for (; o < end; o++) {
+        const char *nx = base + o[4].off;   /* maybe the next group's */
+        __builtin_prefetch(nx);
+        __builtin_prefetch(nx + 63);
+        const char *url = base + o->off;
+        rs_str path;
+        if (RS_LIKELY(!(o->poff & PATH_SLASH) && o->plen != PATH_ROOT)) {
+            path.ptr = url + o->poff;
+            path.len = o->plen;
+        } else {
+            path = path_in(sc->scratch, 0, url, o->len, o->poff, o->plen);
+        }
+        rs_verdict r;
+        rs_matcher_match(m, path.ptr, path.len, &r);
+        const uint8_t reason = (uint8_t)(reasons >> (r.line > 0 ? 0 : 8));
+        verdict *v = &ver[o->idx];
+        v->line = r.line;
+        v->rule = r.rule;
+        v->disallowed = (uint8_t)r.disallowed;
+        v->reason = reason;
+        v->kind = RS_SCAN_URL;
+        c->verdict[v->disallowed]++;
+        c->reason[reason]++;
+    }
+}
+
+/* Pass 4: each site's URLs back to back. Ahead, without a chain of
+ * dependent misses: the site record 8 groups ahead, its matchers' header
+ * and root node 4 ahead, their tables 2 ahead (as much as the group's URLs
+ * are worth: a lone URL walks a few lines, not the whole matcher). */
+static __attribute__((noinline)) void pass_match(rs_scanner *sc, size_t nt)
+{
+    const size_t na = sc->n_agents;
+    const char *const base = sc->base;
+    const lsite *const *const gsite = sc->gsite;
+    const uint32_t *const gstart = sc->gstart;
+    const grouped *const order = sc->order;
+    const int one = na == 1 && !sc->encode_urls;    /* decide_group's case */
+    group_counts c;
+    memset(&c, 0, sizeof c);
+    for (size_t g = 0; g < nt; g++) {
+        const lsite *s = gsite[g];
+        if (g + 8 < nt) {       /* ag[] may start in the record's second line */
+            __builtin_prefetch(gsite[g + 8]);
+            __builtin_prefetch((const char *)gsite[g + 8] + 64);
+        }
+        if (g + 4 < nt) {
+            const lsite *nx = gsite[g + 4];
+            for (size_t a = 0; a < na; a++)
+                if (nx->ag[a].matcher) {
+                    __builtin_prefetch(nx->ag[a].matcher);
+                    __builtin_prefetch((const char *)nx->ag[a].matcher + 64);
+                }
+        }
+        if (g + 2 < nt) {
+            const lsite *nx = gsite[g + 2];
+            const uint32_t urls = gstart[g + 3] - gstart[g + 2];
+            for (size_t a = 0; a < na; a++)
+                if (nx->ag[a].matcher) rs_matcher_prefetch(nx->ag[a].matcher, urls >= 4 ? 4096 : 512 * urls);
+        }
+        sc->cnt[s->id] = 0;
+        const uint32_t end = gstart[g + 1];
+        if (one && s->ag[0].matcher != NULL) {  /* the usual case, without the agents loop */
+            decide_group(sc, order + gstart[g], order + end, s->ag[0].matcher, s->ag[0].reason, &c);
+            continue;
+        }
+        for (uint32_t k = gstart[g]; k < end; k++) {
+            const grouped *o = &order[k];
+            if (k + 4 < end) {
+                const char *nx = base + order[k + 4].off;
+                __builtin_prefetch(nx);
+                __builtin_prefetch(nx + 63);
+            }
+            const char *u = base + o->off;
+            for (size_t a = 0; a < na; a++)
+                decide(sc, &sc->ver[(size_t)o->idx * na + a], u, o->len, o->poff, o->plen, s->ag[a].matcher,
+                       s->ag[a].reason);
+        }
+    }
+    for (int v = 0; v < 2; v++) sc->sum.verdict[v] += c.verdict[v];
+    for (int r = 0; r < RS_REASON_COUNT; r++) sc->sum.reason[r] += c.reason[r];
+}
 
 rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
 {
@@ -671,167 +1057,14 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     sc->base = block->ptr;
     sc->first_line = block->first_line;
 
-    /* Pass 1: lines -> entries; each URL split once, its raw key hashed. */
-    size_t n = 0, nurl = 0, maxlen = 0;
-    const uint64_t lines = block->oversized ? 1 : block->lines;
-    RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, lines + 1, sizeof *sc->ent));
-    RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, lines + 1, sizeof *sc->uk));
-    nl_lines it;
-    rs_line ln;
-    RS_FORWARD(nl_init(sc, &it, block));
-    /* rs_url_split's and rs_url_path_of's searches, for the whole block at
-     * once: a bitmap of its '/', '?', ';', '#' and NUL bytes (the path also
-     * ends at a NUL; the authority does not: its search steps over them).
-     * NULs are rare: set one by one. */
-    RS_FORWARD(grow((void **)&sc->sbits, &sc->cap_sbits, it.nw + 1, sizeof *sc->sbits));
-    rs_simd_mask_any(block->ptr, block->len, &URL_DELIMS, sc->sbits);
-    sc->sbits[it.nw] = 0;
-    for (const char *z = memchr(block->ptr, '\0', block->len); z != NULL;
-         z = memchr(z + 1, '\0', block->len - (size_t)(z + 1 - block->ptr))) {
-        const size_t at = (size_t)(z - block->ptr);
-        sc->sbits[at >> 6] |= 1ull << (at & 63);
-    }
-    while (nl_next(&it, &ln)) {
-        if (n == sc->cap_ent) {      /* more lines than the block said: never expected */
-            RS_FORWARD(grow((void **)&sc->ent, &sc->cap_ent, n + 1, sizeof *sc->ent));
-            RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, n + 1, sizeof *sc->uk));
-        }
-        ent *e = &sc->ent[n];
-        e->site = NONE;
-        e->error = 0;
-        if (ln.oversized) {
-            e->kind = RS_SCAN_OVERSIZED;
-            e->off = (uint32_t)ln.oversized;
-            e->len = (uint32_t)(ln.oversized >> 32);
-            sc->sum.oversized++;
-            n++;
-            continue;
-        }
-        const char *u = ln.text.ptr;
-        const size_t len = ln.text.len;
-        e->off = (uint32_t)(u - block->ptr);
-        e->len = (uint32_t)len;
-        if (is_skippable(u, len)) {
-            e->kind = RS_SCAN_BLANK;
-            sc->sum.blank++;
-            n++;
-            continue;
-        }
-        e->kind = RS_SCAN_URL;
-        urlkey *k = &sc->uk[nurl++];
-        size_t ae;              /* authority end (rs_url_split) */
-        const uint64_t w0 = len >= 8 ? ld64(u) : 0;
-        size_t a = (w0 == HTTPS) ? 8 : (w0 & 0x00ffffffffffffffull) == HTTP ? 7 : 0;
-        if (RS_LIKELY(a)) {
-            /* rs_url_split and rs_url_path_of from the block's bitmap */
-            const size_t at = (size_t)(u - block->ptr), end = at + len;
-            size_t p = next_bit(sc->sbits, at + a, end);
-            while (RS_UNLIKELY(p < end && block->ptr[p] == '\0')) p = next_bit(sc->sbits, p + 1, end);
-            ae = p - at;
-            if (p == end || u[ae] == '#') {
-                k->poff = 0;
-                k->plen = PATH_ROOT;
-            } else {
-                size_t q = p;
-                do q = next_bit(sc->sbits, q + 1, end);
-                while (q < end && block->ptr[q] != '#' && block->ptr[q] != '\0');
-                k->poff = (uint32_t)ae | (u[ae] == '/' ? 0 : PATH_SLASH);
-                k->plen = (uint32_t)(q - p);
-            }
-        } else {
-            const rs_url_parts parts = rs_url_split(u, len);
-            ae = parts.authority_end;
-            path_slow(u, len, &parts, &k->poff, &k->plen);
-        }
-        const size_t key = ae < len ? ae + 1 : len;
-        /* rs_origin_parse skips leading whitespace and a BOM, so such a line's
-         * origin may depend on bytes past its key: decided alone. */
-        const unsigned char c0 = (unsigned char)u[0];
-        const int keyed = c0 > 0x20 && c0 != 0xEF && key <= KEY_MAX;
-        k->u.hash = keyed ? key_hash(u, key) : 0;
-        k->idx = (uint32_t)n;
-        k->key = keyed ? (uint32_t)key : 0;
-        k->off = e->off;
-        k->len = e->len;
-        if (len > maxlen) maxlen = len;
-        n++;
-    }
+    size_t n, nurl, maxlen;
+    RS_FORWARD(pass_lines(sc, block, &n, &nurl, &maxlen));
     sc->n_ent = n;
     /* PREFETCH_AHEAD entries past the last URL: pass 2 reads ahead without a bound check */
     RS_FORWARD(grow((void **)&sc->uk, &sc->cap_uk, nurl + PREFETCH_AHEAD, sizeof *sc->uk));
-    for (size_t j = nurl; j < nurl + PREFETCH_AHEAD; j++) sc->uk[j].u.hash = 0;
+    for (size_t j = nurl; j < nurl + PREFETCH_AHEAD; j++) sc->uk[j].hash = 0;
     RS_FORWARD(grow((void **)&sc->ver, &sc->cap_ver, n * na + 1, sizeof *sc->ver));
     RS_FORWARD(grow((void **)&sc->scratch, &sc->scratch_cap, 4 * maxlen + 8, 1));
-
-    /* Pass 2: raw key -> local site (table slots prefetched ahead). */
-    size_t n_malformed = 0;
-    lsite *prev = NULL;         /* the last keyed URL's site, and what matching it again needs */
-    const char *prev_u = NULL;
-    uint64_t prev_hash = 0;
-    uint32_t prev_len = 0, prev_id = 0, prev_err = 0;
-    for (size_t j = 0; j < nurl; j++) {
-        __builtin_prefetch(&sc->slots[(size_t)sc->uk[j + PREFETCH_AHEAD].u.hash & sc->mask]);
-        urlkey *k = &sc->uk[j];
-        ent *e = &sc->ent[k->idx];
-        const char *u = block->ptr + k->off;
-        lsite *s = NULL;
-        uint32_t id = 0, err = 0;
-        const uint64_t hash = k->u.hash;
-        if (k->key && prev && prev_hash == hash && prev_len == k->key && same_key(prev_u, u, k->key)) {
-            s = prev;           /* a run of one origin: the last URL's site */
-            id = prev_id;
-            err = prev_err;
-        } else if (k->key) {
-            for (size_t i = (size_t)hash & sc->mask;; i = (i + 1) & sc->mask) {
-                const slot *t = &sc->slots[i];
-                if (t->site == NULL) break;
-                if (t->hash == hash && t->key_len == k->key
-                    && same_key(k->key <= SLOT_KEY ? t->key : t->site->key, u, k->key)) {
-                    s = t->site;
-                    id = t->id;
-                    err = t->error;
-                    break;
-                }
-            }
-            if (s == NULL) {
-                RS_FORWARD(new_site(sc, &sc->perm, u, e->len, k->key, hash, &s));
-                id = s->id;
-                err = s->error;
-            }
-        }
-        if (s != NULL) {
-            prev = s;           /* its key: this URL's first bytes */
-            prev_u = u;
-            prev_hash = hash;
-            prev_len = k->key;
-            prev_id = id;
-            prev_err = err;
-            if (err == RS_ORIGIN_OK) {
-                e->site = k->key = id;
-                k->u.site = s;
-                continue;
-            }
-        } else {
-            /* decided alone: parsed each time, kept for this block only */
-            RS_FORWARD(new_site(sc, &sc->block, u, e->len, 0, 0, &s));
-            if (s->error == RS_ORIGIN_OK) {
-                RS_FORWARD(grow((void **)&sc->alone, &sc->cap_alone, sc->n_alone + 1, sizeof *sc->alone));
-                e->site = ALONE | (uint32_t)sc->n_alone;
-                sc->alone[sc->n_alone++] = s;
-                for (size_t a = 0; a < na; a++)
-                    decide(sc, &sc->ver[k->idx * na + a], u, e->len, k->poff, k->plen, s->ag[a].matcher,
-                           s->ag[a].reason);
-                k->key = NONE;
-                continue;
-            }
-        }
-        e->kind = RS_SCAN_MALFORMED;
-        e->error = (uint8_t)(s->key_len ? err : s->error);
-        k->key = NONE;
-        n_malformed++;
-    }
-
-    /* Pass 3: group URL lines by local site (counting sort, groups in first-seen order). */
     if (sc->cap_order < nurl + 5) {
         size_t cap = 0;
         void *o = NULL;
@@ -847,88 +1080,11 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
         sc->cap_order = sc->touched && sc->gstart && sc->gsite ? cap : 0;
         RS_RETURN_IF(sc->cap_order == 0, RS_ERR_NOMEM);
     }
-    size_t nt = 0;
-    for (size_t j = 0; j < nurl; j++) {
-        const uint32_t id = sc->uk[j].key;
-        if (id == NONE) continue;
-        if (sc->cnt[id] == 0) {
-            sc->gsite[nt] = sc->uk[j].u.site;
-            sc->touched[nt++] = id;
-        }
-        sc->cnt[id]++;
-    }
-    uint32_t off = 0;
-    for (size_t g = 0; g < nt; g++) {
-        const uint32_t id = sc->touched[g];
-        sc->gstart[g] = off;
-        const uint32_t c = sc->cnt[id];
-        sc->cnt[id] = off;
-        off += c;
-    }
-    sc->gstart[nt] = off;
-    for (uint32_t k = off; k < off + 4; k++) sc->order[k].off = 0;   /* read ahead by pass 4 */
-    for (size_t j = 0; j < nurl; j++) {
-        const urlkey *k = &sc->uk[j];
-        if (k->key == NONE) continue;
-        grouped *o = &sc->order[sc->cnt[k->key]++];
-        o->idx = k->idx;
-        o->off = k->off;
-        o->len = k->len;
-        o->poff = k->poff;
-        o->plen = k->plen;
-    }
+    size_t nt, n_malformed;
+    RS_FORWARD(pass_resolve(sc, nurl, &nt, &n_malformed));
+    pass_group(sc, nurl, nt);
+    pass_match(sc, nt);
 
-    /* Pass 4: each site's URLs back to back. Ahead, without a chain of
-     * dependent misses: the site record 8 groups ahead, its matchers' header
-     * and root node 4 ahead, their tables 2 ahead (as much as the group's
-     * URLs are worth: a lone URL walks a few lines, not the whole matcher). */
-    for (size_t g = 0; g < nt; g++) {
-        const lsite *s = sc->gsite[g];
-        if (g + 8 < nt) {       /* ag[] may start in the record's second line */
-            __builtin_prefetch(sc->gsite[g + 8]);
-            __builtin_prefetch((const char *)sc->gsite[g + 8] + 64);
-        }
-        if (g + 4 < nt) {
-            const lsite *nx = sc->gsite[g + 4];
-            for (size_t a = 0; a < na; a++)
-                if (nx->ag[a].matcher) {
-                    __builtin_prefetch(nx->ag[a].matcher);
-                    __builtin_prefetch((const char *)nx->ag[a].matcher + 64);
-                }
-        }
-        if (g + 2 < nt) {
-            const lsite *nx = sc->gsite[g + 2];
-            const uint32_t urls = sc->gstart[g + 3] - sc->gstart[g + 2];
-            for (size_t a = 0; a < na; a++)
-                if (nx->ag[a].matcher) rs_matcher_prefetch(nx->ag[a].matcher, urls >= 4 ? 4096 : 512 * urls);
-        }
-        sc->cnt[s->id] = 0;
-        const uint32_t end = sc->gstart[g + 1];
-        if (na == 1) {          /* the usual case, without the agents loop */
-            const rs_matcher *m = s->ag[0].matcher;
-            const uint32_t reason = s->ag[0].reason;
-            for (uint32_t k = sc->gstart[g]; k < end; k++) {
-                const grouped *o = &sc->order[k];
-                const char *nx = block->ptr + sc->order[k + 4].off;   /* maybe the next group's */
-                __builtin_prefetch(nx);
-                __builtin_prefetch(nx + 63);
-                decide(sc, &sc->ver[o->idx], block->ptr + o->off, o->len, o->poff, o->plen, m, reason);
-            }
-            continue;
-        }
-        for (uint32_t k = sc->gstart[g]; k < end; k++) {
-            const grouped *o = &sc->order[k];
-            if (k + 4 < end) {
-                const char *nx = block->ptr + sc->order[k + 4].off;
-                __builtin_prefetch(nx);
-                __builtin_prefetch(nx + 63);
-            }
-            const char *u = block->ptr + o->off;
-            for (size_t a = 0; a < na; a++)
-                decide(sc, &sc->ver[(size_t)o->idx * na + a], u, o->len, o->poff, o->plen, s->ag[a].matcher,
-                       s->ag[a].reason);
-        }
-    }
     sc->stats.groups += nt;
     sc->stats.blocks++;
     sc->stats.urls += nurl - n_malformed;

@@ -9,6 +9,10 @@
  *   3. the best set the CPU supports (__builtin_cpu_supports): avx2 > sse2 > scalar
  * The choice is a pointer to one of the const tables below, published with an
  * atomic store; racing first calls compute the same answer, so no lock.
+ * Internal kernels (simd.h: mask_url, for the scanner) are not in the public
+ * rs_simd_kernels table: each set is that table followed by them
+ * (kernel_set), so a table rs_simd_get gives leads to its set's internal
+ * kernels (rs_simd_mask_url_of) and RS_SIMD selects them too.
  * Does not: pick per call site or per input size (the kernels handle short
  * ranges themselves).
  */
@@ -17,27 +21,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const rs_simd_kernels k_scalar = {
-    "scalar", rs_find_newline_scalar, rs_count_newlines_scalar, rs_find_any_scalar, rs_find_substr_scalar,
-    rs_mask_any_scalar,
+/* A set: the public table, then the internal kernels (simd.h). */
+typedef struct {
+    rs_simd_kernels k;          /* first: a pointer to it is a pointer to the set */
+    rs_mask_url_fn mask_url;
+} kernel_set;
+
+static const kernel_set k_scalar = {
+    { "scalar", rs_find_newline_scalar, rs_count_newlines_scalar, rs_find_any_scalar, rs_find_substr_scalar,
+      rs_mask_any_scalar },
+    rs_mask_url_scalar,
 };
 #if RS_SIMD_X86
-static const rs_simd_kernels k_sse2 = {
-    "sse2", rs_find_newline_sse2, rs_count_newlines_sse2, rs_find_any_sse2, rs_find_substr_sse2,
-    rs_mask_any_sse2,
+static const kernel_set k_sse2 = {
+    { "sse2", rs_find_newline_sse2, rs_count_newlines_sse2, rs_find_any_sse2, rs_find_substr_sse2,
+      rs_mask_any_sse2 },
+    rs_mask_url_sse2,
 };
-static const rs_simd_kernels k_avx2 = {
-    "avx2", rs_find_newline_avx2, rs_count_newlines_avx2, rs_find_any_avx2, rs_find_substr_avx2,
-    rs_mask_any_avx2,
+static const kernel_set k_avx2 = {
+    { "avx2", rs_find_newline_avx2, rs_count_newlines_avx2, rs_find_any_avx2, rs_find_substr_avx2,
+      rs_mask_any_avx2 },
+    rs_mask_url_avx2,
 };
 #endif
 
 /* Every set compiled in, best last. */
 static const rs_simd_kernels *const all_sets[] = {
-    &k_scalar,
+    &k_scalar.k,
 #if RS_SIMD_X86
-    &k_sse2,
-    &k_avx2,
+    &k_sse2.k,
+    &k_avx2.k,
 #endif
 };
 #define N_SETS (sizeof all_sets / sizeof all_sets[0])
@@ -45,16 +58,16 @@ static const rs_simd_kernels *const all_sets[] = {
 static int cpu_runs(const rs_simd_kernels *k)
 {
 #if RS_SIMD_X86
-    if (k == &k_avx2) {
+    if (k == &k_avx2.k) {
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2");
     }
-    if (k == &k_sse2) {
+    if (k == &k_sse2.k) {
         __builtin_cpu_init();
         return __builtin_cpu_supports("sse2");
     }
 #endif
-    return k == &k_scalar;
+    return k == &k_scalar.k;
 }
 
 const rs_simd_kernels *rs_simd_get(const char *name)
@@ -86,7 +99,7 @@ static const rs_simd_kernels *choose(void)
     }
     for (size_t i = N_SETS; i-- > 0;)
         if (cpu_runs(all_sets[i])) return all_sets[i];
-    return &k_scalar;
+    return &k_scalar.k;
 }
 
 static const rs_simd_kernels *active_set;
@@ -120,6 +133,16 @@ size_t rs_simd_find_substr(const char *h, size_t n, const char *s, size_t m)
 size_t rs_simd_mask_any(const char *p, size_t n, const rs_byteset *set, uint64_t *bits)
 {
     return rs_simd_active()->mask_any(p, n, set, bits);
+}
+
+rs_mask_url_fn rs_simd_mask_url_of(const rs_simd_kernels *k)
+{
+    return ((const kernel_set *)(const void *)k)->mask_url;
+}
+
+void rs_simd_mask_url(const char *p, size_t n, uint64_t *nl, uint64_t *delim, uint64_t *end)
+{
+    rs_simd_mask_url_of(rs_simd_active())(p, n, nl, delim, end);
 }
 
 rs_status rs_byteset_init(rs_byteset *set, const char *members, size_t n)

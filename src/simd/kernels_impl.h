@@ -261,6 +261,70 @@ size_t KERNEL(rs_mask_any)(const char *p, size_t n, const rs_byteset *set, uint6
     }
 }
 
+/* ===== mask_url ===== */
+
+/* The three lane masks of one vector: '\n'; '/', '?', ';', '#'; '#', NUL.
+ * '/' (0x2F) and '?' (0x3F) differ in bit 4 only: one compare of x | 0x10. */
+static inline __attribute__((always_inline)) void url_masks(V x, uint32_t *nl, uint32_t *delim, uint32_t *end)
+{
+    const V hash = v_eq(x, v_set1('#'));
+    *nl = v_mask(v_eq(x, v_set1('\n')));
+    *delim = v_mask(v_or(v_or(v_eq(v_or(x, v_set1(0x10)), v_set1(0x3F)), v_eq(x, v_set1(';'))), hash));
+    *end = v_mask(v_or(hash, v_eq(x, v_zero())));
+}
+
+/*
+ * mask_url(p, n, nl, delim, end): the three bitmaps of the scanner's pass 1
+ * from the same loads (definition: newline_scalar.c):
+ *   n < W: the scalar loop
+ *   for each 64-byte chunk: per vector url_masks, stored as the W bits of
+ *       the chunk's word of each bitmap
+ *   last chunk (< 64 bytes): its full vectors, then the last W bytes of the
+ *       range (an overlapping load) shifted past the lanes already done
+ */
+void KERNEL(rs_mask_url)(const char *p, size_t n, uint64_t *nl, uint64_t *delim, uint64_t *end)
+{
+    if (n < V_W) {
+        rs_mask_url_scalar(p, n, nl, delim, end);
+        return;
+    }
+    size_t i = 0;
+    /* x86 is little-endian: lanes [j W, (j + 1) W) of a chunk are bytes
+     * [j W / 8, (j + 1) W / 8) of its word, stored without shifting */
+    for (; i + RS_CHUNK <= n; i += RS_CHUNK) {
+#pragma GCC unroll 4
+        for (int j = 0; j < RS_VPC; j++) {
+            uint32_t x, y, z;
+            url_masks(v_load(p + i + (size_t)j * V_W), &x, &y, &z);
+            const size_t at = i / 8 + (size_t)j * (V_W / 8);
+            memcpy((char *)nl + at, &x, V_W / 8);
+            memcpy((char *)delim + at, &y, V_W / 8);
+            memcpy((char *)end + at, &z, V_W / 8);
+        }
+    }
+    if (i < n) {
+        uint64_t a = 0, b = 0, c = 0;
+        uint32_t x, y, z;
+        size_t k = i;
+        for (; k + V_W <= n; k += V_W) {
+            url_masks(v_load(p + k), &x, &y, &z);
+            a |= (uint64_t)x << (k - i);
+            b |= (uint64_t)y << (k - i);
+            c |= (uint64_t)z << (k - i);
+        }
+        if (k < n) {
+            const size_t back = n - V_W;           /* n >= W */
+            url_masks(v_load(p + back), &x, &y, &z);
+            a |= (uint64_t)(x >> (k - back)) << (k - i);
+            b |= (uint64_t)(y >> (k - back)) << (k - i);
+            c |= (uint64_t)(z >> (k - back)) << (k - i);
+        }
+        nl[i / RS_CHUNK] = a;
+        delim[i / RS_CHUNK] = b;
+        end[i / RS_CHUNK] = c;
+    }
+}
+
 /* ===== find_substr ===== */
 
 /* s[0, k) == t[0, k); k is a needle's middle, usually a few bytes. */

@@ -12,6 +12,9 @@
  *   mask_any(p, n, set, bits): bits[0 .. (n+63)/64) = 0
  *                         for i in 0..n: if p[i] in set: set bit i % 64 of bits[i / 64]
  *                         return the number of bits set
+ *   mask_url(p, n, nl, delim, end): words [0 .. (n+63)/64) of three bitmaps,
+ *                         bit i % 64 of word i / 64 set when p[i] is:
+ *                         nl: '\n';  delim: '/', '?', ';' or '#';  end: '#' or NUL
  */
 #include "simd/simd.h"
 
@@ -59,4 +62,16 @@ size_t rs_mask_any_scalar(const char *p, size_t n, const rs_byteset *set, uint64
         }
     }
     return count;
+}
+
+void rs_mask_url_scalar(const char *p, size_t n, uint64_t *nl, uint64_t *delim, uint64_t *end)
+{
+    for (size_t k = 0; k < (n + 63) / 64; k++) nl[k] = delim[k] = end[k] = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char c = p[i];
+        const uint64_t bit = (uint64_t)1 << (i % 64);
+        if (c == '\n') nl[i / 64] |= bit;
+        if (c == '/' || c == '?' || c == ';' || c == '#') delim[i / 64] |= bit;
+        if (c == '#' || c == '\0') end[i / 64] |= bit;
+    }
 }

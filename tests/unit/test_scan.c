@@ -561,7 +561,7 @@ Test(scan, differential_vs_naive_oracle, .timeout = 600)
     free(site_of);
 }
 
-/* The scanner finds lines from a newline bitmap (scan.c, nl_lines): it must
+/* The scanner finds lines from a newline bitmap (scan.c, pass_lines): it must
  * give rs_line_next's lines exactly: numbers, text, '\r' stripping, oversized
  * lines (small max_line) and a block's pending oversized record, with or
  * without a final newline, across 64-byte words. */
@@ -694,6 +694,78 @@ Test(scan, paths_and_summary_equal_one_url_checks, .init = make_tmpdir, .fini = 
         rs_scan_summarize(sc, &sum);
         cr_assert_eq(memcmp(&sum, &want, sizeof sum), 0, "round %d: summary", round);
         free(t.buf);
+    }
+    rs_scanner_free(sc);
+    rs_sites_free(s);
+}
+
+/* ===== Blocks of every length, exactly their size ===== */
+
+/* The scanner's bitmaps (a sentinel newline bit at the block's end when its
+ * last line has no newline, bit windows read a word ahead) at every block
+ * length across three 64-byte words, with and without a final newline, the
+ * last URL's path running to the block's end or cut by a '#': each record
+ * equals rs_site_check's, and the block is a heap copy of exactly its size
+ * (ASan sees a read past it). */
+Test(scan, blocks_of_every_length_exact_size, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    write_file("a.com.txt", "User-agent: *\nDisallow: /p\nAllow: /*x$\n");
+    rs_sites *s = open_dir(tmpdir);
+    const char *agents[] = { "Googlebot" };
+    rs_scanner *sc = scanner_for(s, agents, 1, RS_SCAN_MISSING_ALLOW);
+    static const char fill[] = "pqxyx/p?x;x";
+    char text[256];
+    for (size_t len = 1; len <= 200; len++) {
+        for (int variant = 0; variant < 4; variant++) {
+            /* lines of 20-odd bytes, the last one cut to fit len */
+            size_t n = 0;
+            while (n < len) {
+                static const char head[] = "https://a.com/";
+                for (size_t i = 0; i < sizeof head - 1 && n < len; i++) text[n++] = head[i];
+                for (size_t i = 0; n < len && i < 7 + (len + (size_t)variant) % 13; i++)
+                    text[n++] = fill[(i + len) % (sizeof fill - 1)];
+                if (n < len) text[n++] = '\n';
+            }
+            if (variant & 1) text[len - 1] = '\n';          /* a final newline */
+            if (variant & 2 && len > 3) text[len - 3] = '#';    /* a fragment near the end */
+            char *buf = malloc(len);
+            cr_assert_not_null(buf);
+            memcpy(buf, text, len);
+            rs_block b;
+            memset(&b, 0, sizeof b);
+            b.ptr = buf;
+            b.len = len;
+            b.first_line = 1;
+            for (size_t i = 0; i < len; i++) b.lines += buf[i] == '\n';
+            b.lines += buf[len - 1] != '\n';
+            size_t got = 0;
+            cr_assert_eq(rs_scan_block(sc, &b, &got), RS_OK);
+            cr_assert_eq(got, b.lines, "len %zu variant %d", len, variant);
+            size_t at = 0;
+            for (size_t i = 0; i < got; i++) {
+                size_t end = at;
+                while (end < len && buf[end] != '\n') end++;
+                rs_scan_record r;
+                rs_scan_get(sc, i, 0, &r);
+                cr_assert_eq(r.url.ptr, buf + at, "len %zu variant %d line %zu", len, variant, i);
+                cr_assert_eq(r.url.len, end - at, "len %zu variant %d line %zu", len, variant, i);
+                at = end + 1;
+                const int blank = r.url.len == 0 || r.url.ptr[0] == '#';     /* empty, a comment */
+                cr_assert_eq(r.kind == RS_SCAN_BLANK, blank, "len %zu variant %d line %zu", len, variant, i);
+                if (blank) continue;
+                rs_site_verdict v;
+                cr_assert_eq(rs_site_check(s, r.url.ptr, r.url.len, "Googlebot", 9, RS_SEMANTICS_GOOGLE, 0, &v),
+                             RS_OK);
+                if (v.malformed) {
+                    cr_assert_eq(r.kind, RS_SCAN_MALFORMED, "len %zu variant %d line %zu", len, variant, i);
+                } else {
+                    cr_assert_eq(r.kind, RS_SCAN_URL, "len %zu variant %d line %zu", len, variant, i);
+                    cr_assert_eq(r.disallowed, v.verdict.disallowed, "len %zu variant %d line %zu", len, variant, i);
+                    cr_assert_eq(r.line, v.verdict.line, "len %zu variant %d line %zu", len, variant, i);
+                }
+            }
+            free(buf);
+        }
     }
     rs_scanner_free(sc);
     rs_sites_free(s);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "robotscan.h"
+#include "simd/simd.h"
 
 #define MAX_PAD 40
 
@@ -468,4 +469,52 @@ Test(simd, mask_any_every_length_against_definition)
     uint64_t w[2] = { 1, 1 };
     cr_assert_eq(rs_simd_mask_any("abc\"def", 7, &empty, w), 0);
     cr_assert_eq(w[0], 0);
+}
+
+/* ===== mask_url (internal): every length, every set, against the definition ===== */
+
+Test(simd, mask_url_every_length_against_definition)
+{
+    unsigned seed = 4242;
+    static const char special[] = "\n/?;#\0/\n\r+3O.";     /* members, and near misses ('+' '3' 'O' '.') */
+    for (size_t n = 0; n <= 400; n++) {
+        for (int round = 0; round < 4; round++) {
+            char *buf = malloc(n ? n : 1);          /* exact size: a read past n shows under ASan */
+            cr_assert_not_null(buf);
+            const int density = 1 + rand_r(&seed) % 12;
+            for (size_t i = 0; i < n; i++) {
+                const int r = rand_r(&seed);
+                buf[i] = r % density == 0 ? special[(r >> 8) % (sizeof special - 1)]
+                       : round == 3 ? (char)(r >> 8)                      /* any byte */
+                       : (char)('a' + (r >> 8) % 26);
+            }
+            uint64_t want[3][8] = { { 0 } };
+            for (size_t i = 0; i < n; i++) {
+                const char c = buf[i];
+                const uint64_t bit = (uint64_t)1 << (i % 64);
+                if (c == '\n') want[0][i / 64] |= bit;
+                if (c == '/' || c == '?' || c == ';' || c == '#') want[1][i / 64] |= bit;
+                if (c == '#' || c == '\0') want[2][i / 64] |= bit;
+            }
+            for (size_t i = 0; rs_simd_impl_at(i); i++) {
+                const rs_simd_kernels *k = impl(i);
+                if (k == NULL) continue;
+                uint64_t got[3][9];
+                memset(got, 0xA5, sizeof got);
+                rs_simd_mask_url_of(k)(buf, n, got[0], got[1], got[2]);
+                for (int b = 0; b < 3; b++) {
+                    for (size_t w = 0; w < (n + 63) / 64; w++)
+                        cr_assert_eq(got[b][w], want[b][w], "%s n=%zu bitmap %d word %zu", k->name, n, b, w);
+                    cr_assert_eq(got[b][(n + 63) / 64], 0xA5A5A5A5A5A5A5A5ull, "%s n=%zu bitmap %d: wrote past its words",
+                                 k->name, n, b);
+                }
+            }
+            /* the dispatching entry point is the active set's */
+            uint64_t act[3][9];
+            rs_simd_mask_url(buf, n, act[0], act[1], act[2]);
+            for (int b = 0; b < 3; b++)
+                for (size_t w = 0; w < (n + 63) / 64; w++) cr_assert_eq(act[b][w], want[b][w]);
+            free(buf);
+        }
+    }
 }
