@@ -578,36 +578,11 @@ static rs_status emit_cached(const urls_job *job, worker_state *w, pipeline_resu
     return RS_OK;
 }
 
-/* Counts, tallies and formats one decided URL (@a: its cache entry when fetched ahead, or NULL). */
-static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r,
-                      const ahead_rec *a)
+/* Formats the record of decided URL @r (@a: its cache entry when fetched ahead, or NULL). */
+static rs_status emit_out(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r,
+                          const ahead_rec *a)
 {
     const rs_str agent = { job->agents[r->agent], job->agent_lens[r->agent] };
-    res->counts.urls++;
-    res->counts.verdict[r->disallowed]++;
-    res->counts.reason[r->reason]++;
-
-    if (job->want_tallies) {
-        uint32_t oix;
-        CLI_TRY(origin_tally(w, res, r, &oix));
-        rs_tally_counters(res->origins, oix)[r->disallowed ? OC_DISALLOW : OC_ALLOW]++;
-        if (r->rule >= 0) {
-            /* key: origin, TAB, rule text */
-            const rs_str rule = rule_string(w, r->matcher, r->rule);
-            char key[RS_ORIGIN_MAX + 64];
-            const int n = snprintf(key, sizeof key, "%.*s\t%u\t", (int)r->origin.len,
-                                   r->origin.ptr, r->line);
-            uint32_t ix;
-            rs_outbuf *k = &res->scratch_key;
-            k->len = 0;
-            CLI_TRY(rs_outbuf_append(k, key, (size_t)n));
-            CLI_TRY(rs_outbuf_append(k, rule.ptr, rule.len));
-            CLI_TRY(rs_tally_find(res->rules, k->ptr, k->len, &ix));
-            rs_tally_counters(res->rules, ix)[0]++;
-        }
-    }
-
-    if (!job->print[r->disallowed]) return RS_OK;
     const rs_str reason_s = job->reasons[r->reason];
     if (job->opts->format == RS_FORMAT_TEXT) {
         const rs_str rule = rule_string(w, r->matcher, r->rule);
@@ -645,6 +620,38 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
     return job->opts->input_line ? cli_input_line_put(&res->out, start, job->opts->format, r->line_no) : RS_OK;
 }
 
+/* Counts, tallies and formats one decided URL (@a: its cache entry when fetched ahead, or NULL). */
+static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r,
+                      const ahead_rec *a)
+{
+    res->counts.urls++;
+    res->counts.verdict[r->disallowed]++;
+    res->counts.reason[r->reason]++;
+
+    if (job->want_tallies) {
+        uint32_t oix;
+        CLI_TRY(origin_tally(w, res, r, &oix));
+        rs_tally_counters(res->origins, oix)[r->disallowed ? OC_DISALLOW : OC_ALLOW]++;
+        if (r->rule >= 0) {
+            /* key: origin, TAB, rule text */
+            const rs_str rule = rule_string(w, r->matcher, r->rule);
+            char key[RS_ORIGIN_MAX + 64];
+            const int n = snprintf(key, sizeof key, "%.*s\t%u\t", (int)r->origin.len,
+                                   r->origin.ptr, r->line);
+            uint32_t ix;
+            rs_outbuf *k = &res->scratch_key;
+            k->len = 0;
+            CLI_TRY(rs_outbuf_append(k, key, (size_t)n));
+            CLI_TRY(rs_outbuf_append(k, rule.ptr, rule.len));
+            CLI_TRY(rs_tally_find(res->rules, k->ptr, k->len, &ix));
+            rs_tally_counters(res->rules, ix)[0]++;
+        }
+    }
+
+    if (!job->print[r->disallowed]) return RS_OK;
+    return emit_out(job, w, res, r, a);
+}
+
 /* Counts and reports line @i of the scanner's block, which is not a URL (malformed or
  * oversized); @line_nos as for process_lines. */
 static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result *res, size_t i,
@@ -674,6 +681,118 @@ static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result
 #define STREAM_PIECE ((size_t)256 << 10)
 /* Lines between fetching a record's cache entry and using it (a power of two). */
 #define AHEAD 16
+
+/*
+ * A line fetched ahead by the TSV/CSV loop (process_fast): what its record's output needs.
+ * fast is 0 for a line the loop leaves to the general code (not a URL, or a URL decided
+ * alone); e is its cache entry when probed and found, valid while rec_cache.gen is gen.
+ */
+typedef struct {
+    const char *url;
+    uint32_t url_len;
+    uint8_t fast, disallowed;
+    uint64_t k1, k2, hash;
+    const rec_entry *e;
+    uint64_t gen;
+} fast_rec;
+
+static inline void fast_fetch(const rs_scanner *sc, const rec_cache *c, size_t i, fast_rec *a)
+{
+    rs_scan_record r;
+    rs_scan_get(sc, i, 0, &r);
+    a->e = NULL;
+    a->fast = r.kind == RS_SCAN_URL && r.site != UINT32_MAX;
+    if (!a->fast) return;
+    a->url = r.url.ptr;
+    a->url_len = (uint32_t)r.url.len;
+    a->disallowed = r.disallowed;
+    rec_key(&r, &a->k1, &a->k2);
+    a->hash = rec_hash(a->k1, a->k2);
+    __builtin_prefetch(&c->tab[a->hash & (c->cap - 1)]);
+}
+
+static inline void fast_probe(const rec_cache *c, fast_rec *a)
+{
+    if (!a->fast) return;
+    const size_t mask = c->cap - 1;
+    for (size_t i = a->hash & mask;; i = (i + 1) & mask) {
+        const rec_entry *e = &c->tab[i];
+        if (e->k1 == a->k1 && e->k2 == a->k2) {
+            const char *t = c->text.ptr + e->off;
+            __builtin_prefetch(t);
+            __builtin_prefetch(t + e->len - 1);
+            a->e = e;
+            a->gen = c->gen;
+            return;
+        }
+        if (e->k2 == 0) return;
+    }
+}
+
+/*
+ * process_lines for TSV and CSV with one agent, no tallies and no per-line bookkeeping
+ * (line_nos, ends, --input-line): the block's counts come from rs_scan_summarize, and
+ * each URL's record is its URL (as it is when url_verbatim) and its cached rest, fetched
+ * and probed ahead as in process_lines; other lines go through the general code.
+ */
+static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_result *res, size_t n)
+{
+    rs_scan_summary sum;
+    rs_scan_summarize(w->sc, &sum);
+    res->counts.blank += sum.blank;
+    res->counts.urls += sum.urls;
+    res->counts.skipped += sum.skipped;
+    for (int v = 0; v < 2; v++) res->counts.verdict[v] += sum.verdict[v];
+    for (int k = 0; k < RS_REASON_COUNT; k++) res->counts.reason[k] += sum.reason[k];
+    rec_cache *const c = &w->recs;
+    if (c->cap == 0) CLI_TRY(rec_cache_resize(c, REC_MIN_CAP));
+    const int stream = res->stream != NULL && !job->opts->verbose;
+    const int print0 = job->print[0], print1 = job->print[1];
+    const rs_format fmt = job->opts->format;
+    const rs_scanner *const sc = w->sc;
+    fast_rec ring[AHEAD];
+    for (size_t j = 0; j < AHEAD - 1 && j < n; j++) fast_fetch(sc, c, j, &ring[j]);
+    for (size_t i = 0; i < n; i++) {
+        if (i + AHEAD - 1 < n) fast_fetch(sc, c, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
+        if (i + AHEAD / 2 < n) fast_probe(c, &ring[(i + AHEAD / 2) % AHEAD]);
+        const fast_rec *a = &ring[i % AHEAD];
+        if (!a->fast) {
+            rs_scan_record r;
+            rs_scan_get(sc, i, 0, &r);
+            if (r.kind == RS_SCAN_URL) {
+                if (job->print[r.disallowed]) CLI_TRY(emit_out(job, w, res, &r, NULL));
+            } else if (r.kind == RS_SCAN_MALFORMED || r.kind == RS_SCAN_OVERSIZED) {
+                CLI_TRY(not_a_url(job, w, res, i, NULL));
+            }
+            continue;
+        }
+        if (!(a->disallowed ? print1 : print0)) continue;
+        if (stream && res->out.len >= STREAM_PIECE) pipeline_flush(res);
+        const rec_entry *e = a->e;
+        if (e == NULL || a->gen != c->gen) {
+            rs_scan_record r;
+            rs_scan_get(sc, i, 0, &r);
+            const rs_str agent = { job->agents[0], job->agent_lens[0] };
+            e = rec_find(job, w, &r, agent);
+            if (e == NULL) return RS_ERR_NOMEM;
+        }
+        const rs_str url = { a->url, a->url_len };
+        const size_t bound = RS_FORMAT_VALUE_BOUND(url.len);
+        rs_outbuf *const out = &res->out;
+        const size_t need = bound + e->len;
+        if (out->cap - out->len < need) CLI_TRY(rs_outbuf_reserve(out, need));
+        char *d = out->ptr + out->len;
+        if (url_verbatim(job, w, url)) {
+            memcpy(d, url.ptr, url.len);
+            d += url.len;
+        } else {
+            d += rs_format_value(d, bound, fmt, url.ptr, url.len);
+        }
+        memcpy(d, c->text.ptr + e->off, e->len);
+        out->len = (size_t)(d + e->len - out->ptr);
+    }
+    return RS_OK;
+}
 
 /*
  * Decides @block: its line i is input line @line_nos[i] (NULL: numbered by
@@ -724,6 +843,9 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         }
         return RS_OK;
     }
+    if (job->url_verbatim && job->n_agents == 1 && !job->want_tallies && line_nos == NULL && ends == NULL
+        && !job->opts->input_line && (job->print[0] || job->print[1]))
+        return process_fast(job, w, res, n);
     /* -j 1: the records go out in pieces while the block is decided, so the output buffer
      * stays in cache (a block's output is tens of MB); not with --verbose, whose notes on
      * stderr come before the block's records */
