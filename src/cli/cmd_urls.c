@@ -15,6 +15,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -436,12 +437,31 @@ static rs_status rec_render(const urls_job *job, worker_state *w, const rs_scan_
     return RS_OK;
 }
 
-/* The key of record @r in the cache (k2 is never 0). */
+/* The key of record @r in the cache (k2 is never 0), from the record's words as they lie:
+ * k1 = site, agent (< 256), then kind, disallowed and reason; k2 = line, rule (>= -1, its
+ * sign bit flipped: never 0). */
+_Static_assert(offsetof(rs_scan_record, agent) == offsetof(rs_scan_record, site) + 4
+                   && offsetof(rs_scan_record, rule) == offsetof(rs_scan_record, line) + 4
+                   && offsetof(rs_scan_record, disallowed) == offsetof(rs_scan_record, kind) + 1
+                   && offsetof(rs_scan_record, reason) == offsetof(rs_scan_record, kind) + 2
+                   && offsetof(rs_scan_record, error) == offsetof(rs_scan_record, kind) + 3,
+               "rec_key reads rs_scan_record by words");
+_Static_assert(CLI_MAX_LIST <= 256, "rec_key keeps the agent in 8 bits");
 static inline void rec_key(const rs_scan_record *r, uint64_t *k1, uint64_t *k2)
 {
-    *k1 = (uint64_t)r->site << 32 | (uint32_t)r->rule;
-    *k2 = (uint64_t)r->line | (uint64_t)r->agent << 32 | (uint64_t)r->disallowed << 48
-          | (uint64_t)r->reason << 52 | (uint64_t)1 << 63;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t site_agent, line_rule;
+    uint32_t kinds;
+    memcpy(&site_agent, &r->site, 8);
+    memcpy(&line_rule, &r->line, 8);
+    memcpy(&kinds, &r->kind, 4);
+    *k1 = site_agent ^ (uint64_t)kinds << 40; /* error, the top byte, drops out */
+    *k2 = line_rule ^ (uint64_t)1 << 63;
+#else
+    *k1 = (uint64_t)r->site | (uint64_t)r->agent << 32 | (uint64_t)r->kind << 40
+          | (uint64_t)r->disallowed << 48 | (uint64_t)r->reason << 56;
+    *k2 = ((uint64_t)r->line | (uint64_t)(uint32_t)r->rule << 32) ^ (uint64_t)1 << 63;
+#endif
 }
 
 /*
@@ -729,6 +749,69 @@ static inline void fast_probe(const rec_cache *c, fast_rec *a)
     }
 }
 
+/* memcpy for the short texts of a record (a URL, a cached rest): up to 128 bytes by two
+ * overlapping moves of a fixed size, inline. */
+static inline void copy_text(char *d, const char *s, size_t n)
+{
+    if (n < 8 || n > 128) {
+        memcpy(d, s, n);
+    } else if (n <= 16) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n <= 32) {
+        memcpy(d, s, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n <= 64) {
+        memcpy(d, s, 32);
+        memcpy(d + n - 32, s + n - 32, 32);
+    } else {
+        memcpy(d, s, 64);
+        memcpy(d + n - 64, s + n - 64, 64);
+    }
+}
+
+/* Line @i's record in process_fast: the URL and its cached rest. */
+static inline rs_status fast_emit(const urls_job *job, worker_state *w, pipeline_result *res, int stream,
+                                  size_t i, const fast_rec *a)
+{
+    rec_cache *const c = &w->recs;
+    rs_outbuf *const out = &res->out;
+    if (stream && out->len >= STREAM_PIECE) pipeline_flush(res);
+    const rec_entry *e = a->e;
+    if (e == NULL || a->gen != c->gen) {
+        rs_scan_record r;
+        rs_scan_get(w->sc, i, 0, &r);
+        const rs_str agent = { job->agents[0], job->agent_lens[0] };
+        e = rec_find(job, w, &r, agent);
+        if (e == NULL) return RS_ERR_NOMEM;
+    }
+    const rs_str url = { a->url, a->url_len };
+    const size_t bound = RS_FORMAT_VALUE_BOUND(url.len);
+    const size_t need = bound + e->len;
+    if (out->cap - out->len < need) CLI_TRY(rs_outbuf_reserve(out, need));
+    char *d = out->ptr + out->len;
+    /* url_verbatim, its common case first: the URL lies in the searched stretch */
+    if ((url.ptr >= w->block_from && url.ptr + url.len <= w->special) || url_verbatim(job, w, url)) {
+        copy_text(d, url.ptr, url.len);
+        d += url.len;
+    } else {
+        d += rs_format_value(d, bound, job->opts->format, url.ptr, url.len);
+    }
+    copy_text(d, c->text.ptr + e->off, e->len);
+    out->len = (size_t)(d + e->len - out->ptr);
+    return RS_OK;
+}
+
+/* Line @i in process_fast when it is not a URL of a site (the general code). */
+static rs_status fast_other(const urls_job *job, worker_state *w, pipeline_result *res, size_t i)
+{
+    rs_scan_record r;
+    rs_scan_get(w->sc, i, 0, &r);
+    if (r.kind == RS_SCAN_URL) return job->print[r.disallowed] ? emit_out(job, w, res, &r, NULL) : RS_OK;
+    if (r.kind == RS_SCAN_MALFORMED || r.kind == RS_SCAN_OVERSIZED) return not_a_url(job, w, res, i, NULL);
+    return RS_OK; /* blank, skipped: counted */
+}
+
 /*
  * process_lines for TSV and CSV with one agent, no tallies and no per-line bookkeeping
  * (line_nos, ends, --input-line): the block's counts come from rs_scan_summarize, and
@@ -747,49 +830,25 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
     rec_cache *const c = &w->recs;
     if (c->cap == 0) CLI_TRY(rec_cache_resize(c, REC_MIN_CAP));
     const int stream = res->stream != NULL && !job->opts->verbose;
-    const int print0 = job->print[0], print1 = job->print[1];
-    const rs_format fmt = job->opts->format;
+    const unsigned print = (unsigned)(job->print[0] != 0) | (unsigned)(job->print[1] != 0) << 1;
     const rs_scanner *const sc = w->sc;
     fast_rec ring[AHEAD];
     for (size_t j = 0; j < AHEAD - 1 && j < n; j++) fast_fetch(sc, c, j, &ring[j]);
-    for (size_t i = 0; i < n; i++) {
-        if (i + AHEAD - 1 < n) fast_fetch(sc, c, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
+    /* lines with one to fetch AHEAD - 1 lines on, then the rest */
+    const size_t n_ahead = n >= AHEAD - 1 ? n - (AHEAD - 1) : 0;
+    size_t i = 0;
+    for (; i < n_ahead; i++) {
+        fast_fetch(sc, c, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
+        fast_probe(c, &ring[(i + AHEAD / 2) % AHEAD]);
+        const fast_rec *a = &ring[i % AHEAD];
+        if (!a->fast) CLI_TRY(fast_other(job, w, res, i));
+        else if (print >> a->disallowed & 1) CLI_TRY(fast_emit(job, w, res, stream, i, a));
+    }
+    for (; i < n; i++) {
         if (i + AHEAD / 2 < n) fast_probe(c, &ring[(i + AHEAD / 2) % AHEAD]);
         const fast_rec *a = &ring[i % AHEAD];
-        if (!a->fast) {
-            rs_scan_record r;
-            rs_scan_get(sc, i, 0, &r);
-            if (r.kind == RS_SCAN_URL) {
-                if (job->print[r.disallowed]) CLI_TRY(emit_out(job, w, res, &r, NULL));
-            } else if (r.kind == RS_SCAN_MALFORMED || r.kind == RS_SCAN_OVERSIZED) {
-                CLI_TRY(not_a_url(job, w, res, i, NULL));
-            }
-            continue;
-        }
-        if (!(a->disallowed ? print1 : print0)) continue;
-        if (stream && res->out.len >= STREAM_PIECE) pipeline_flush(res);
-        const rec_entry *e = a->e;
-        if (e == NULL || a->gen != c->gen) {
-            rs_scan_record r;
-            rs_scan_get(sc, i, 0, &r);
-            const rs_str agent = { job->agents[0], job->agent_lens[0] };
-            e = rec_find(job, w, &r, agent);
-            if (e == NULL) return RS_ERR_NOMEM;
-        }
-        const rs_str url = { a->url, a->url_len };
-        const size_t bound = RS_FORMAT_VALUE_BOUND(url.len);
-        rs_outbuf *const out = &res->out;
-        const size_t need = bound + e->len;
-        if (out->cap - out->len < need) CLI_TRY(rs_outbuf_reserve(out, need));
-        char *d = out->ptr + out->len;
-        if (url_verbatim(job, w, url)) {
-            memcpy(d, url.ptr, url.len);
-            d += url.len;
-        } else {
-            d += rs_format_value(d, bound, fmt, url.ptr, url.len);
-        }
-        memcpy(d, c->text.ptr + e->off, e->len);
-        out->len = (size_t)(d + e->len - out->ptr);
+        if (!a->fast) CLI_TRY(fast_other(job, w, res, i));
+        else if (print >> a->disallowed & 1) CLI_TRY(fast_emit(job, w, res, stream, i, a));
     }
     return RS_OK;
 }
