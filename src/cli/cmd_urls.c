@@ -704,87 +704,104 @@ static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result
 
 /*
  * A line fetched ahead by the TSV/CSV loop (process_fast): what its record's output needs.
- * fast is 0 for a line the loop leaves to the general code (not a URL, or a URL decided
- * alone); e is its cache entry when probed and found, valid while rec_cache.gen is gen.
+ * For a record to write (FAST_EMIT), slot is its key's first table slot (prefetched), and
+ * once probed, e its cache entry (NULL: not cached yet). Both hold while the table is
+ * unchanged: process_fast redoes them when a new key clears or resizes it (rec_cache.gen).
  */
+enum { FAST_SKIP, FAST_EMIT, FAST_OTHER };
 typedef struct {
     const char *url;
     uint32_t url_len;
-    uint8_t fast, disallowed;
-    uint64_t k1, k2, hash;
-    const rec_entry *e;
-    uint64_t gen;
+    uint8_t what;             /* FAST_SKIP: a URL whose verdict is not printed; FAST_OTHER: a line
+                                 for the general code (not a URL, or a URL decided alone) */
+    uint64_t k1, k2;
+    const rec_entry *slot, *e;
 } fast_rec;
 
-static inline void fast_fetch(const rs_scanner *sc, const rec_cache *c, size_t i, fast_rec *a)
+static inline void fast_fetch(const rs_scanner *sc, const rec_cache *c, unsigned print, size_t i, fast_rec *a)
 {
     rs_scan_record r;
     rs_scan_get(sc, i, 0, &r);
-    a->e = NULL;
-    a->fast = r.kind == RS_SCAN_URL && r.site != UINT32_MAX;
-    if (!a->fast) return;
+    if (r.kind != RS_SCAN_URL || r.site == UINT32_MAX) {
+        a->what = FAST_OTHER;
+        return;
+    }
+    a->what = (print >> r.disallowed & 1) ? FAST_EMIT : FAST_SKIP;
     a->url = r.url.ptr;
     a->url_len = (uint32_t)r.url.len;
-    a->disallowed = r.disallowed;
     rec_key(&r, &a->k1, &a->k2);
-    a->hash = rec_hash(a->k1, a->k2);
-    __builtin_prefetch(&c->tab[a->hash & (c->cap - 1)]);
+    a->slot = &c->tab[rec_hash(a->k1, a->k2) & (c->cap - 1)];
+    __builtin_prefetch(a->slot);
 }
 
 static inline void fast_probe(const rec_cache *c, fast_rec *a)
 {
-    if (!a->fast) return;
-    const size_t mask = c->cap - 1;
-    for (size_t i = a->hash & mask;; i = (i + 1) & mask) {
-        const rec_entry *e = &c->tab[i];
+    if (a->what != FAST_EMIT) return;
+    const rec_entry *e = a->slot, *const end = c->tab + c->cap;
+    for (;;) {
         if (e->k1 == a->k1 && e->k2 == a->k2) {
             const char *t = c->text.ptr + e->off;
             __builtin_prefetch(t);
             __builtin_prefetch(t + e->len - 1);
             a->e = e;
-            a->gen = c->gen;
             return;
         }
-        if (e->k2 == 0) return;
+        if (e->k2 == 0) break;
+        if (++e == end) e = c->tab;
     }
+    a->e = NULL;
 }
 
 /* memcpy for the short texts of a record (a URL, a cached rest): up to 128 bytes by two
- * overlapping moves of a fixed size, inline. */
+ * overlapping moves of a fixed size, inline; the common lengths tested first. */
 static inline void copy_text(char *d, const char *s, size_t n)
 {
-    if (n < 8 || n > 128) {
-        memcpy(d, s, n);
-    } else if (n <= 16) {
-        memcpy(d, s, 8);
-        memcpy(d + n - 8, s + n - 8, 8);
-    } else if (n <= 32) {
-        memcpy(d, s, 16);
-        memcpy(d + n - 16, s + n - 16, 16);
-    } else if (n <= 64) {
+    if (n - 33 < 32) {
         memcpy(d, s, 32);
         memcpy(d + n - 32, s + n - 32, 32);
-    } else {
+    } else if (n - 65 < 64) {
         memcpy(d, s, 64);
         memcpy(d + n - 64, s + n - 64, 64);
+    } else if (n - 17 < 16) {
+        memcpy(d, s, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n - 8 < 9) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else {
+        memcpy(d, s, n);
     }
+}
+
+/* The cache entry of line @i, a key not found ahead: found or rendered. When that changed the
+ * table (gen), the slots of the lines fetched ahead (to @n_fetched) are found again, and the
+ * entries of those probed (to @n_probed) probed again. */
+static const rec_entry *fast_find(const urls_job *job, worker_state *w, size_t i, fast_rec *ring,
+                                  size_t n_probed, size_t n_fetched)
+{
+    rec_cache *const c = &w->recs;
+    const uint64_t gen = c->gen;
+    rs_scan_record r;
+    rs_scan_get(w->sc, i, 0, &r);
+    const rs_str agent = { job->agents[0], job->agent_lens[0] };
+    const rec_entry *e = rec_find(job, w, &r, agent);
+    if (e == NULL || c->gen == gen) return e;
+    for (size_t j = i + 1; j < n_fetched; j++) {
+        fast_rec *a = &ring[j % AHEAD];
+        if (a->what == FAST_OTHER) continue;
+        a->slot = &c->tab[rec_hash(a->k1, a->k2) & (c->cap - 1)];
+        if (j < n_probed) fast_probe(c, a);
+    }
+    return e;
 }
 
 /* Line @i's record in process_fast: the URL and its cached rest. */
 static inline rs_status fast_emit(const urls_job *job, worker_state *w, pipeline_result *res, int stream,
-                                  size_t i, const fast_rec *a)
+                                  const rec_entry *e, const fast_rec *a)
 {
     rec_cache *const c = &w->recs;
     rs_outbuf *const out = &res->out;
     if (stream && out->len >= STREAM_PIECE) pipeline_flush(res);
-    const rec_entry *e = a->e;
-    if (e == NULL || a->gen != c->gen) {
-        rs_scan_record r;
-        rs_scan_get(w->sc, i, 0, &r);
-        const rs_str agent = { job->agents[0], job->agent_lens[0] };
-        e = rec_find(job, w, &r, agent);
-        if (e == NULL) return RS_ERR_NOMEM;
-    }
     const rs_str url = { a->url, a->url_len };
     const size_t bound = RS_FORMAT_VALUE_BOUND(url.len);
     const size_t need = bound + e->len;
@@ -833,22 +850,35 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
     const unsigned print = (unsigned)(job->print[0] != 0) | (unsigned)(job->print[1] != 0) << 1;
     const rs_scanner *const sc = w->sc;
     fast_rec ring[AHEAD];
-    for (size_t j = 0; j < AHEAD - 1 && j < n; j++) fast_fetch(sc, c, j, &ring[j]);
+    for (size_t j = 0; j < AHEAD - 1 && j < n; j++) fast_fetch(sc, c, print, j, &ring[j]);
+    for (size_t j = 0; j < AHEAD / 2 && j < n; j++) fast_probe(c, &ring[j]);
     /* lines with one to fetch AHEAD - 1 lines on, then the rest */
     const size_t n_ahead = n >= AHEAD - 1 ? n - (AHEAD - 1) : 0;
     size_t i = 0;
     for (; i < n_ahead; i++) {
-        fast_fetch(sc, c, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
+        fast_fetch(sc, c, print, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
         fast_probe(c, &ring[(i + AHEAD / 2) % AHEAD]);
-        const fast_rec *a = &ring[i % AHEAD];
-        if (!a->fast) CLI_TRY(fast_other(job, w, res, i));
-        else if (print >> a->disallowed & 1) CLI_TRY(fast_emit(job, w, res, stream, i, a));
+        fast_rec *const a = &ring[i % AHEAD];
+        if (a->what == FAST_EMIT) {
+            const rec_entry *e = a->e;
+            if (e == NULL && (e = fast_find(job, w, i, ring, i + AHEAD / 2 + 1, i + AHEAD)) == NULL)
+                return RS_ERR_NOMEM;
+            CLI_TRY(fast_emit(job, w, res, stream, e, a));
+        } else if (a->what == FAST_OTHER) {
+            CLI_TRY(fast_other(job, w, res, i));
+        }
     }
     for (; i < n; i++) {
         if (i + AHEAD / 2 < n) fast_probe(c, &ring[(i + AHEAD / 2) % AHEAD]);
-        const fast_rec *a = &ring[i % AHEAD];
-        if (!a->fast) CLI_TRY(fast_other(job, w, res, i));
-        else if (print >> a->disallowed & 1) CLI_TRY(fast_emit(job, w, res, stream, i, a));
+        fast_rec *const a = &ring[i % AHEAD];
+        if (a->what == FAST_EMIT) {
+            const rec_entry *e = a->e;
+            const size_t probed = i + AHEAD / 2 + 1 < n ? i + AHEAD / 2 + 1 : n;
+            if (e == NULL && (e = fast_find(job, w, i, ring, probed, n)) == NULL) return RS_ERR_NOMEM;
+            CLI_TRY(fast_emit(job, w, res, stream, e, a));
+        } else if (a->what == FAST_OTHER) {
+            CLI_TRY(fast_other(job, w, res, i));
+        }
     }
     return RS_OK;
 }
