@@ -795,17 +795,38 @@ static const rec_entry *fast_find(const urls_job *job, worker_state *w, size_t i
     return e;
 }
 
+/* The room process_fast writes a record of @need bytes in without a check: res->out's
+ * room, and with @stream no further than STREAM_PIECE (then flushed) unless the record
+ * needs it. Records go to out->ptr + out->len while out->len + need <= the limit. */
+static inline size_t fast_limit(const rs_outbuf *out, int stream)
+{
+    return stream && out->cap > STREAM_PIECE ? STREAM_PIECE : out->cap;
+}
+
+/* Makes room for a record of @need bytes past the limit: flushes (@stream), reserves;
+ * the new limit. */
+static rs_status fast_room(pipeline_result *res, int stream, size_t need, size_t *limit)
+{
+    rs_outbuf *const out = &res->out;
+    if (stream && out->len >= STREAM_PIECE) pipeline_flush(res);
+    if (out->cap - out->len < need) CLI_TRY(rs_outbuf_reserve(out, need));
+    *limit = fast_limit(out, stream);
+    if (*limit < out->len + need) *limit = out->len + need;
+    return RS_OK;
+}
+
 /* Line @i's record in process_fast: the URL and its cached rest. */
-static inline rs_status fast_emit(const urls_job *job, worker_state *w, pipeline_result *res, int stream,
-                                  const rec_entry *e, const fast_rec *a)
+static inline __attribute__((always_inline)) rs_status fast_emit(const urls_job *job, worker_state *w,
+                                                                 pipeline_result *res, int stream,
+                                                                 size_t *limit, const rec_entry *e,
+                                                                 const fast_rec *a)
 {
     rec_cache *const c = &w->recs;
     rs_outbuf *const out = &res->out;
-    if (stream && out->len >= STREAM_PIECE) pipeline_flush(res);
     const rs_str url = { a->url, a->url_len };
     const size_t bound = RS_FORMAT_VALUE_BOUND(url.len);
     const size_t need = bound + e->len;
-    if (out->cap - out->len < need) CLI_TRY(rs_outbuf_reserve(out, need));
+    if (out->len + need > *limit) CLI_TRY(fast_room(res, stream, need, limit));
     char *d = out->ptr + out->len;
     /* url_verbatim, its common case first: the URL lies in the searched stretch */
     if ((url.ptr >= w->block_from && url.ptr + url.len <= w->special) || url_verbatim(job, w, url)) {
@@ -849,6 +870,7 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
     const int stream = res->stream != NULL && !job->opts->verbose;
     const unsigned print = (unsigned)(job->print[0] != 0) | (unsigned)(job->print[1] != 0) << 1;
     const rs_scanner *const sc = w->sc;
+    size_t limit = fast_limit(&res->out, stream);
     fast_rec ring[AHEAD];
     for (size_t j = 0; j < AHEAD - 1 && j < n; j++) fast_fetch(sc, c, print, j, &ring[j]);
     for (size_t j = 0; j < AHEAD / 2 && j < n; j++) fast_probe(c, &ring[j]);
@@ -863,9 +885,10 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
             const rec_entry *e = a->e;
             if (e == NULL && (e = fast_find(job, w, i, ring, i + AHEAD / 2 + 1, i + AHEAD)) == NULL)
                 return RS_ERR_NOMEM;
-            CLI_TRY(fast_emit(job, w, res, stream, e, a));
+            CLI_TRY(fast_emit(job, w, res, stream, &limit, e, a));
         } else if (a->what == FAST_OTHER) {
             CLI_TRY(fast_other(job, w, res, i));
+            limit = fast_limit(&res->out, stream);
         }
     }
     for (; i < n; i++) {
@@ -875,9 +898,10 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
             const rec_entry *e = a->e;
             const size_t probed = i + AHEAD / 2 + 1 < n ? i + AHEAD / 2 + 1 : n;
             if (e == NULL && (e = fast_find(job, w, i, ring, probed, n)) == NULL) return RS_ERR_NOMEM;
-            CLI_TRY(fast_emit(job, w, res, stream, e, a));
+            CLI_TRY(fast_emit(job, w, res, stream, &limit, e, a));
         } else if (a->what == FAST_OTHER) {
             CLI_TRY(fast_other(job, w, res, i));
+            limit = fast_limit(&res->out, stream);
         }
     }
     return RS_OK;
