@@ -718,7 +718,20 @@ typedef struct {
     const rec_entry *slot, *e;
 } fast_rec;
 
-static inline void fast_fetch(const rs_scanner *sc, const rec_cache *c, unsigned print, size_t i, fast_rec *a)
+/* process_fast's copies of what it reads for every record (locals, so that the record bytes
+ * it stores, which may alias anything, do not make it read them again); refreshed after
+ * each call that may change them. */
+typedef struct {
+    const rec_entry *tab;     /* w->recs.tab, cap - 1, text.ptr */
+    size_t mask;
+    const char *text;
+    const char *from, *special; /* w->block_from, w->special (url_verbatim) */
+    char *d, *lim;            /* res->out: where the next record goes; how far records go
+                                 without a check (fast_limit) */
+} fast_state;
+
+static inline __attribute__((always_inline)) void fast_fetch(const rs_scanner *sc, const fast_state *f,
+                                                             unsigned print, size_t i, fast_rec *a)
 {
     rs_scan_record r;
     rs_scan_get(sc, i, 0, &r);
@@ -726,28 +739,28 @@ static inline void fast_fetch(const rs_scanner *sc, const rec_cache *c, unsigned
         a->what = FAST_OTHER;
         return;
     }
-    a->what = (print >> r.disallowed & 1) ? FAST_EMIT : FAST_SKIP;
+    a->what = (uint8_t)(FAST_SKIP + (print >> r.disallowed & 1));
     a->url = r.url.ptr;
     a->url_len = (uint32_t)r.url.len;
     rec_key(&r, &a->k1, &a->k2);
-    a->slot = &c->tab[rec_hash(a->k1, a->k2) & (c->cap - 1)];
+    a->slot = &f->tab[rec_hash(a->k1, a->k2) & f->mask];
     __builtin_prefetch(a->slot);
 }
 
-static inline void fast_probe(const rec_cache *c, fast_rec *a)
+static inline __attribute__((always_inline)) void fast_probe(const fast_state *f, fast_rec *a)
 {
     if (a->what != FAST_EMIT) return;
-    const rec_entry *e = a->slot, *const end = c->tab + c->cap;
+    const rec_entry *e = a->slot;
     for (;;) {
         if (e->k1 == a->k1 && e->k2 == a->k2) {
-            const char *t = c->text.ptr + e->off;
+            const char *t = f->text + e->off;
             __builtin_prefetch(t);
             __builtin_prefetch(t + e->len - 1);
             a->e = e;
             return;
         }
         if (e->k2 == 0) break;
-        if (++e == end) e = c->tab;
+        if (++e == f->tab + f->mask + 1) e = f->tab;
     }
     a->e = NULL;
 }
@@ -773,11 +786,39 @@ static inline void copy_text(char *d, const char *s, size_t n)
     }
 }
 
+static void fast_state_cache(fast_state *f, const rec_cache *c)
+{
+    f->tab = c->tab;
+    f->mask = c->cap - 1;
+    f->text = c->text.ptr;
+}
+
+/* The room process_fast writes records in without a check: res->out's room, and with
+ * @stream no further than STREAM_PIECE (then flushed) unless @need bytes need more. */
+static void fast_state_out(fast_state *f, const rs_outbuf *out, int stream, size_t need)
+{
+    size_t limit = stream && out->cap > STREAM_PIECE ? STREAM_PIECE : out->cap;
+    if (limit < out->len + need) limit = out->len + need;
+    f->d = out->ptr + out->len;
+    f->lim = out->ptr + limit;
+}
+
+/* Room for a record of @need bytes past f->lim: flushes (@stream), reserves. */
+static rs_status fast_room(pipeline_result *res, int stream, size_t need, fast_state *f)
+{
+    rs_outbuf *const out = &res->out;
+    out->len = (size_t)(f->d - out->ptr);
+    if (stream && out->len >= STREAM_PIECE) pipeline_flush(res);
+    if (out->cap - out->len < need) CLI_TRY(rs_outbuf_reserve(out, need));
+    fast_state_out(f, out, stream, need);
+    return RS_OK;
+}
+
 /* The cache entry of line @i, a key not found ahead: found or rendered. When that changed the
  * table (gen), the slots of the lines fetched ahead (to @n_fetched) are found again, and the
  * entries of those probed (to @n_probed) probed again. */
 static const rec_entry *fast_find(const urls_job *job, worker_state *w, size_t i, fast_rec *ring,
-                                  size_t n_probed, size_t n_fetched)
+                                  size_t n_probed, size_t n_fetched, fast_state *f)
 {
     rec_cache *const c = &w->recs;
     const uint64_t gen = c->gen;
@@ -785,59 +826,15 @@ static const rec_entry *fast_find(const urls_job *job, worker_state *w, size_t i
     rs_scan_get(w->sc, i, 0, &r);
     const rs_str agent = { job->agents[0], job->agent_lens[0] };
     const rec_entry *e = rec_find(job, w, &r, agent);
+    fast_state_cache(f, c);
     if (e == NULL || c->gen == gen) return e;
     for (size_t j = i + 1; j < n_fetched; j++) {
         fast_rec *a = &ring[j % AHEAD];
         if (a->what == FAST_OTHER) continue;
-        a->slot = &c->tab[rec_hash(a->k1, a->k2) & (c->cap - 1)];
-        if (j < n_probed) fast_probe(c, a);
+        a->slot = &f->tab[rec_hash(a->k1, a->k2) & f->mask];
+        if (j < n_probed) fast_probe(f, a);
     }
     return e;
-}
-
-/* The room process_fast writes a record of @need bytes in without a check: res->out's
- * room, and with @stream no further than STREAM_PIECE (then flushed) unless the record
- * needs it. Records go to out->ptr + out->len while out->len + need <= the limit. */
-static inline size_t fast_limit(const rs_outbuf *out, int stream)
-{
-    return stream && out->cap > STREAM_PIECE ? STREAM_PIECE : out->cap;
-}
-
-/* Makes room for a record of @need bytes past the limit: flushes (@stream), reserves;
- * the new limit. */
-static rs_status fast_room(pipeline_result *res, int stream, size_t need, size_t *limit)
-{
-    rs_outbuf *const out = &res->out;
-    if (stream && out->len >= STREAM_PIECE) pipeline_flush(res);
-    if (out->cap - out->len < need) CLI_TRY(rs_outbuf_reserve(out, need));
-    *limit = fast_limit(out, stream);
-    if (*limit < out->len + need) *limit = out->len + need;
-    return RS_OK;
-}
-
-/* Line @i's record in process_fast: the URL and its cached rest. */
-static inline __attribute__((always_inline)) rs_status fast_emit(const urls_job *job, worker_state *w,
-                                                                 pipeline_result *res, int stream,
-                                                                 size_t *limit, const rec_entry *e,
-                                                                 const fast_rec *a)
-{
-    rec_cache *const c = &w->recs;
-    rs_outbuf *const out = &res->out;
-    const rs_str url = { a->url, a->url_len };
-    const size_t bound = RS_FORMAT_VALUE_BOUND(url.len);
-    const size_t need = bound + e->len;
-    if (out->len + need > *limit) CLI_TRY(fast_room(res, stream, need, limit));
-    char *d = out->ptr + out->len;
-    /* url_verbatim, its common case first: the URL lies in the searched stretch */
-    if ((url.ptr >= w->block_from && url.ptr + url.len <= w->special) || url_verbatim(job, w, url)) {
-        copy_text(d, url.ptr, url.len);
-        d += url.len;
-    } else {
-        d += rs_format_value(d, bound, job->opts->format, url.ptr, url.len);
-    }
-    copy_text(d, c->text.ptr + e->off, e->len);
-    out->len = (size_t)(d + e->len - out->ptr);
-    return RS_OK;
 }
 
 /* Line @i in process_fast when it is not a URL of a site (the general code). */
@@ -848,6 +845,46 @@ static rs_status fast_other(const urls_job *job, worker_state *w, pipeline_resul
     if (r.kind == RS_SCAN_URL) return job->print[r.disallowed] ? emit_out(job, w, res, &r, NULL) : RS_OK;
     if (r.kind == RS_SCAN_MALFORMED || r.kind == RS_SCAN_OVERSIZED) return not_a_url(job, w, res, i, NULL);
     return RS_OK; /* blank, skipped: counted */
+}
+
+/* Line @i of process_fast (@a its ring entry): its record, if any; entries of the ring are
+ * probed to @n_probed and fetched to @n_fetched. */
+static inline __attribute__((always_inline)) rs_status fast_line(const urls_job *job, worker_state *w,
+                                                                 pipeline_result *res, int stream, size_t i,
+                                                                 fast_rec *ring, size_t n_probed,
+                                                                 size_t n_fetched, fast_state *f)
+{
+    const fast_rec *const a = &ring[i % AHEAD];
+    if (a->what == FAST_OTHER) {
+        res->out.len = (size_t)(f->d - res->out.ptr);
+        const rs_status st = fast_other(job, w, res, i);
+        fast_state_out(f, &res->out, stream, 0);
+        return st;
+    }
+    if (a->what != FAST_EMIT) return RS_OK;
+    const rec_entry *e = a->e;
+    if (e == NULL && (e = fast_find(job, w, i, ring, n_probed, n_fetched, f)) == NULL) return RS_ERR_NOMEM;
+    const rs_str url = { a->url, a->url_len };
+    const size_t bound = RS_FORMAT_VALUE_BOUND(url.len);
+    const size_t need = bound + e->len;
+    if ((size_t)(f->lim - f->d) < need) CLI_TRY(fast_room(res, stream, need, f));
+    char *d = f->d;
+    /* url_verbatim, its common case first: the URL lies in the stretch searched */
+    int verbatim = url.ptr >= f->from && url.ptr + url.len <= f->special;
+    if (!verbatim) {
+        verbatim = url_verbatim(job, w, url);
+        f->from = w->block_from;
+        f->special = w->special;
+    }
+    if (verbatim) {
+        copy_text(d, url.ptr, url.len);
+        d += url.len;
+    } else {
+        d += rs_format_value(d, bound, job->opts->format, url.ptr, url.len);
+    }
+    copy_text(d, f->text + e->off, e->len);
+    f->d = d + e->len;
+    return RS_OK;
 }
 
 /*
@@ -870,41 +907,29 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
     const int stream = res->stream != NULL && !job->opts->verbose;
     const unsigned print = (unsigned)(job->print[0] != 0) | (unsigned)(job->print[1] != 0) << 1;
     const rs_scanner *const sc = w->sc;
-    size_t limit = fast_limit(&res->out, stream);
+    fast_state f;
+    fast_state_cache(&f, c);
+    fast_state_out(&f, &res->out, stream, 0);
+    f.from = w->block_from;
+    f.special = w->special;
     fast_rec ring[AHEAD];
-    for (size_t j = 0; j < AHEAD - 1 && j < n; j++) fast_fetch(sc, c, print, j, &ring[j]);
-    for (size_t j = 0; j < AHEAD / 2 && j < n; j++) fast_probe(c, &ring[j]);
+    for (size_t j = 0; j < AHEAD - 1 && j < n; j++) fast_fetch(sc, &f, print, j, &ring[j]);
+    for (size_t j = 0; j < AHEAD / 2 && j < n; j++) fast_probe(&f, &ring[j]);
     /* lines with one to fetch AHEAD - 1 lines on, then the rest */
     const size_t n_ahead = n >= AHEAD - 1 ? n - (AHEAD - 1) : 0;
     size_t i = 0;
-    for (; i < n_ahead; i++) {
-        fast_fetch(sc, c, print, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
-        fast_probe(c, &ring[(i + AHEAD / 2) % AHEAD]);
-        fast_rec *const a = &ring[i % AHEAD];
-        if (a->what == FAST_EMIT) {
-            const rec_entry *e = a->e;
-            if (e == NULL && (e = fast_find(job, w, i, ring, i + AHEAD / 2 + 1, i + AHEAD)) == NULL)
-                return RS_ERR_NOMEM;
-            CLI_TRY(fast_emit(job, w, res, stream, &limit, e, a));
-        } else if (a->what == FAST_OTHER) {
-            CLI_TRY(fast_other(job, w, res, i));
-            limit = fast_limit(&res->out, stream);
-        }
+    rs_status st = RS_OK;
+    for (; i < n_ahead && st == RS_OK; i++) {
+        fast_fetch(sc, &f, print, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
+        fast_probe(&f, &ring[(i + AHEAD / 2) % AHEAD]);
+        st = fast_line(job, w, res, stream, i, ring, i + AHEAD / 2 + 1, i + AHEAD, &f);
     }
-    for (; i < n; i++) {
-        if (i + AHEAD / 2 < n) fast_probe(c, &ring[(i + AHEAD / 2) % AHEAD]);
-        fast_rec *const a = &ring[i % AHEAD];
-        if (a->what == FAST_EMIT) {
-            const rec_entry *e = a->e;
-            const size_t probed = i + AHEAD / 2 + 1 < n ? i + AHEAD / 2 + 1 : n;
-            if (e == NULL && (e = fast_find(job, w, i, ring, probed, n)) == NULL) return RS_ERR_NOMEM;
-            CLI_TRY(fast_emit(job, w, res, stream, &limit, e, a));
-        } else if (a->what == FAST_OTHER) {
-            CLI_TRY(fast_other(job, w, res, i));
-            limit = fast_limit(&res->out, stream);
-        }
+    for (; i < n && st == RS_OK; i++) {
+        if (i + AHEAD / 2 < n) fast_probe(&f, &ring[(i + AHEAD / 2) % AHEAD]);
+        st = fast_line(job, w, res, stream, i, ring, i + AHEAD / 2 + 1 < n ? i + AHEAD / 2 + 1 : n, n, &f);
     }
-    return RS_OK;
+    res->out.len = (size_t)(f.d - res->out.ptr);
+    return st;
 }
 
 /*
