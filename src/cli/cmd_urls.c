@@ -716,13 +716,13 @@ typedef struct {
                                  for the general code (not a URL, or a URL decided alone) */
     uint64_t k1, k2;
     const rec_entry *slot, *e;
-} fast_rec;
+} __attribute__((aligned(64))) fast_rec; /* 64 bytes: ring indexes by a shift */
 
 /* process_fast's copies of what it reads for every record (locals, so that the record bytes
  * it stores, which may alias anything, do not make it read them again); refreshed after
  * each call that may change them. */
 typedef struct {
-    const rec_entry *tab;     /* w->recs.tab, cap - 1, text.ptr */
+    const rec_entry *tab, *end; /* w->recs.tab, tab + cap, cap - 1, text.ptr */
     size_t mask;
     const char *text;
     const char *from, *special; /* w->block_from, w->special (url_verbatim) */
@@ -760,7 +760,7 @@ static inline __attribute__((always_inline)) void fast_probe(const fast_state *f
             return;
         }
         if (e->k2 == 0) break;
-        if (++e == f->tab + f->mask + 1) e = f->tab;
+        if (++e == f->end) e = f->tab;
     }
     a->e = NULL;
 }
@@ -789,6 +789,7 @@ static inline void copy_text(char *d, const char *s, size_t n)
 static void fast_state_cache(fast_state *f, const rec_cache *c)
 {
     f->tab = c->tab;
+    f->end = c->tab + c->cap;
     f->mask = c->cap - 1;
     f->text = c->text.ptr;
 }
@@ -919,15 +920,18 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
     const size_t n_ahead = n >= AHEAD - 1 ? n - (AHEAD - 1) : 0;
     size_t i = 0;
     rs_status st = RS_OK;
-    for (; i < n_ahead && st == RS_OK; i++) {
+    for (; i < n_ahead; i++) {
         fast_fetch(sc, &f, print, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
         fast_probe(&f, &ring[(i + AHEAD / 2) % AHEAD]);
         st = fast_line(job, w, res, stream, i, ring, i + AHEAD / 2 + 1, i + AHEAD, &f);
+        if (st != RS_OK) goto done;
     }
-    for (; i < n && st == RS_OK; i++) {
+    for (; i < n; i++) {
         if (i + AHEAD / 2 < n) fast_probe(&f, &ring[(i + AHEAD / 2) % AHEAD]);
         st = fast_line(job, w, res, stream, i, ring, i + AHEAD / 2 + 1 < n ? i + AHEAD / 2 + 1 : n, n, &f);
+        if (st != RS_OK) goto done;
     }
+done:
     res->out.len = (size_t)(f.d - res->out.ptr);
     return st;
 }
