@@ -870,8 +870,9 @@ static inline __attribute__((always_inline)) rs_status fast_line(const urls_job 
     const size_t need = bound + e->len;
     if ((size_t)(f->lim - f->d) < need) CLI_TRY(fast_room(res, stream, need, f));
     char *d = f->d;
-    /* url_verbatim, its common case first: the URL lies in the stretch searched */
-    int verbatim = url.ptr >= f->from && url.ptr + url.len <= f->special;
+    /* url_verbatim, its common case first: the URL ends before the special byte found (the
+     * search starts at a URL, and URLs come in block order: none starts before f->from) */
+    int verbatim = url.ptr + url.len <= f->special;
     if (!verbatim) {
         verbatim = url_verbatim(job, w, url);
         f->from = w->block_from;
