@@ -751,18 +751,17 @@ static inline __attribute__((always_inline)) void fast_probe(const fast_state *f
 {
     if (a->what != FAST_EMIT) return;
     const rec_entry *e = a->slot;
-    for (;;) {
-        if (e->k1 == a->k1 && e->k2 == a->k2) {
-            const char *t = f->text + e->off;
-            __builtin_prefetch(t);
-            __builtin_prefetch(t + e->len - 1);
-            a->e = e;
+    while (e->k1 != a->k1 || e->k2 != a->k2) {
+        if (e->k2 == 0) {
+            a->e = NULL;
             return;
         }
-        if (e->k2 == 0) break;
         if (++e == f->end) e = f->tab;
     }
-    a->e = NULL;
+    const char *t = f->text + e->off;
+    __builtin_prefetch(t);
+    __builtin_prefetch(t + e->len - 1);
+    a->e = e;
 }
 
 /* memcpy for the short texts of a record (a URL, a cached rest): up to 128 bytes by two
@@ -856,13 +855,13 @@ static inline __attribute__((always_inline)) rs_status fast_line(const urls_job 
                                                                  size_t n_fetched, fast_state *f)
 {
     const fast_rec *const a = &ring[i % AHEAD];
-    if (a->what == FAST_OTHER) {
+    if (__builtin_expect(a->what != FAST_EMIT, 0)) {
+        if (a->what == FAST_SKIP) return RS_OK;
         res->out.len = (size_t)(f->d - res->out.ptr);
         const rs_status st = fast_other(job, w, res, i);
         fast_state_out(f, &res->out, stream, 0);
         return st;
     }
-    if (a->what != FAST_EMIT) return RS_OK;
     const rec_entry *e = a->e;
     if (e == NULL && (e = fast_find(job, w, i, ring, n_probed, n_fetched, f)) == NULL) return RS_ERR_NOMEM;
     const rs_str url = { a->url, a->url_len };
