@@ -731,7 +731,7 @@ typedef struct {
 } fast_state;
 
 static inline __attribute__((always_inline)) void fast_fetch(const rs_scanner *sc, const fast_state *f,
-                                                             unsigned print, size_t i, fast_rec *a)
+                                                             const uint8_t what[2], size_t i, fast_rec *a)
 {
     rs_scan_record r;
     rs_scan_get(sc, i, 0, &r);
@@ -739,7 +739,7 @@ static inline __attribute__((always_inline)) void fast_fetch(const rs_scanner *s
         a->what = FAST_OTHER;
         return;
     }
-    a->what = (uint8_t)(FAST_SKIP + (print >> r.disallowed & 1));
+    a->what = what[r.disallowed];
     a->url = r.url.ptr;
     a->url_len = (uint32_t)r.url.len;
     rec_key(&r, &a->k1, &a->k2);
@@ -906,7 +906,7 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
     rec_cache *const c = &w->recs;
     if (c->cap == 0) CLI_TRY(rec_cache_resize(c, REC_MIN_CAP));
     const int stream = res->stream != NULL && !job->opts->verbose;
-    const unsigned print = (unsigned)(job->print[0] != 0) | (unsigned)(job->print[1] != 0) << 1;
+    const uint8_t what[2] = { job->print[0] ? FAST_EMIT : FAST_SKIP, job->print[1] ? FAST_EMIT : FAST_SKIP };
     const rs_scanner *const sc = w->sc;
     fast_state f;
     fast_state_cache(&f, c);
@@ -914,14 +914,14 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
     f.from = w->block_from;
     f.special = w->special;
     fast_rec ring[AHEAD];
-    for (size_t j = 0; j < AHEAD - 1 && j < n; j++) fast_fetch(sc, &f, print, j, &ring[j]);
+    for (size_t j = 0; j < AHEAD - 1 && j < n; j++) fast_fetch(sc, &f, what, j, &ring[j]);
     for (size_t j = 0; j < AHEAD / 2 && j < n; j++) fast_probe(&f, &ring[j]);
     /* lines with one to fetch AHEAD - 1 lines on, then the rest */
     const size_t n_ahead = n >= AHEAD - 1 ? n - (AHEAD - 1) : 0;
     size_t i = 0;
     rs_status st = RS_OK;
     for (; i < n_ahead; i++) {
-        fast_fetch(sc, &f, print, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
+        fast_fetch(sc, &f, what, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
         fast_probe(&f, &ring[(i + AHEAD / 2) % AHEAD]);
         st = fast_line(job, w, res, stream, i, ring, i + AHEAD / 2 + 1, i + AHEAD, &f);
         if (st != RS_OK) goto done;
