@@ -710,13 +710,12 @@ static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result
  */
 enum { FAST_SKIP, FAST_EMIT, FAST_OTHER };
 typedef struct {
-    const char *url;
-    uint32_t url_len;
+    rs_scan_record rec;       /* the line's record (agent 0), for rendering a new key */
     uint8_t what;             /* FAST_SKIP: a URL whose verdict is not printed; FAST_OTHER: a line
                                  for the general code (not a URL, or a URL decided alone) */
     uint64_t k1, k2;
     const rec_entry *slot, *e;
-} __attribute__((aligned(64))) fast_rec; /* 64 bytes: ring indexes by a shift */
+} __attribute__((aligned(64))) fast_rec; /* 128 bytes: ring indexes by a shift */
 
 /* process_fast's copies of what it reads for every record (locals, so that the record bytes
  * it stores, which may alias anything, do not make it read them again); refreshed after
@@ -733,16 +732,13 @@ typedef struct {
 static inline __attribute__((always_inline)) void fast_fetch(const rs_scanner *sc, const fast_state *f,
                                                              const uint8_t what[2], size_t i, fast_rec *a)
 {
-    rs_scan_record r;
-    rs_scan_get(sc, i, 0, &r);
-    if (r.kind != RS_SCAN_URL || r.site == UINT32_MAX) {
+    rs_scan_get(sc, i, 0, &a->rec);
+    if (a->rec.kind != RS_SCAN_URL || a->rec.site == UINT32_MAX) {
         a->what = FAST_OTHER;
         return;
     }
-    a->what = what[r.disallowed];
-    a->url = r.url.ptr;
-    a->url_len = (uint32_t)r.url.len;
-    rec_key(&r, &a->k1, &a->k2);
+    a->what = what[a->rec.disallowed];
+    rec_key(&a->rec, &a->k1, &a->k2);
     a->slot = &f->tab[rec_hash(a->k1, a->k2) & f->mask];
     __builtin_prefetch(a->slot);
 }
@@ -822,10 +818,8 @@ static const rec_entry *fast_find(const urls_job *job, worker_state *w, size_t i
 {
     rec_cache *const c = &w->recs;
     const uint64_t gen = c->gen;
-    rs_scan_record r;
-    rs_scan_get(w->sc, i, 0, &r);
     const rs_str agent = { job->agents[0], job->agent_lens[0] };
-    const rec_entry *e = rec_find(job, w, &r, agent);
+    const rec_entry *e = rec_find(job, w, &ring[i % AHEAD].rec, agent);
     fast_state_cache(f, c);
     if (e == NULL || c->gen == gen) return e;
     for (size_t j = i + 1; j < n_fetched; j++) {
@@ -837,13 +831,12 @@ static const rec_entry *fast_find(const urls_job *job, worker_state *w, size_t i
     return e;
 }
 
-/* Line @i in process_fast when it is not a URL of a site (the general code). */
-static rs_status fast_other(const urls_job *job, worker_state *w, pipeline_result *res, size_t i)
+/* Line @i in process_fast (@rec: its record) when it is not a URL of a site (the general code). */
+static rs_status fast_other(const urls_job *job, worker_state *w, pipeline_result *res, size_t i,
+                            const rs_scan_record *rec)
 {
-    rs_scan_record r;
-    rs_scan_get(w->sc, i, 0, &r);
-    if (r.kind == RS_SCAN_URL) return job->print[r.disallowed] ? emit_out(job, w, res, &r, NULL) : RS_OK;
-    if (r.kind == RS_SCAN_MALFORMED || r.kind == RS_SCAN_OVERSIZED) return not_a_url(job, w, res, i, NULL);
+    if (rec->kind == RS_SCAN_URL) return job->print[rec->disallowed] ? emit_out(job, w, res, rec, NULL) : RS_OK;
+    if (rec->kind == RS_SCAN_MALFORMED || rec->kind == RS_SCAN_OVERSIZED) return not_a_url(job, w, res, i, NULL);
     return RS_OK; /* blank, skipped: counted */
 }
 
@@ -858,13 +851,13 @@ static inline __attribute__((always_inline)) rs_status fast_line(const urls_job 
     if (__builtin_expect(a->what != FAST_EMIT, 0)) {
         if (a->what == FAST_SKIP) return RS_OK;
         res->out.len = (size_t)(f->d - res->out.ptr);
-        const rs_status st = fast_other(job, w, res, i);
+        const rs_status st = fast_other(job, w, res, i, &a->rec);
         fast_state_out(f, &res->out, stream, 0);
         return st;
     }
     const rec_entry *e = a->e;
     if (e == NULL && (e = fast_find(job, w, i, ring, n_probed, n_fetched, f)) == NULL) return RS_ERR_NOMEM;
-    const rs_str url = { a->url, a->url_len };
+    const rs_str url = a->rec.url;
     const size_t bound = RS_FORMAT_VALUE_BOUND(url.len);
     const size_t need = bound + e->len;
     if ((size_t)(f->lim - f->d) < need) CLI_TRY(fast_room(res, stream, need, f));
