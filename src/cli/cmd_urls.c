@@ -15,6 +15,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -436,12 +437,31 @@ static rs_status rec_render(const urls_job *job, worker_state *w, const rs_scan_
     return RS_OK;
 }
 
-/* The key of record @r in the cache (k2 is never 0). */
+/* The key of record @r in the cache (k2 is never 0), from the record's words as they lie:
+ * k1 = site, agent (< 256), then kind, disallowed and reason; k2 = line, rule (>= -1, its
+ * sign bit flipped: never 0). */
+_Static_assert(offsetof(rs_scan_record, agent) == offsetof(rs_scan_record, site) + 4
+                   && offsetof(rs_scan_record, rule) == offsetof(rs_scan_record, line) + 4
+                   && offsetof(rs_scan_record, disallowed) == offsetof(rs_scan_record, kind) + 1
+                   && offsetof(rs_scan_record, reason) == offsetof(rs_scan_record, kind) + 2
+                   && offsetof(rs_scan_record, error) == offsetof(rs_scan_record, kind) + 3,
+               "rec_key reads rs_scan_record by words");
+_Static_assert(CLI_MAX_LIST <= 256, "rec_key keeps the agent in 8 bits");
 static inline void rec_key(const rs_scan_record *r, uint64_t *k1, uint64_t *k2)
 {
-    *k1 = (uint64_t)r->site << 32 | (uint32_t)r->rule;
-    *k2 = (uint64_t)r->line | (uint64_t)r->agent << 32 | (uint64_t)r->disallowed << 48
-          | (uint64_t)r->reason << 52 | (uint64_t)1 << 63;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t site_agent, line_rule;
+    uint32_t kinds;
+    memcpy(&site_agent, &r->site, 8);
+    memcpy(&line_rule, &r->line, 8);
+    memcpy(&kinds, &r->kind, 4);
+    *k1 = site_agent ^ (uint64_t)kinds << 40; /* error, the top byte, drops out */
+    *k2 = line_rule ^ (uint64_t)1 << 63;
+#else
+    *k1 = (uint64_t)r->site | (uint64_t)r->agent << 32 | (uint64_t)r->kind << 40
+          | (uint64_t)r->disallowed << 48 | (uint64_t)r->reason << 56;
+    *k2 = ((uint64_t)r->line | (uint64_t)(uint32_t)r->rule << 32) ^ (uint64_t)1 << 63;
+#endif
 }
 
 /*
@@ -578,36 +598,11 @@ static rs_status emit_cached(const urls_job *job, worker_state *w, pipeline_resu
     return RS_OK;
 }
 
-/* Counts, tallies and formats one decided URL (@a: its cache entry when fetched ahead, or NULL). */
-static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r,
-                      const ahead_rec *a)
+/* Formats the record of decided URL @r (@a: its cache entry when fetched ahead, or NULL). */
+static rs_status emit_out(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r,
+                          const ahead_rec *a)
 {
     const rs_str agent = { job->agents[r->agent], job->agent_lens[r->agent] };
-    res->counts.urls++;
-    res->counts.verdict[r->disallowed]++;
-    res->counts.reason[r->reason]++;
-
-    if (job->want_tallies) {
-        uint32_t oix;
-        CLI_TRY(origin_tally(w, res, r, &oix));
-        rs_tally_counters(res->origins, oix)[r->disallowed ? OC_DISALLOW : OC_ALLOW]++;
-        if (r->rule >= 0) {
-            /* key: origin, TAB, rule text */
-            const rs_str rule = rule_string(w, r->matcher, r->rule);
-            char key[RS_ORIGIN_MAX + 64];
-            const int n = snprintf(key, sizeof key, "%.*s\t%u\t", (int)r->origin.len,
-                                   r->origin.ptr, r->line);
-            uint32_t ix;
-            rs_outbuf *k = &res->scratch_key;
-            k->len = 0;
-            CLI_TRY(rs_outbuf_append(k, key, (size_t)n));
-            CLI_TRY(rs_outbuf_append(k, rule.ptr, rule.len));
-            CLI_TRY(rs_tally_find(res->rules, k->ptr, k->len, &ix));
-            rs_tally_counters(res->rules, ix)[0]++;
-        }
-    }
-
-    if (!job->print[r->disallowed]) return RS_OK;
     const rs_str reason_s = job->reasons[r->reason];
     if (job->opts->format == RS_FORMAT_TEXT) {
         const rs_str rule = rule_string(w, r->matcher, r->rule);
@@ -645,6 +640,38 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
     return job->opts->input_line ? cli_input_line_put(&res->out, start, job->opts->format, r->line_no) : RS_OK;
 }
 
+/* Counts, tallies and formats one decided URL (@a: its cache entry when fetched ahead, or NULL). */
+static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res, const rs_scan_record *r,
+                      const ahead_rec *a)
+{
+    res->counts.urls++;
+    res->counts.verdict[r->disallowed]++;
+    res->counts.reason[r->reason]++;
+
+    if (job->want_tallies) {
+        uint32_t oix;
+        CLI_TRY(origin_tally(w, res, r, &oix));
+        rs_tally_counters(res->origins, oix)[r->disallowed ? OC_DISALLOW : OC_ALLOW]++;
+        if (r->rule >= 0) {
+            /* key: origin, TAB, rule text */
+            const rs_str rule = rule_string(w, r->matcher, r->rule);
+            char key[RS_ORIGIN_MAX + 64];
+            const int n = snprintf(key, sizeof key, "%.*s\t%u\t", (int)r->origin.len,
+                                   r->origin.ptr, r->line);
+            uint32_t ix;
+            rs_outbuf *k = &res->scratch_key;
+            k->len = 0;
+            CLI_TRY(rs_outbuf_append(k, key, (size_t)n));
+            CLI_TRY(rs_outbuf_append(k, rule.ptr, rule.len));
+            CLI_TRY(rs_tally_find(res->rules, k->ptr, k->len, &ix));
+            rs_tally_counters(res->rules, ix)[0]++;
+        }
+    }
+
+    if (!job->print[r->disallowed]) return RS_OK;
+    return emit_out(job, w, res, r, a);
+}
+
 /* Counts and reports line @i of the scanner's block, which is not a URL (malformed or
  * oversized); @line_nos as for process_lines. */
 static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result *res, size_t i,
@@ -674,6 +701,233 @@ static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result
 #define STREAM_PIECE ((size_t)256 << 10)
 /* Lines between fetching a record's cache entry and using it (a power of two). */
 #define AHEAD 16
+
+/*
+ * A line fetched ahead by the TSV/CSV loop (process_fast): what its record's output needs.
+ * For a record to write (FAST_EMIT), slot is its key's first table slot (prefetched), and
+ * once probed, e its cache entry (NULL: not cached yet). Both hold while the table is
+ * unchanged: process_fast redoes them when a new key clears or resizes it (rec_cache.gen).
+ */
+enum { FAST_SKIP, FAST_EMIT, FAST_OTHER };
+typedef struct {
+    rs_scan_record rec;       /* the line's record (agent 0), for rendering a new key */
+    uint8_t what;             /* FAST_SKIP: a URL whose verdict is not printed; FAST_OTHER: a line
+                                 for the general code (not a URL, or a URL decided alone) */
+    uint64_t k1, k2;
+    const rec_entry *slot, *e;
+} __attribute__((aligned(64))) fast_rec; /* 128 bytes: ring indexes by a shift */
+
+/* process_fast's copies of what it reads for every record (locals, so that the record bytes
+ * it stores, which may alias anything, do not make it read them again); refreshed after
+ * each call that may change them. */
+typedef struct {
+    const rec_entry *tab, *end; /* w->recs.tab, tab + cap, cap - 1, text.ptr */
+    size_t mask;
+    const char *text;
+    const char *from, *special; /* w->block_from, w->special (url_verbatim) */
+    char *d, *lim;            /* res->out: where the next record goes; how far records go
+                                 without a check (fast_limit) */
+} fast_state;
+
+static inline __attribute__((always_inline)) void fast_fetch(const rs_scanner *sc, const fast_state *f,
+                                                             const uint8_t what[2], size_t i, fast_rec *a)
+{
+    rs_scan_get(sc, i, 0, &a->rec);
+    if (a->rec.kind != RS_SCAN_URL || a->rec.site == UINT32_MAX) {
+        a->what = FAST_OTHER;
+        return;
+    }
+    a->what = what[a->rec.disallowed];
+    rec_key(&a->rec, &a->k1, &a->k2);
+    a->slot = &f->tab[rec_hash(a->k1, a->k2) & f->mask];
+    __builtin_prefetch(a->slot);
+}
+
+static inline __attribute__((always_inline)) void fast_probe(const fast_state *f, fast_rec *a)
+{
+    if (a->what != FAST_EMIT) return;
+    const rec_entry *e = a->slot;
+    while (e->k1 != a->k1 || e->k2 != a->k2) {
+        if (e->k2 == 0) {
+            a->e = NULL;
+            return;
+        }
+        if (++e == f->end) e = f->tab;
+    }
+    const char *t = f->text + e->off;
+    __builtin_prefetch(t);
+    __builtin_prefetch(t + e->len - 1);
+    a->e = e;
+}
+
+/* memcpy for the short texts of a record (a URL, a cached rest): up to 128 bytes by two
+ * overlapping moves of a fixed size, inline; the common lengths tested first. */
+static inline void copy_text(char *d, const char *s, size_t n)
+{
+    if (n - 33 < 32) {
+        memcpy(d, s, 32);
+        memcpy(d + n - 32, s + n - 32, 32);
+    } else if (n - 65 < 64) {
+        memcpy(d, s, 64);
+        memcpy(d + n - 64, s + n - 64, 64);
+    } else if (n - 17 < 16) {
+        memcpy(d, s, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n - 8 < 9) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
+static void fast_state_cache(fast_state *f, const rec_cache *c)
+{
+    f->tab = c->tab;
+    f->end = c->tab + c->cap;
+    f->mask = c->cap - 1;
+    f->text = c->text.ptr;
+}
+
+/* The room process_fast writes records in without a check: res->out's room, and with
+ * @stream no further than STREAM_PIECE (then flushed) unless @need bytes need more. */
+static void fast_state_out(fast_state *f, const rs_outbuf *out, int stream, size_t need)
+{
+    size_t limit = stream && out->cap > STREAM_PIECE ? STREAM_PIECE : out->cap;
+    if (limit < out->len + need) limit = out->len + need;
+    f->d = out->ptr + out->len;
+    f->lim = out->ptr + limit;
+}
+
+/* Room for a record of @need bytes past f->lim: flushes (@stream), reserves. */
+static rs_status fast_room(pipeline_result *res, int stream, size_t need, fast_state *f)
+{
+    rs_outbuf *const out = &res->out;
+    out->len = (size_t)(f->d - out->ptr);
+    if (stream && out->len >= STREAM_PIECE) pipeline_flush(res);
+    if (out->cap - out->len < need) CLI_TRY(rs_outbuf_reserve(out, need));
+    fast_state_out(f, out, stream, need);
+    return RS_OK;
+}
+
+/* The cache entry of line @i, a key not found ahead: found or rendered. When that changed the
+ * table (gen), the slots of the lines fetched ahead (to @n_fetched) are found again, and the
+ * entries of those probed (to @n_probed) probed again. */
+static const rec_entry *fast_find(const urls_job *job, worker_state *w, size_t i, fast_rec *ring,
+                                  size_t n_probed, size_t n_fetched, fast_state *f)
+{
+    rec_cache *const c = &w->recs;
+    const uint64_t gen = c->gen;
+    const rs_str agent = { job->agents[0], job->agent_lens[0] };
+    const rec_entry *e = rec_find(job, w, &ring[i % AHEAD].rec, agent);
+    fast_state_cache(f, c);
+    if (e == NULL || c->gen == gen) return e;
+    for (size_t j = i + 1; j < n_fetched; j++) {
+        fast_rec *a = &ring[j % AHEAD];
+        if (a->what == FAST_OTHER) continue;
+        a->slot = &f->tab[rec_hash(a->k1, a->k2) & f->mask];
+        if (j < n_probed) fast_probe(f, a);
+    }
+    return e;
+}
+
+/* Line @i in process_fast (@rec: its record) when it is not a URL of a site (the general code). */
+static rs_status fast_other(const urls_job *job, worker_state *w, pipeline_result *res, size_t i,
+                            const rs_scan_record *rec)
+{
+    if (rec->kind == RS_SCAN_URL) return job->print[rec->disallowed] ? emit_out(job, w, res, rec, NULL) : RS_OK;
+    if (rec->kind == RS_SCAN_MALFORMED || rec->kind == RS_SCAN_OVERSIZED) return not_a_url(job, w, res, i, NULL);
+    return RS_OK; /* blank, skipped: counted */
+}
+
+/* Line @i of process_fast (@a its ring entry): its record, if any; entries of the ring are
+ * probed to @n_probed and fetched to @n_fetched. */
+static inline __attribute__((always_inline)) rs_status fast_line(const urls_job *job, worker_state *w,
+                                                                 pipeline_result *res, int stream, size_t i,
+                                                                 fast_rec *ring, size_t n_probed,
+                                                                 size_t n_fetched, fast_state *f)
+{
+    const fast_rec *const a = &ring[i % AHEAD];
+    if (__builtin_expect(a->what != FAST_EMIT, 0)) {
+        if (a->what == FAST_SKIP) return RS_OK;
+        res->out.len = (size_t)(f->d - res->out.ptr);
+        const rs_status st = fast_other(job, w, res, i, &a->rec);
+        fast_state_out(f, &res->out, stream, 0);
+        return st;
+    }
+    const rec_entry *e = a->e;
+    if (e == NULL && (e = fast_find(job, w, i, ring, n_probed, n_fetched, f)) == NULL) return RS_ERR_NOMEM;
+    const rs_str url = a->rec.url;
+    const size_t bound = RS_FORMAT_VALUE_BOUND(url.len);
+    const size_t need = bound + e->len;
+    if ((size_t)(f->lim - f->d) < need) CLI_TRY(fast_room(res, stream, need, f));
+    char *d = f->d;
+    /* url_verbatim, its common case first: the URL ends before the special byte found (the
+     * search starts at a URL, and URLs come in block order: none starts before f->from) */
+    int verbatim = url.ptr + url.len <= f->special;
+    if (!verbatim) {
+        verbatim = url_verbatim(job, w, url);
+        f->from = w->block_from;
+        f->special = w->special;
+    }
+    if (verbatim) {
+        copy_text(d, url.ptr, url.len);
+        d += url.len;
+    } else {
+        d += rs_format_value(d, bound, job->opts->format, url.ptr, url.len);
+    }
+    copy_text(d, f->text + e->off, e->len);
+    f->d = d + e->len;
+    return RS_OK;
+}
+
+/*
+ * process_lines for TSV and CSV with one agent, no tallies and no per-line bookkeeping
+ * (line_nos, ends, --input-line): the block's counts come from rs_scan_summarize, and
+ * each URL's record is its URL (as it is when url_verbatim) and its cached rest, fetched
+ * and probed ahead as in process_lines; other lines go through the general code.
+ */
+static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_result *res, size_t n)
+{
+    rs_scan_summary sum;
+    rs_scan_summarize(w->sc, &sum);
+    res->counts.blank += sum.blank;
+    res->counts.urls += sum.urls;
+    res->counts.skipped += sum.skipped;
+    for (int v = 0; v < 2; v++) res->counts.verdict[v] += sum.verdict[v];
+    for (int k = 0; k < RS_REASON_COUNT; k++) res->counts.reason[k] += sum.reason[k];
+    rec_cache *const c = &w->recs;
+    if (c->cap == 0) CLI_TRY(rec_cache_resize(c, REC_MIN_CAP));
+    const int stream = res->stream != NULL && !job->opts->verbose;
+    const uint8_t what[2] = { job->print[0] ? FAST_EMIT : FAST_SKIP, job->print[1] ? FAST_EMIT : FAST_SKIP };
+    const rs_scanner *const sc = w->sc;
+    fast_state f;
+    fast_state_cache(&f, c);
+    fast_state_out(&f, &res->out, stream, 0);
+    f.from = w->block_from;
+    f.special = w->special;
+    fast_rec ring[AHEAD];
+    for (size_t j = 0; j < AHEAD - 1 && j < n; j++) fast_fetch(sc, &f, what, j, &ring[j]);
+    for (size_t j = 0; j < AHEAD / 2 && j < n; j++) fast_probe(&f, &ring[j]);
+    /* lines with one to fetch AHEAD - 1 lines on, then the rest */
+    const size_t n_ahead = n >= AHEAD - 1 ? n - (AHEAD - 1) : 0;
+    size_t i = 0;
+    rs_status st = RS_OK;
+    for (; i < n_ahead; i++) {
+        fast_fetch(sc, &f, what, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
+        fast_probe(&f, &ring[(i + AHEAD / 2) % AHEAD]);
+        st = fast_line(job, w, res, stream, i, ring, i + AHEAD / 2 + 1, i + AHEAD, &f);
+        if (st != RS_OK) goto done;
+    }
+    for (; i < n; i++) {
+        if (i + AHEAD / 2 < n) fast_probe(&f, &ring[(i + AHEAD / 2) % AHEAD]);
+        st = fast_line(job, w, res, stream, i, ring, i + AHEAD / 2 + 1 < n ? i + AHEAD / 2 + 1 : n, n, &f);
+        if (st != RS_OK) goto done;
+    }
+done:
+    res->out.len = (size_t)(f.d - res->out.ptr);
+    return st;
+}
 
 /*
  * Decides @block: its line i is input line @line_nos[i] (NULL: numbered by
@@ -724,6 +978,9 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
         }
         return RS_OK;
     }
+    if (job->url_verbatim && job->n_agents == 1 && !job->want_tallies && line_nos == NULL && ends == NULL
+        && !job->opts->input_line && (job->print[0] || job->print[1]))
+        return process_fast(job, w, res, n);
     /* -j 1: the records go out in pieces while the block is decided, so the output buffer
      * stays in cache (a block's output is tens of MB); not with --verbose, whose notes on
      * stderr come before the block's records */
