@@ -353,6 +353,7 @@ static rs_status grow(void **p, size_t *cap, size_t need, size_t elem)
     while (c < need) c *= 2;
     void *n = rs_realloc(*p, c * elem);
     RS_RETURN_IF(n == NULL, RS_ERR_NOMEM);
+    rs_advise_huge(n, c * elem);    /* the per-line arrays of large blocks */
     *p = n;
     *cap = c;
     return RS_OK;
