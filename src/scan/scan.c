@@ -275,8 +275,12 @@ void rs_scanner_stats(const rs_scanner *sc, rs_scan_stats *out)
 /* @n zeroed slots, 64-byte aligned; *mem is what to free. */
 static slot *slots_alloc(size_t n, void **mem)
 {
-    *mem = rs_calloc(n + 1, sizeof(slot));
+    /* Zeroed by writing, not calloc: fresh pages calloc leaves untouched are
+     * read (probed) before written, so each would fault twice (the zero page,
+     * then a copy on write that flushes the other threads' TLBs). */
+    *mem = rs_malloc((n + 1) * sizeof(slot));
     if (*mem == NULL) return NULL;
+    memset(*mem, 0, (n + 1) * sizeof(slot));
     return (slot *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63);
 }
 
