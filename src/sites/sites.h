@@ -26,10 +26,14 @@ typedef struct rs_map_entry {
     char     key[];          /* not NUL-terminated */
 } rs_map_entry;
 
+/* A slot holds an entry's address with, on 64-bit systems, 16 bits of its
+ * hash in the address's unused top bits, so a probe passes other keys
+ * without reading their entries (a cache miss each). 0: empty. Read it with
+ * rs_map_slot_entry. */
 typedef struct rs_map_slots {
     struct rs_map_slots *prev; /* the outgrown array, kept for readers */
     size_t mask;
-    _Atomic(rs_map_entry *) slot[];
+    _Atomic(uintptr_t) slot[];
 } rs_map_slots;
 
 typedef struct {
@@ -38,6 +42,8 @@ typedef struct {
 } rs_map;
 
 uint64_t      rs_map_hash(const char *key, size_t len);
+/* The entry in slot @i of @s, or NULL. */
+rs_map_entry *rs_map_slot_entry(const rs_map_slots *s, size_t i);
 rs_status     rs_map_init(rs_map *m, size_t initial_cap);
 void          rs_map_free(rs_map *m);
 /* @return the entry for @key, or NULL. Lock-free. */

@@ -25,7 +25,7 @@ rs_status rs_robots_dir_list(const char *dir, int (*fn)(const char *key, size_t 
     }
     const rs_map_slots *sl = atomic_load(&s->sources[0].index.cur);
     for (size_t i = 0; sl && i <= sl->mask; i++) {
-        const rs_map_entry *e = atomic_load(&sl->slot[i]);
+        const rs_map_entry *e = rs_map_slot_entry(sl, i);
         if (e == NULL) continue;
         const rs_doc *d = e->value;
         if (d == NULL || d->path == NULL) continue;

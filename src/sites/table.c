@@ -31,13 +31,43 @@
 
 uint64_t rs_map_hash(const char *key, size_t len) { return XXH3_64bits(key, len); }
 
+/* Slots: the entry's address, its hash's top 16 bits above bit 48 where
+ * addresses leave them free (tag 0: none, the entry is read to compare). */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#  define TAG_SHIFT 48
+#  define ADDR_MASK ((((uintptr_t)1) << TAG_SHIFT) - 1)
+static inline uintptr_t slot_tag(uint64_t hash) { return (uintptr_t)(hash >> TAG_SHIFT) | 1; }
+static inline uintptr_t slot_of(const rs_map_entry *e)
+{
+    const uintptr_t a = (uintptr_t)e;
+    return (a & ~ADDR_MASK) ? a : a | slot_tag(e->hash) << TAG_SHIFT;
+}
+static inline rs_map_entry *slot_entry(uintptr_t v) { return (rs_map_entry *)(v & ADDR_MASK); }
+static inline int slot_may_hold(uintptr_t v, uintptr_t tag)
+{
+    const uintptr_t t = v >> TAG_SHIFT;
+    return t == 0 || t == tag;
+}
+#else
+static inline uintptr_t slot_tag(uint64_t hash) { (void)hash; return 0; }
+static inline uintptr_t slot_of(const rs_map_entry *e) { return (uintptr_t)e; }
+static inline rs_map_entry *slot_entry(uintptr_t v) { return (rs_map_entry *)v; }
+static inline int slot_may_hold(uintptr_t v, uintptr_t tag) { (void)v; (void)tag; return 1; }
+#endif
+
+rs_map_entry *rs_map_slot_entry(const rs_map_slots *s, size_t i)
+{
+    /* The cast drops const only to satisfy atomic_load on older compilers. */
+    return slot_entry(atomic_load_explicit((_Atomic(uintptr_t) *)(uintptr_t)&s->slot[i], memory_order_acquire));
+}
+
 static rs_map_slots *slots_new(size_t cap)
 {
     rs_map_slots *s = rs_malloc(sizeof *s + cap * sizeof s->slot[0]);
     if (s == NULL) return NULL;
     s->prev = NULL;
     s->mask = cap - 1;
-    for (size_t i = 0; i < cap; i++) atomic_init(&s->slot[i], NULL);
+    for (size_t i = 0; i < cap; i++) atomic_init(&s->slot[i], 0);
     return s;
 }
 
@@ -58,7 +88,7 @@ void rs_map_free(rs_map *m)
     rs_map_slots *s = atomic_load_explicit(&m->cur, memory_order_relaxed);
     if (s == NULL) return;
     for (size_t i = 0; i <= s->mask; i++)
-        rs_free(atomic_load_explicit(&s->slot[i], memory_order_relaxed));
+        rs_free(slot_entry(atomic_load_explicit(&s->slot[i], memory_order_relaxed)));
     while (s) {
         rs_map_slots *prev = s->prev;
         rs_free(s);
@@ -73,9 +103,12 @@ rs_map_entry *rs_map_find(const rs_map *m, uint64_t hash, const char *key, size_
     /* The cast drops const only to satisfy atomic_load on older compilers. */
     rs_map_slots *s = atomic_load_explicit((_Atomic(rs_map_slots *) *)(uintptr_t)&m->cur,
                                            memory_order_acquire);
+    const uintptr_t tag = slot_tag(hash);
     for (size_t i = (size_t)hash & s->mask;; i = (i + 1) & s->mask) {
-        rs_map_entry *e = atomic_load_explicit(&s->slot[i], memory_order_acquire);
-        if (e == NULL) return NULL;
+        const uintptr_t v = atomic_load_explicit(&s->slot[i], memory_order_acquire);
+        if (v == 0) return NULL;
+        if (!slot_may_hold(v, tag)) continue;
+        rs_map_entry *e = slot_entry(v);
         if (e->hash == hash && e->len == len && memcmp(e->key, key, len) == 0) return e;
     }
 }
@@ -83,8 +116,8 @@ rs_map_entry *rs_map_find(const rs_map *m, uint64_t hash, const char *key, size_
 static void place(rs_map_slots *s, rs_map_entry *e)
 {
     size_t i = (size_t)e->hash & s->mask;
-    while (atomic_load_explicit(&s->slot[i], memory_order_relaxed) != NULL) i = (i + 1) & s->mask;
-    atomic_store_explicit(&s->slot[i], e, memory_order_release);
+    while (atomic_load_explicit(&s->slot[i], memory_order_relaxed) != 0) i = (i + 1) & s->mask;
+    atomic_store_explicit(&s->slot[i], slot_of(e), memory_order_release);
 }
 
 rs_status rs_map_insert(rs_map *m, uint64_t hash, const char *key, size_t len, void *value)
@@ -94,7 +127,7 @@ rs_status rs_map_insert(rs_map *m, uint64_t hash, const char *key, size_t len, v
         rs_map_slots *g = slots_new((s->mask + 1) * 2);
         RS_RETURN_IF(g == NULL, RS_ERR_NOMEM);
         for (size_t i = 0; i <= s->mask; i++) {
-            rs_map_entry *e = atomic_load_explicit(&s->slot[i], memory_order_relaxed);
+            rs_map_entry *e = slot_entry(atomic_load_explicit(&s->slot[i], memory_order_relaxed));
             if (e) place(g, e);
         }
         g->prev = s;  /* readers may still be probing s */
