@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __GLIBC__
+#  include <malloc.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -1194,6 +1197,11 @@ static int run_inputs(pipeline *p, urls_job *job, const struct cli_opts *o, cons
         ss->switch_line = pending.first_line;
         ss->switch_input = job->input_name;
         rs_sites_release(job->sites);
+#ifdef __GLIBC__
+        /* what it freed sits in the pipeline threads' malloc arenas, which the partitions'
+         * workers do not use: give it back (1M sites, -j 2: 1.13 GB RSS without) */
+        malloc_trim(0);
+#endif
         rc = spill_run(sc, rest, &pending, part, ss);
         rs_reader_free(rest);
     }
