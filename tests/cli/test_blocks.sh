@@ -10,6 +10,7 @@
 #   TSV,  no limit,  -j 2:  9 MiB         (256 MiB / (6 slots x 4 + 2 x 2) = 9.1 MiB)
 #   TSV,  100M,      -j 2:  4 MiB         (the minimum)
 #   quiet, no limit, -j 1: 12 MiB, and --quiet counts equal the TSV rows
+# and, with one agent, urls' fast TSV/CSV loop equals its general path (--stats takes it).
 # Usage: bash tests/cli/test_blocks.sh ./robotscan build/testdata
 set -u
 BIN=${1:-./robotscan}
@@ -53,6 +54,23 @@ rows=$(($(wc -l <"$T/ref.out") - 1))
 run jref --memory-limit 100M -j 1 --format jsonl "$D/urls.txt"
 run jbig --memory-limit none -j 2 --format jsonl "$D/urls.txt"
 cmp -s "$T/jbig.out" "$T/jref.out" || fail "jsonl: records differ between block sizes"
+
+# one agent: TSV and CSV take urls' fast loop (process_fast); --stats FILE takes the general
+# one. Both must write the same bytes, and the fast loop's rows must be the two-agent run's
+# Googlebot rows. Blank, comment and malformed lines are mixed in so it hands some over.
+{ echo "# a comment"; head -50000 "$D/urls.txt"; echo; echo "not a url"; echo "   "; sed -n '50001,120000p' "$D/urls.txt"; } >"$T/mixed.txt"
+BASE=("$BIN" urls --robots "$D/robots" --agent Googlebot)
+for f in tsv csv; do
+    for j in 1 2; do
+        run "fast_${f}_$j" --format "$f" -j "$j" "$T/mixed.txt"
+        run "gen_${f}_$j" --format "$f" -j "$j" --stats "$T/st_${f}_$j.json" "$T/mixed.txt"
+        cmp -s "$T/fast_${f}_$j.out" "$T/gen_${f}_$j.out" || fail "$f -j $j: the fast loop's records differ from the general path's"
+    done
+done
+run fast_all --memory-limit none -j 1 "$D/urls.txt"
+awk -F'\t' 'NR == 1 || $3 == "Googlebot"' "$T/ref.out" >"$T/ref_g.out"
+cmp -s "$T/fast_all.out" "$T/ref_g.out" || fail "one agent: rows differ from the two-agent run's Googlebot rows"
+BASE=("$BIN" urls --robots "$D/robots" --agent Googlebot --agent GPTBot)
 
 # --quiet over 12 MiB blocks counts what the TSV rows say
 run quiet --memory-limit none -j 1 --quiet "$D/urls.txt"
