@@ -906,6 +906,7 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
     const rs_scanner *const sc = w->sc;
     fast_state f;
     fast_state_cache(&f, c);
+    if (res->out.ptr == NULL) CLI_TRY(rs_outbuf_reserve(&res->out, 4096)); /* f's pointers need one */
     fast_state_out(&f, &res->out, stream, 0);
     f.from = w->block_from;
     f.special = w->special;
