@@ -890,15 +890,23 @@ static inline __attribute__((always_inline)) rs_status fast_line(const urls_job 
  * each URL's record is its URL (as it is when url_verbatim) and its cached rest, fetched
  * and probed ahead as in process_lines; other lines go through the general code.
  */
-static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_result *res, size_t n)
+/* Adds the scanner's block totals (blank lines, URLs, skips, verdicts, reasons) to
+ * res->counts, for the loops that do not count record by record. @return the totals. */
+static rs_scan_summary add_block_counts(const rs_scanner *sc, pipeline_result *res)
 {
     rs_scan_summary sum;
-    rs_scan_summarize(w->sc, &sum);
+    rs_scan_summarize(sc, &sum);
     res->counts.blank += sum.blank;
     res->counts.urls += sum.urls;
     res->counts.skipped += sum.skipped;
     for (int v = 0; v < 2; v++) res->counts.verdict[v] += sum.verdict[v];
     for (int k = 0; k < RS_REASON_COUNT; k++) res->counts.reason[k] += sum.reason[k];
+    return sum;
+}
+
+static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_result *res, size_t n)
+{
+    add_block_counts(w->sc, res);
     rec_cache *const c = &w->recs;
     if (c->cap == 0) CLI_TRY(rec_cache_resize(c, REC_MIN_CAP));
     const int stream = res->stream != NULL && !job->opts->verbose;
@@ -967,13 +975,7 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
     w->block_end = block->ptr + block->len;
     if (job->opts->quiet && !job->want_tallies && line_nos == NULL && ends == NULL) {
         /* Only counts: the block's totals, and the records of the lines to report. */
-        rs_scan_summary sum;
-        rs_scan_summarize(w->sc, &sum);
-        res->counts.blank += sum.blank;
-        res->counts.urls += sum.urls;
-        res->counts.skipped += sum.skipped;
-        for (int v = 0; v < 2; v++) res->counts.verdict[v] += sum.verdict[v];
-        for (int k = 0; k < RS_REASON_COUNT; k++) res->counts.reason[k] += sum.reason[k];
+        const rs_scan_summary sum = add_block_counts(w->sc, res);
         if (sum.malformed + sum.oversized == 0) return RS_OK;
         for (size_t i = 0; i < n; i++) {
             const rs_scan_kind kind = rs_scan_line_kind(w->sc, i);

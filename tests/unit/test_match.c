@@ -300,6 +300,17 @@ static void naive_verdict(const rnd_rule *r, size_t n, const char *path, size_t 
     *line = bd > ba ? ld : la;
 }
 
+/* The Googlebot matcher (Google semantics) of the robots.txt body[0, len). */
+static rs_matcher *googlebot_matcher(const char *body, size_t len)
+{
+    rs_ruleset *rs = NULL;
+    rs_matcher *m = NULL;
+    cr_assert_eq(rs_ruleset_parse(body, len, &rs), RS_OK);
+    cr_assert_eq(rs_matcher_create(rs, "Googlebot", 9, RS_SEMANTICS_GOOGLE, &m), RS_OK);
+    rs_ruleset_free(rs);
+    return m;
+}
+
 /* The matcher's verdict for path[0, pl) equals the naive reference's (round and body name the case). */
 static void expect_naive(const rs_matcher *m, const rnd_rule *rules, size_t n, const char *path, size_t pl,
                          int round, const char *body)
@@ -341,11 +352,7 @@ Test(match, compat_random_rules_match_naive_reference)
             if (i && rand_r(&seed) % 5 == 0) strcpy(r->pat, rules[rand_r(&seed) % i].pat); /* duplicates */
             at += (size_t)snprintf(body + at, sizeof body - at, "%s: %s\n", r->allow ? "Allow" : "Disallow", r->pat);
         }
-        rs_ruleset *rs = NULL;
-        rs_matcher *m = NULL;
-        cr_assert_eq(rs_ruleset_parse(body, at, &rs), RS_OK);
-        cr_assert_eq(rs_matcher_create(rs, "Googlebot", 9, RS_SEMANTICS_GOOGLE, &m), RS_OK);
-        rs_ruleset_free(rs);
+        rs_matcher *m = googlebot_matcher(body, at);
         for (int q = 0; q < 40; q++) {
             const size_t plen = 1 + (size_t)rand_r(&seed) % (kind == 2 ? 20 : 12);
             path[0] = '/';
@@ -385,11 +392,7 @@ Test(match, compat_long_shared_prefixes_match_naive_reference)
             at += (size_t)snprintf(body + at, sizeof body - at, "%s: %s\n", r->allow ? "Allow" : "Disallow", r->pat);
         }
         cr_assert(at < sizeof body - 1);
-        rs_ruleset *rs = NULL;
-        rs_matcher *m = NULL;
-        cr_assert_eq(rs_ruleset_parse(body, at, &rs), RS_OK);
-        cr_assert_eq(rs_matcher_create(rs, "Googlebot", 9, RS_SEMANTICS_GOOGLE, &m), RS_OK);
-        rs_ruleset_free(rs);
+        rs_matcher *m = googlebot_matcher(body, at);
         for (int q = 0; q < 60; q++) {
             const size_t keep = 1 + (size_t)rand_r(&seed) % 30;
             const size_t extra = (size_t)rand_r(&seed) % 8;
@@ -425,11 +428,7 @@ Test(match, compat_any_first_byte_and_empty_paths_match_naive_reference)
             if (round % 4 == 1 && len > 1) r->pat[1] = 'a'; /* every rule under "/a" */
             at += (size_t)snprintf(body + at, sizeof body - at, "%s: %s\n", r->allow ? "Allow" : "Disallow", r->pat);
         }
-        rs_ruleset *rs = NULL;
-        rs_matcher *m = NULL;
-        cr_assert_eq(rs_ruleset_parse(body, at, &rs), RS_OK);
-        cr_assert_eq(rs_matcher_create(rs, "Googlebot", 9, RS_SEMANTICS_GOOGLE, &m), RS_OK);
-        rs_ruleset_free(rs);
+        rs_matcher *m = googlebot_matcher(body, at);
         for (int q = 0; q < 30; q++) {
             const size_t pl = (size_t)rand_r(&seed) % 7;
             for (size_t k = 0; k < pl; k++) path[k] = "/ab*$"[(size_t)rand_r(&seed) % 5];
