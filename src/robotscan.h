@@ -1311,6 +1311,9 @@ typedef struct {
     rs_semantics semantics;
     rs_scan_missing missing;
     int encode_urls;              /* percent-encode non-ASCII path bytes (rs_url_encode_path) */
+    int summary_only;             /* decide URLs into the block summary only (rs_scan_summarize),
+                                     as for a count: rs_scan_get then gives a URL line's text,
+                                     number and origin but no verdict (rule -1, line 0) */
 } rs_scan_config;
 
 /** What one record of a block is (rs_scan_record.kind). */

@@ -227,6 +227,7 @@ struct rs_scanner {
     rs_semantics semantics;
     rs_scan_missing missing;
     int encode_urls;
+    int summary_only;           /* rs_scan_config.summary_only: pass 4 may skip the verdicts */
 
     slot *slots;                /* 64-byte aligned in slots_mem */
     void *slots_mem;
@@ -323,6 +324,7 @@ rs_status rs_scanner_create(const rs_scan_config *cfg, rs_scanner **out)
     sc->semantics = cfg->semantics;
     sc->missing = cfg->missing;
     sc->encode_urls = cfg->encode_urls != 0;
+    sc->summary_only = cfg->summary_only != 0;
     sc->agents = rs_calloc(cfg->n_agents, sizeof *sc->agents);
     sc->agent_lens = rs_calloc(cfg->n_agents, sizeof *sc->agent_lens);
     sc->mask = 1023;
@@ -952,10 +954,14 @@ typedef struct {
 
 /* decide() for the URLs o[0, end - o) of one site, under matcher @m (not
  * NULL) for the one agent of a scanner that does not encode paths; counted
- * into @c. The next URLs' text prefetched 4 ahead. Few values live across
- * the matcher call: the counts are in memory, both reasons in one word. */
-static inline void decide_group(rs_scanner *sc, const grouped *o, const grouped *const end, const rs_matcher *m,
-                                uint32_t site_reason, group_counts *c)
+ * into @c, and the verdicts stored unless @store is 0 (a summary-only
+ * scanner: the stores, scattered over the block's lines, are most of what
+ * this loop costs beside the matcher). The next URLs' text prefetched 4
+ * ahead. Few values live across the matcher call: the counts are in
+ * memory, both reasons in one word. */
+static inline __attribute__((always_inline)) void
+decide_group(rs_scanner *sc, const grouped *o, const grouped *const end, const rs_matcher *m,
+             uint32_t site_reason, group_counts *c, const int store)
 {
     const char *const base = sc->base;
     verdict *const ver = sc->ver;
@@ -977,13 +983,15 @@ static inline void decide_group(rs_scanner *sc, const grouped *o, const grouped 
         rs_verdict r;
         rs_matcher_match(m, path.ptr, path.len, &r);
         const uint8_t reason = (uint8_t)(reasons >> (r.line > 0 ? 0 : 8));
-        verdict *v = &ver[o->idx];
-        v->line = r.line;
-        v->rule = r.rule;
-        v->disallowed = (uint8_t)r.disallowed;
-        v->reason = reason;
-        v->kind = RS_SCAN_URL;
-        c->verdict[v->disallowed]++;
+        if (store) {
+            verdict *v = &ver[o->idx];
+            v->line = r.line;
+            v->rule = r.rule;
+            v->disallowed = (uint8_t)r.disallowed;
+            v->reason = reason;
+            v->kind = RS_SCAN_URL;
+        }
+        c->verdict[r.disallowed != 0]++;
         c->reason[reason]++;
     }
 }
@@ -1025,7 +1033,10 @@ static __attribute__((noinline)) void pass_match(rs_scanner *sc, size_t nt)
         sc->cnt[s->id] = 0;
         const uint32_t end = gstart[g + 1];
         if (one && s->ag[0].matcher != NULL) {  /* the usual case, without the agents loop */
-            decide_group(sc, order + gstart[g], order + end, s->ag[0].matcher, s->ag[0].reason, &c);
+            if (sc->summary_only)
+                decide_group(sc, order + gstart[g], order + end, s->ag[0].matcher, s->ag[0].reason, &c, 0);
+            else
+                decide_group(sc, order + gstart[g], order + end, s->ag[0].matcher, s->ag[0].reason, &c, 1);
             continue;
         }
         for (uint32_t k = gstart[g]; k < end; k++) {
@@ -1123,12 +1134,13 @@ void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r
     }
     if (e->kind != RS_SCAN_URL) return;
     const lsite *s = (e->site & ALONE) ? sc->alone[e->site & ~ALONE] : sc->site[e->site];
-    const verdict *v = &sc->ver[i * sc->n_agents + agent];
-    r->kind = v->kind;
     r->site = s->id;
     r->origin.ptr = s->origin;
     r->origin.len = s->origin_len;
     r->matcher = s->ag[agent].matcher;
+    if (sc->summary_only) return;   /* no verdict kept */
+    const verdict *v = &sc->ver[i * sc->n_agents + agent];
+    r->kind = v->kind;
     r->line = v->line;
     r->rule = v->rule;
     r->disallowed = v->disallowed;

@@ -635,6 +635,16 @@ Test(scan, paths_and_summary_equal_one_url_checks, .init = make_tmpdir, .fini = 
     rs_sites *s = open_dir(tmpdir);
     const char *agents[] = { "Googlebot" };
     rs_scanner *sc = scanner_for(s, agents, 1, RS_SCAN_MISSING_ALLOW);
+    /* a summary-only scanner (urls --quiet) over the same blocks: the same summary */
+    rs_scan_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sites = s;
+    cfg.agents = agents;
+    cfg.n_agents = 1;
+    cfg.semantics = RS_SEMANTICS_GOOGLE;
+    cfg.summary_only = 1;
+    rs_scanner *counter = NULL;
+    cr_assert_eq(rs_scanner_create(&cfg, &counter), RS_OK);
     static const char *const starts[] = {
         "http://a.com", "https://a.com", "https://a.com:443", "HTTP://a.com", "//a.com", "a.com",
         "http://a.com#", "https://a.com\0", "http://a-host-name-long-enough-to-cross-a-64-byte-word-of-the-bitmap.com",
@@ -693,8 +703,22 @@ Test(scan, paths_and_summary_equal_one_url_checks, .init = make_tmpdir, .fini = 
         want.urls = want.verdict[0] + want.verdict[1];
         rs_scan_summarize(sc, &sum);
         cr_assert_eq(memcmp(&sum, &want, sizeof sum), 0, "round %d: summary", round);
+        cr_assert_eq(rs_scan_block(counter, &t.b, &got), RS_OK);
+        cr_assert_eq(got, (size_t)n);
+        rs_scan_summarize(counter, &sum);
+        cr_assert_eq(memcmp(&sum, &want, sizeof sum), 0, "round %d: summary-only scanner's summary", round);
+        for (size_t i = 0; i < got; i++) {   /* its records: each line's kind, no verdict */
+            rs_scan_record r, full;
+            rs_scan_get(counter, i, 0, &r);
+            rs_scan_get(sc, i, 0, &full);
+            cr_assert_eq(r.kind, full.kind, "round %d line %zu", round, i);
+            cr_assert_eq(r.line_no, full.line_no);
+            cr_assert(r.url.len == full.url.len && !memcmp(r.url.ptr, full.url.ptr, r.url.len));
+            if (r.kind == RS_SCAN_URL) cr_assert(r.rule == -1 && r.line == 0 && r.disallowed == 0);
+        }
         free(t.buf);
     }
+    rs_scanner_free(counter);
     rs_scanner_free(sc);
     rs_sites_free(s);
 }
