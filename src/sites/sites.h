@@ -133,6 +133,12 @@ void      rs_doc_unload(rs_doc *d);
 
 /* The first document of any source that knows @o (NULL: none). Under the lock. */
 rs_doc   *rs_sources_resolve(rs_sites *s, const rs_origin *o);
+/* Its two halves: the bodies from memory (changed by rs_sites_add_body: under
+ * the lock), and the sources opened with the handle, whose indexes do not
+ * change after (but for a streamed WARC source, inside rs_sites_each, in its
+ * thread): no lock needed. */
+rs_doc   *rs_sources_resolve_memory(rs_sites *s, const rs_origin *o);
+rs_doc   *rs_sources_resolve_opened(rs_sites *s, const rs_origin *o);
 
 /* Reads at most RS_ROBOTS_MAX_BODY bytes of @path into a new buffer. Sets s->errmsg (@s may be NULL). */
 rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size);

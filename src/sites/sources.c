@@ -521,8 +521,17 @@ static rs_doc *find_doc(rs_source *src, const char *key, size_t len)
 
 rs_doc *rs_sources_resolve(rs_sites *s, const rs_origin *o)
 {
-    rs_doc *mem = find_doc(&s->memory, o->origin.ptr, o->origin.len);
-    if (mem != NULL) return mem;
+    rs_doc *mem = rs_sources_resolve_memory(s, o);
+    return mem != NULL ? mem : rs_sources_resolve_opened(s, o);
+}
+
+rs_doc *rs_sources_resolve_memory(rs_sites *s, const rs_origin *o)
+{
+    return find_doc(&s->memory, o->origin.ptr, o->origin.len);
+}
+
+rs_doc *rs_sources_resolve_opened(rs_sites *s, const rs_origin *o)
+{
     const int http = (o->scheme.len == 4 && memcmp(o->scheme.ptr, "http", 4) == 0);
     const int https = (o->scheme.len == 5 && memcmp(o->scheme.ptr, "https", 5) == 0);
     for (size_t i = 0; i < s->nsources; i++) {

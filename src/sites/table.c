@@ -300,15 +300,20 @@ static void fill_none(rs_site_result *out)
 }
 
 /* The origin's document, resolved through the sources on first sight (under the lock). */
-static rs_status resolve_locked(rs_sites *s, const rs_origin *o, uint64_t h, rs_doc **out)
+/* The document of origin @o (hash @h), cached in s->origins: @opened is what
+ * the opened sources give for it (rs_sources_resolve_opened, looked up before
+ * the lock: their indexes are fixed), which a body from memory overrides. */
+static rs_status resolve_locked(rs_sites *s, const rs_origin *o, uint64_t h, rs_doc *opened, rs_doc **out)
 {
-    rs_map_entry *e = rs_map_find(&s->origins, h, o->origin.ptr, o->origin.len);
-    if (e == NULL) {
-        rs_doc *d = rs_sources_resolve(s, o);
-        RS_FORWARD(rs_map_insert(&s->origins, h, o->origin.ptr, o->origin.len, d));
-        e = rs_map_find(&s->origins, h, o->origin.ptr, o->origin.len);
+    const rs_map_entry *e = rs_map_find(&s->origins, h, o->origin.ptr, o->origin.len);
+    if (e != NULL) {
+        *out = e->value;
+        return RS_OK;
     }
-    *out = e->value;
+    rs_doc *mem = rs_sources_resolve_memory(s, o);
+    rs_doc *d = mem != NULL ? mem : opened;
+    RS_FORWARD(rs_map_insert(&s->origins, h, o->origin.ptr, o->origin.len, d));
+    *out = d;
     return RS_OK;
 }
 
@@ -470,13 +475,16 @@ rs_status rs_site_lookup_agents(rs_sites *s, const rs_origin *o, const char *con
         if (RS_LIKELY(i == n)) return RS_OK;
     }
 
+    /* A new origin's document in the opened sources, found outside the lock
+     * (most of a miss's lookups: two threads loading sites rarely wait) */
+    rs_doc *const opened = e == NULL ? rs_sources_resolve_opened(s, o) : NULL;
     rs_agent_matcher *made[16] = { 0 };
     rs_agent_matcher **mk = n <= 16 ? made : rs_calloc(n, sizeof *mk);
     RS_RETURN_IF(mk == NULL, RS_ERR_NOMEM);
     rs_ruleset *rs = NULL;
     pthread_mutex_lock(&s->lock);
     rs_doc *d = NULL;
-    rs_status st = resolve_locked(s, o, h, &d);
+    rs_status st = resolve_locked(s, o, h, opened, &d);
     while (st == RS_OK && d != NULL && d->loading)   /* another thread loads it: wait, then re-check */
         pthread_cond_wait(&s->loaded, &s->lock);
     int unlocked = st == RS_OK && d != NULL && d->outcome == RS_REASON_NO_MATCH && !d->loaded
