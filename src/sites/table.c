@@ -79,6 +79,7 @@ rs_status rs_map_init(rs_map *m, size_t initial_cap)
     RS_RETURN_IF(s == NULL, RS_ERR_NOMEM);
     atomic_init(&m->cur, s);
     m->count = 0;
+    memset(&m->entries, 0, sizeof m->entries);
     return RS_OK;
 }
 
@@ -87,8 +88,7 @@ void rs_map_free(rs_map *m)
     if (m == NULL) return;
     rs_map_slots *s = atomic_load_explicit(&m->cur, memory_order_relaxed);
     if (s == NULL) return;
-    for (size_t i = 0; i <= s->mask; i++)
-        rs_free(slot_entry(atomic_load_explicit(&s->slot[i], memory_order_relaxed)));
+    rs_arena_free(&m->entries);
     while (s) {
         rs_map_slots *prev = s->prev;
         rs_free(s);
@@ -134,7 +134,7 @@ rs_status rs_map_insert(rs_map *m, uint64_t hash, const char *key, size_t len, v
         atomic_store_explicit(&m->cur, g, memory_order_release);
         s = g;
     }
-    rs_map_entry *e = rs_malloc(sizeof *e + len);
+    rs_map_entry *e = rs_arena_alloc(&m->entries, sizeof *e + len);
     RS_RETURN_IF(e == NULL, RS_ERR_NOMEM);
     e->hash = hash;
     e->value = value;
