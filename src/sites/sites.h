@@ -53,6 +53,9 @@ void          rs_map_free(rs_map *m);
 rs_map_entry *rs_map_find(const rs_map *m, uint64_t hash, const char *key, size_t len);
 /* Adds @key (which must not be present). @return RS_OK or RS_ERR_NOMEM. */
 rs_status     rs_map_insert(rs_map *m, uint64_t hash, const char *key, size_t len, void *value);
+/* rs_map_insert that gives the new entry (its key lives as long as the map) in *@out. */
+rs_status     rs_map_insert_entry(rs_map *m, uint64_t hash, const char *key, size_t len, void *value,
+                                  rs_map_entry **out);
 
 /* ===== Robots documents ===== */
 

@@ -35,26 +35,31 @@ void rs_sites_seterr(rs_sites *s, const char *fmt, ...)
     va_end(ap);
 }
 
-static int ends_with(const char *s, size_t len, const char *suffix, int icase)
+/* Whether @s ends with the lowercase string literal @lit, ASCII
+ * case-insensitively (its length known at compile time: every directory
+ * entry is tested four times). */
+#define ends_with(s, len, lit) ends_with_n((s), (len), (lit), sizeof(lit) - 1)
+static inline int ends_with_n(const char *s, size_t len, const char *lower, size_t n)
 {
-    const size_t n = strlen(suffix);
     if (len < n) return 0;
-    return icase ? rs_ieq(s + len - n, n, suffix, n) : memcmp(s + len - n, suffix, n) == 0;
+    s += len - n;
+    for (size_t i = 0; i < n; i++)
+        if (rs_ascii_lower((unsigned char)s[i]) != lower[i]) return 0;
+    return 1;
 }
 
-/* "dir/name[tail]" into @b (NUL-terminated; b->len excludes the NUL). */
-static rs_status join_path(rs_buf *b, const char *dir, size_t dir_len, const char *name, const char *tail)
+/* @b (holding "dir/" in its first @prefix bytes) becomes "dir/name[tail]",
+ * NUL-terminated (b->len excludes the NUL). */
+static rs_status entry_path(rs_buf *b, size_t prefix, const char *name, size_t nl, const char *tail)
 {
-    const size_t nl = strlen(name), tl = tail ? strlen(tail) : 0;
-    b->len = 0;
-    RS_FORWARD(rs_buf_reserve(b, dir_len + 1 + nl + tl + 1));
-    char *p = b->ptr;
-    memcpy(p, dir, dir_len);
-    p[dir_len] = '/';
-    memcpy(p + dir_len + 1, name, nl);
-    if (tl) memcpy(p + dir_len + 1 + nl, tail, tl);
-    p[dir_len + 1 + nl + tl] = '\0';
-    b->len = dir_len + 1 + nl + tl;
+    const size_t tl = tail ? strlen(tail) : 0;
+    b->len = prefix;
+    RS_FORWARD(rs_buf_reserve(b, nl + tl + 1));
+    char *p = b->ptr + prefix;
+    memcpy(p, name, nl);
+    if (tl) memcpy(p + nl, tail, tl);
+    p[nl + tl] = '\0';
+    b->len = prefix + nl + tl;
     return RS_OK;
 }
 
@@ -86,12 +91,15 @@ rs_doc *rs_source_add_doc(rs_source *src, uint32_t source, rs_reason outcome, ui
     return doc_new(src, source, outcome, status, path);
 }
 
-/* Points the document at its key in @src's index (map entries never move). */
-static void doc_key(rs_source *src, rs_doc *doc, uint64_t h, const char *key, size_t len)
+/* Adds @doc to @src's index under @key and points it at the entry's copy of
+ * the key (map entries never move). */
+static rs_status doc_index(rs_source *src, rs_doc *doc, uint64_t h, const char *key, size_t len)
 {
-    const rs_map_entry *e = rs_map_find(&src->index, h, key, len);
-    doc->key = e ? e->key : "";
-    doc->key_len = e ? e->len : 0;
+    rs_map_entry *e = NULL;
+    RS_FORWARD(rs_map_insert_entry(&src->index, h, key, len, doc, &e));
+    doc->key = e->key;
+    doc->key_len = e->len;
+    return RS_OK;
 }
 
 void rs_doc_unload(rs_doc *d)
@@ -219,18 +227,20 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
     }
     rs_status st = RS_OK;
     const size_t dir_len = strlen(src->path);
-    rs_buf pb = {0};    /* the entry's path; copied into the source's arena when kept */
+    rs_buf pb = {0};    /* "dir/" + the entry's name; copied into the source's arena when kept */
+    if ((st = rs_buf_append(&pb, src->path, dir_len)) != RS_OK || (st = rs_buf_append(&pb, "/", 1)) != RS_OK)
+        goto out;
     for (;;) {
         errno = 0;
         const struct dirent *de = readdir(d);
         if (de == NULL) break;
         const char *name = de->d_name;
         size_t len = strlen(name);
-        if (name[0] == '.' || ends_with(name, len, ".tsv", 1)) {
+        if (name[0] == '.' || ends_with(name, len, ".tsv")) {
             if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) s->stats.dir_skipped++;
             continue;
         }
-        st = join_path(&pb, src->path, dir_len, name, NULL);
+        st = entry_path(&pb, dir_len + 1, name, len, NULL);
         if (st != RS_OK) goto out;
         struct stat sb;
         int usable;
@@ -242,16 +252,16 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
 #endif
             usable = fstatat(dirfd(d), name, &sb, 0) == 0;
         if (usable && S_ISDIR(sb.st_mode)) {
-            st = join_path(&pb, src->path, dir_len, name, "/robots.txt");
+            st = entry_path(&pb, dir_len + 1, name, len, "/robots.txt");
             if (st != RS_OK) goto out;
             usable = is_regular(pb.ptr);
         } else if (usable && !S_ISREG(sb.st_mode)) {
             usable = 0;
         } else {
             /* HOST.txt.gz, HOST.txt.zst (and HOST.gz, HOST.zst): compressed files. */
-            if (ends_with(name, len, ".gz", 1)) len -= 3;
-            else if (ends_with(name, len, ".zst", 1)) len -= 4;
-            if (ends_with(name, len, ".txt", 1)) len -= 4;
+            if (ends_with(name, len, ".gz")) len -= 3;
+            else if (ends_with(name, len, ".zst")) len -= 4;
+            if (ends_with(name, len, ".txt")) len -= 4;
         }
         char key[RS_ORIGIN_MAX + 8];
         size_t key_len = 0;
@@ -281,9 +291,8 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
         rs_doc *doc = doc_new(src, index, RS_REASON_NO_MATCH, 200, path);
         if (doc == NULL) { st = RS_ERR_NOMEM; goto out; }
         doc->name_off = dir_len + 1;
-        st = rs_map_insert(&src->index, h, key, key_len, doc);
+        st = doc_index(src, doc, h, key, key_len);
         if (st != RS_OK) goto out;
-        doc_key(src, doc, h, key, key_len);
         s->stats.dir_entries++;
     }
     if (errno != 0) {
@@ -440,9 +449,8 @@ static rs_status index_manifest(rs_sites *s, rs_source *src, uint32_t index)
         }
         rs_doc *doc = doc_new(src, index, outcome, status, path);
         if (doc == NULL) { st = RS_ERR_NOMEM; goto out; }
-        st = rs_map_insert(&src->index, h, o.origin.ptr, o.origin.len, doc);
+        st = doc_index(src, doc, h, o.origin.ptr, o.origin.len);
         if (st != RS_OK) goto out;
-        doc_key(src, doc, h, o.origin.ptr, o.origin.len);
         s->stats.manifest_lines++;
     }
 out:
@@ -471,7 +479,7 @@ rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char
         src->kind = RS_SOURCE_DIR;
         return index_dir(s, src, index);
     }
-    if (ends_with(path, len, ".tsv", 1) && S_ISREG(st.st_mode)) {
+    if (ends_with(path, len, ".tsv") && S_ISREG(st.st_mode)) {
         src->kind = RS_SOURCE_MANIFEST;
         return index_manifest(s, src, index);
     }
@@ -487,8 +495,8 @@ rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char
             }
             return rs_warc_source_index(s, src, index, w);
         }
-        const int named = ends_with(path, len, ".warc", 1) || ends_with(path, len, ".warc.gz", 1) ||
-                          ends_with(path, len, ".warc.zst", 1);
+        const int named = ends_with(path, len, ".warc") || ends_with(path, len, ".warc.gz") ||
+                          ends_with(path, len, ".warc.zst");
         if (ws != RS_ERR_CORRUPT || named) {
             rs_sites_seterr(s, "robots source %s", rs_warc_errmsg(w));
             rs_warc_free(w);

@@ -122,6 +122,12 @@ static void place(rs_map_slots *s, rs_map_entry *e)
 
 rs_status rs_map_insert(rs_map *m, uint64_t hash, const char *key, size_t len, void *value)
 {
+    return rs_map_insert_entry(m, hash, key, len, value, NULL);
+}
+
+rs_status rs_map_insert_entry(rs_map *m, uint64_t hash, const char *key, size_t len, void *value,
+                              rs_map_entry **out)
+{
     rs_map_slots *s = atomic_load_explicit(&m->cur, memory_order_relaxed);
     if ((m->count + 1) * 10 > (s->mask + 1) * 7) {
         rs_map_slots *g = slots_new((s->mask + 1) * 2);
@@ -142,6 +148,7 @@ rs_status rs_map_insert(rs_map *m, uint64_t hash, const char *key, size_t len, v
     memcpy(e->key, key, len);
     place(s, e);
     m->count++;
+    if (out != NULL) *out = e;
     return RS_OK;
 }
 
