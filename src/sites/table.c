@@ -61,13 +61,16 @@ rs_map_entry *rs_map_slot_entry(const rs_map_slots *s, size_t i)
     return slot_entry(atomic_load_explicit((_Atomic(uintptr_t) *)(uintptr_t)&s->slot[i], memory_order_acquire));
 }
 
+_Static_assert(sizeof(_Atomic(uintptr_t)) == sizeof(uintptr_t), "slots are plain words (zeroed by calloc)");
+
 static rs_map_slots *slots_new(size_t cap)
 {
-    rs_map_slots *s = rs_malloc(sizeof *s + cap * sizeof s->slot[0]);
+    /* Zeroed by calloc: an empty slot is 0, and a lock-free atomic uintptr_t has
+     * uintptr_t's representation (a large array comes zeroed from the system:
+     * no pass over it). */
+    rs_map_slots *s = rs_calloc(1, sizeof *s + cap * sizeof s->slot[0]);
     if (s == NULL) return NULL;
-    s->prev = NULL;
     s->mask = cap - 1;
-    for (size_t i = 0; i < cap; i++) atomic_init(&s->slot[i], 0);
     return s;
 }
 
