@@ -20,7 +20,9 @@
  *
  * Memory: one map entry per distinct origin looked up, one ruleset per
  * robots file used (none with rs_sites_options.drop_rules), one matcher per
- * (file, agent, semantics) used.
+ * (file, agent, semantics) used. Map entries and source documents (with
+ * their paths) come from arenas, freed in bulk with their map or source;
+ * rulesets and matchers are malloc'd one by one (rs_sites_release frees them).
  */
 #include "sites/sites.h"
 
