@@ -84,3 +84,62 @@ void rs_buf_free(rs_buf *b)
     b->ptr = NULL;
     b->len = b->cap = 0;
 }
+
+/* ===== Arena ===== */
+
+struct rs_arena_chunk {
+    rs_arena_chunk *next;    /* the previous chunk */
+    _Alignas(16) char data[];
+};
+
+#define ARENA_FIRST_CHUNK ((size_t)4 << 10)
+
+void *rs_arena_alloc_slow(rs_arena *a, size_t size, size_t align)
+{
+    if (size > RS_ARENA_MAX_CHUNK / 4) {
+        /* A large record gets a chunk of its own, behind the one being filled. */
+        RS_RETURN_IF(size > SIZE_MAX - sizeof(rs_arena_chunk), NULL);
+        rs_arena_chunk *c = rs_malloc(sizeof *c + size);
+        if (c == NULL) return NULL;
+        if (a->head != NULL) {
+            c->next = a->head->next;
+            a->head->next = c;
+        } else {
+            c->next = NULL;
+            a->head = c;
+            a->next = a->end = c->data + size;
+        }
+        return c->data;
+    }
+    size_t cap = a->chunk_size ? a->chunk_size : ARENA_FIRST_CHUNK;
+    while (cap - sizeof(rs_arena_chunk) < size + align) cap *= 2;
+    rs_arena_chunk *c = rs_malloc(cap);
+    if (c == NULL) return NULL;
+    c->next = a->head;
+    a->head = c;
+    a->end = (char *)c + cap;
+    a->chunk_size = RS_MIN(cap * 2, RS_ARENA_MAX_CHUNK);
+    char *p = (char *)(((uintptr_t)c->data + (align - 1)) & ~(uintptr_t)(align - 1));
+    a->next = p + size;
+    return p;
+}
+
+char *rs_arena_strndup(rs_arena *a, const char *s, size_t len)
+{
+    char *p = rs_arena_alloc_aligned(a, len + 1, 1);
+    if (p == NULL) return NULL;
+    if (len) memcpy(p, s, len);
+    p[len] = '\0';
+    return p;
+}
+
+void rs_arena_free(rs_arena *a)
+{
+    rs_arena_chunk *c = a->head;
+    while (c != NULL) {
+        rs_arena_chunk *next = c->next;
+        rs_free(c);
+        c = next;
+    }
+    memset(a, 0, sizeof *a);
+}

@@ -8,6 +8,7 @@
 #include "robotscan.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,5 +82,41 @@ static inline rs_status rs_buf_append(rs_buf *b, const void *src, size_t size)
     return rs_buf_append_slow(b, src, size);
 }
 void      rs_buf_free(rs_buf *b);
+
+/* A chunked bump allocator for records that live as long as their owner (map
+ * entries, documents, paths): allocated one after another in chunks that are
+ * never moved or reallocated (addresses stay valid while other threads read
+ * them) and freed all at once. Not thread-safe: callers serialise allocation.
+ * Zero-initialised ({0}) is an empty arena. */
+typedef struct rs_arena_chunk rs_arena_chunk;
+typedef struct {
+    rs_arena_chunk *head;    /* the chunk being filled (then older ones) */
+    char  *next;             /* free bytes of head: [next, end) */
+    char  *end;
+    size_t chunk_size;       /* the size of the next chunk (grows to RS_ARENA_MAX_CHUNK) */
+} rs_arena;
+
+#define RS_ARENA_MAX_CHUNK ((size_t)64 << 10)
+
+void *rs_arena_alloc_slow(rs_arena *a, size_t size, size_t align);
+
+/* @size bytes aligned to @align (a power of two, at most 16), uninitialised. NULL: no memory. */
+static inline void *rs_arena_alloc_aligned(rs_arena *a, size_t size, size_t align)
+{
+    const uintptr_t p = ((uintptr_t)a->next + (align - 1)) & ~(uintptr_t)(align - 1);
+    if (RS_LIKELY(a->next != NULL && p <= (uintptr_t)a->end && (uintptr_t)a->end - p >= size)) {
+        a->next = (char *)p + size;
+        return (void *)p;
+    }
+    return rs_arena_alloc_slow(a, size, align);
+}
+
+/* Aligned for any record of pointers and 64-bit integers. */
+static inline void *rs_arena_alloc(rs_arena *a, size_t size) { return rs_arena_alloc_aligned(a, size, 8); }
+
+/* A NUL-terminated copy of @len bytes of @s. */
+char *rs_arena_strndup(rs_arena *a, const char *s, size_t len);
+/* Frees every chunk; the arena is empty (reusable) afterwards. */
+void  rs_arena_free(rs_arena *a);
 
 #endif /* RS_COMMON_H */

@@ -17,6 +17,8 @@
  * Readers (rs_map_find) take no lock: slots are published with release
  * stores and an outgrown slot array stays alive (chained on `prev`) until
  * rs_map_free, so a reader holding an old array still sees valid entries.
+ * Entries are allocated from the map's arena: they never move, and
+ * rs_map_free frees them in a few calls, not one by one.
  * Writers (rs_map_insert, rs_map_set) must be serialised by the caller.
  */
 typedef struct rs_map_entry {
@@ -39,6 +41,7 @@ typedef struct rs_map_slots {
 typedef struct {
     _Atomic(rs_map_slots *) cur;
     size_t count;
+    rs_arena entries;        /* the entries (never moved; freed together by rs_map_free) */
 } rs_map;
 
 uint64_t      rs_map_hash(const char *key, size_t len);
@@ -50,6 +53,9 @@ void          rs_map_free(rs_map *m);
 rs_map_entry *rs_map_find(const rs_map *m, uint64_t hash, const char *key, size_t len);
 /* Adds @key (which must not be present). @return RS_OK or RS_ERR_NOMEM. */
 rs_status     rs_map_insert(rs_map *m, uint64_t hash, const char *key, size_t len, void *value);
+/* rs_map_insert that gives the new entry (its key lives as long as the map) in *@out. */
+rs_status     rs_map_insert_entry(rs_map *m, uint64_t hash, const char *key, size_t len, void *value,
+                                  rs_map_entry **out);
 
 /* ===== Robots documents ===== */
 
@@ -67,7 +73,7 @@ typedef struct {
     rs_reason  outcome;      /* RS_REASON_NO_MATCH (rules apply), UNAVAILABLE or UNREACHABLE */
     uint32_t   http_status;
     uint32_t   source;       /* index of the source that owns it */
-    char      *path;         /* NUL-terminated, NULL when there is no file */
+    char      *path;         /* NUL-terminated, NULL when there is no file; in the source's arena */
     size_t     name_off;     /* directory entries: offset of the entry name in path */
     rs_ruleset *ruleset;     /* set under the lock, before any matcher is pushed */
     int         loaded;      /* ruleset parsed (only read under the lock) */
@@ -93,8 +99,9 @@ typedef struct {
     rs_source_kind kind;
     char    *path;
     rs_map   index;          /* DIR: "host" / "host:port" -> doc; MANIFEST: origin -> doc */
-    rs_doc **docs;           /* owned */
+    rs_doc **docs;           /* owned; the documents themselves are in @arena */
     size_t   ndocs, capdocs;
+    rs_arena arena;          /* the documents and their paths: never moved, freed together */
     struct rs_warc_index *warc; /* WARC: captures, the open file (warc_source.c) */
     int      dirfd;          /* DIR: the directory, open (has_dirfd) for openat of its files */
     int      has_dirfd;
@@ -158,7 +165,8 @@ rs_status rs_site_lookup_agents(rs_sites *s, const rs_origin *origin, const char
 rs_status rs_site_lookup_sem(rs_sites *s, const rs_origin *origin, const char *agent,
                              size_t agent_len, rs_semantics sem, rs_site_result *out);
 
-/* Adds a document to @src (sources.c). @path is owned by the document afterwards. */
+/* Adds a document to @src (sources.c). @path (NULL: none) must be allocated from
+ * src->arena: it lives and is freed with the source. */
 rs_doc   *rs_source_add_doc(rs_source *src, uint32_t source, rs_reason outcome, uint32_t status, char *path);
 
 /* The body of a document with rules (any kind of source): at most RS_ROBOTS_MAX_BODY

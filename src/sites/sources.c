@@ -35,26 +35,36 @@ void rs_sites_seterr(rs_sites *s, const char *fmt, ...)
     va_end(ap);
 }
 
-static int ends_with(const char *s, size_t len, const char *suffix, int icase)
+/* Whether @s ends with the lowercase string literal @lit, ASCII
+ * case-insensitively (its length known at compile time: every directory
+ * entry is tested four times). */
+#define ends_with(s, len, lit) ends_with_n((s), (len), (lit), sizeof(lit) - 1)
+static inline int ends_with_n(const char *s, size_t len, const char *lower, size_t n)
 {
-    const size_t n = strlen(suffix);
     if (len < n) return 0;
-    return icase ? rs_ieq(s + len - n, n, suffix, n) : memcmp(s + len - n, suffix, n) == 0;
+    s += len - n;
+    for (size_t i = 0; i < n; i++)
+        if (rs_ascii_lower((unsigned char)s[i]) != lower[i]) return 0;
+    return 1;
 }
 
-static char *join_path(const char *dir, size_t dir_len, const char *name, const char *tail)
+/* @b (holding "dir/" in its first @prefix bytes) becomes "dir/name[tail]",
+ * NUL-terminated (b->len excludes the NUL). */
+static rs_status entry_path(rs_buf *b, size_t prefix, const char *name, size_t nl, const char *tail)
 {
-    const size_t nl = strlen(name), tl = tail ? strlen(tail) : 0;
-    char *p = rs_malloc(dir_len + 1 + nl + tl + 1);
-    if (p == NULL) return NULL;
-    memcpy(p, dir, dir_len);
-    p[dir_len] = '/';
-    memcpy(p + dir_len + 1, name, nl);
-    if (tl) memcpy(p + dir_len + 1 + nl, tail, tl);
-    p[dir_len + 1 + nl + tl] = '\0';
-    return p;
+    const size_t tl = tail ? strlen(tail) : 0;
+    b->len = prefix;
+    RS_FORWARD(rs_buf_reserve(b, nl + tl + 1));
+    char *p = b->ptr + prefix;
+    memcpy(p, name, nl);
+    if (tl) memcpy(p + nl, tail, tl);
+    p[nl + tl] = '\0';
+    b->len = prefix + nl + tl;
+    return RS_OK;
 }
 
+/* A new document of @src, zeroed but for the fields given, in the source's arena;
+ * @path (NULL: none) must be in that arena too. */
 static rs_doc *doc_new(rs_source *src, uint32_t source, rs_reason outcome, uint32_t status, char *path)
 {
     if (src->ndocs == src->capdocs) {
@@ -64,8 +74,9 @@ static rs_doc *doc_new(rs_source *src, uint32_t source, rs_reason outcome, uint3
         src->docs = d;
         src->capdocs = cap;
     }
-    rs_doc *doc = rs_calloc(1, sizeof *doc);
+    rs_doc *doc = rs_arena_alloc(&src->arena, sizeof *doc);
     if (doc == NULL) return NULL;
+    memset(doc, 0, sizeof *doc);
     doc->outcome = outcome;
     doc->http_status = status;
     doc->source = source;
@@ -80,27 +91,15 @@ rs_doc *rs_source_add_doc(rs_source *src, uint32_t source, rs_reason outcome, ui
     return doc_new(src, source, outcome, status, path);
 }
 
-/* Points the document at its key in @src's index (map entries never move). */
-static void doc_key(rs_source *src, rs_doc *doc, uint64_t h, const char *key, size_t len)
+/* Adds @doc to @src's index under @key and points it at the entry's copy of
+ * the key (map entries never move). */
+static rs_status doc_index(rs_source *src, rs_doc *doc, uint64_t h, const char *key, size_t len)
 {
-    const rs_map_entry *e = rs_map_find(&src->index, h, key, len);
-    doc->key = e ? e->key : "";
-    doc->key_len = e ? e->len : 0;
-}
-
-static void doc_free(rs_doc *d)
-{
-    if (d == NULL) return;
-    rs_agent_matcher *a = atomic_load_explicit(&d->agents, memory_order_relaxed);
-    while (a) {
-        rs_agent_matcher *next = a->next;
-        rs_matcher_free(a->matcher);
-        rs_free(a);
-        a = next;
-    }
-    rs_ruleset_free(d->ruleset);
-    rs_free(d->path);
-    rs_free(d);
+    rs_map_entry *e = NULL;
+    RS_FORWARD(rs_map_insert_entry(&src->index, h, key, len, doc, &e));
+    doc->key = e->key;
+    doc->key_len = e->len;
+    return RS_OK;
 }
 
 void rs_doc_unload(rs_doc *d)
@@ -123,13 +122,27 @@ void rs_source_unload(rs_source *src)
     for (size_t i = 0; i < src->ndocs; i++) rs_doc_unload(src->docs[i]);
 }
 
+/* Frees what the documents own (matchers, rulesets), then the documents and
+ * their paths at once (the arena). */
+static void free_docs(rs_source *src)
+{
+    for (size_t i = 0; i < src->ndocs; i++) {
+        rs_doc *d = src->docs[i];
+        if (atomic_load_explicit(&d->agents, memory_order_relaxed) != NULL || d->ruleset != NULL)
+            rs_doc_unload(d);
+    }
+    rs_free(src->docs);
+    src->docs = NULL;
+    src->ndocs = src->capdocs = 0;
+    rs_arena_free(&src->arena);
+}
+
 void rs_source_close(rs_source *src)
 {
     if (src == NULL) return;
     if (src->has_dirfd) close(src->dirfd);
     src->has_dirfd = 0;
-    for (size_t i = 0; i < src->ndocs; i++) doc_free(src->docs[i]);
-    rs_free(src->docs);
+    free_docs(src);
     rs_map_free(&src->index);
     rs_warc_source_free(src->warc);
     rs_free(src->path);
@@ -140,10 +153,7 @@ void rs_source_release(rs_source *src)
 {
     if (src->has_dirfd) close(src->dirfd);
     src->has_dirfd = 0;
-    for (size_t i = 0; i < src->ndocs; i++) doc_free(src->docs[i]);
-    rs_free(src->docs);
-    src->docs = NULL;
-    src->ndocs = src->capdocs = 0;
+    free_docs(src);
     rs_map_free(&src->index);
     rs_warc_source_free(src->warc);
     src->warc = NULL;
@@ -217,18 +227,21 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
     }
     rs_status st = RS_OK;
     const size_t dir_len = strlen(src->path);
+    rs_buf pb = {0};    /* "dir/" + the entry's name; copied into the source's arena when kept */
+    if ((st = rs_buf_append(&pb, src->path, dir_len)) != RS_OK || (st = rs_buf_append(&pb, "/", 1)) != RS_OK)
+        goto out;
     for (;;) {
         errno = 0;
         const struct dirent *de = readdir(d);
         if (de == NULL) break;
         const char *name = de->d_name;
         size_t len = strlen(name);
-        if (name[0] == '.' || ends_with(name, len, ".tsv", 1)) {
+        if (name[0] == '.' || ends_with(name, len, ".tsv")) {
             if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0) s->stats.dir_skipped++;
             continue;
         }
-        char *path = join_path(src->path, dir_len, name, NULL);
-        if (path == NULL) { st = RS_ERR_NOMEM; goto out; }
+        st = entry_path(&pb, dir_len + 1, name, len, NULL);
+        if (st != RS_OK) goto out;
         struct stat sb;
         int usable;
 #ifdef DT_REG
@@ -239,22 +252,20 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
 #endif
             usable = fstatat(dirfd(d), name, &sb, 0) == 0;
         if (usable && S_ISDIR(sb.st_mode)) {
-            rs_free(path);
-            path = join_path(src->path, dir_len, name, "/robots.txt");
-            if (path == NULL) { st = RS_ERR_NOMEM; goto out; }
-            usable = is_regular(path);
+            st = entry_path(&pb, dir_len + 1, name, len, "/robots.txt");
+            if (st != RS_OK) goto out;
+            usable = is_regular(pb.ptr);
         } else if (usable && !S_ISREG(sb.st_mode)) {
             usable = 0;
         } else {
             /* HOST.txt.gz, HOST.txt.zst (and HOST.gz, HOST.zst): compressed files. */
-            if (ends_with(name, len, ".gz", 1)) len -= 3;
-            else if (ends_with(name, len, ".zst", 1)) len -= 4;
-            if (ends_with(name, len, ".txt", 1)) len -= 4;
+            if (ends_with(name, len, ".gz")) len -= 3;
+            else if (ends_with(name, len, ".zst")) len -= 4;
+            if (ends_with(name, len, ".txt")) len -= 4;
         }
         char key[RS_ORIGIN_MAX + 8];
         size_t key_len = 0;
         if (!usable || !dir_key(name, len, key, &key_len)) {
-            rs_free(path);
             s->stats.dir_skipped++;
             continue;
         }
@@ -264,20 +275,24 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
             /* Same host and port twice: the name that sorts first wins. */
             rs_doc *old = e->value;
             s->stats.dir_duplicates++;
-            if (strcmp(path + dir_len + 1, old->path + old->name_off) >= 0) {
-                rs_free(path);
-                continue;
+            if (strcmp(pb.ptr + dir_len + 1, old->path + old->name_off) >= 0) continue;
+            /* In place when it fits; else a new copy (the old one stays in the arena). */
+            if (strlen(old->path) >= pb.len) {
+                memcpy(old->path, pb.ptr, pb.len + 1);
+            } else {
+                char *path = rs_arena_strndup(&src->arena, pb.ptr, pb.len);
+                if (path == NULL) { st = RS_ERR_NOMEM; goto out; }
+                old->path = path;
             }
-            rs_free(old->path);
-            old->path = path;
             continue;
         }
+        char *path = rs_arena_strndup(&src->arena, pb.ptr, pb.len);
+        if (path == NULL) { st = RS_ERR_NOMEM; goto out; }
         rs_doc *doc = doc_new(src, index, RS_REASON_NO_MATCH, 200, path);
-        if (doc == NULL) { rs_free(path); st = RS_ERR_NOMEM; goto out; }
+        if (doc == NULL) { st = RS_ERR_NOMEM; goto out; }
         doc->name_off = dir_len + 1;
-        st = rs_map_insert(&src->index, h, key, key_len, doc);
+        st = doc_index(src, doc, h, key, key_len);
         if (st != RS_OK) goto out;
-        doc_key(src, doc, h, key, key_len);
         s->stats.dir_entries++;
     }
     if (errno != 0) {
@@ -290,6 +305,7 @@ out:
         src->dirfd = open(src->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         src->has_dirfd = src->dirfd >= 0;
     }
+    rs_buf_free(&pb);
     closedir(d);
     return st;
 }
@@ -420,18 +436,21 @@ static rs_status index_manifest(rs_sites *s, rs_source *src, uint32_t index)
             memcpy(name, f[2], fl[2]);
             name[fl[2]] = '\0';
             if (name[0] == '/') {
-                path = rs_malloc(fl[2] + 1);
-                if (path) memcpy(path, name, fl[2] + 1);
+                path = rs_arena_strndup(&src->arena, name, fl[2]);
             } else {
-                path = join_path(dir, dir_len, name, NULL);
+                path = rs_arena_alloc_aligned(&src->arena, dir_len + 1 + fl[2] + 1, 1);
+                if (path != NULL) {
+                    memcpy(path, dir, dir_len);
+                    path[dir_len] = '/';
+                    memcpy(path + dir_len + 1, name, fl[2] + 1);
+                }
             }
             if (path == NULL) { st = RS_ERR_NOMEM; goto out; }
         }
         rs_doc *doc = doc_new(src, index, outcome, status, path);
-        if (doc == NULL) { rs_free(path); st = RS_ERR_NOMEM; goto out; }
-        st = rs_map_insert(&src->index, h, o.origin.ptr, o.origin.len, doc);
+        if (doc == NULL) { st = RS_ERR_NOMEM; goto out; }
+        st = doc_index(src, doc, h, o.origin.ptr, o.origin.len);
         if (st != RS_OK) goto out;
-        doc_key(src, doc, h, o.origin.ptr, o.origin.len);
         s->stats.manifest_lines++;
     }
 out:
@@ -460,7 +479,7 @@ rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char
         src->kind = RS_SOURCE_DIR;
         return index_dir(s, src, index);
     }
-    if (ends_with(path, len, ".tsv", 1) && S_ISREG(st.st_mode)) {
+    if (ends_with(path, len, ".tsv") && S_ISREG(st.st_mode)) {
         src->kind = RS_SOURCE_MANIFEST;
         return index_manifest(s, src, index);
     }
@@ -476,8 +495,8 @@ rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char
             }
             return rs_warc_source_index(s, src, index, w);
         }
-        const int named = ends_with(path, len, ".warc", 1) || ends_with(path, len, ".warc.gz", 1) ||
-                          ends_with(path, len, ".warc.zst", 1);
+        const int named = ends_with(path, len, ".warc") || ends_with(path, len, ".warc.gz") ||
+                          ends_with(path, len, ".warc.zst");
         if (ws != RS_ERR_CORRUPT || named) {
             rs_sites_seterr(s, "robots source %s", rs_warc_errmsg(w));
             rs_warc_free(w);
@@ -486,14 +505,10 @@ rs_status rs_source_open(rs_sites *s, rs_source *src, uint32_t index, const char
         rs_warc_free(w);
     }
     src->kind = RS_SOURCE_FILE;
-    char *copy = rs_malloc(len + 1);
+    char *copy = rs_arena_strndup(&src->arena, path, len);
     RS_RETURN_IF(copy == NULL, RS_ERR_NOMEM);
-    memcpy(copy, path, len + 1);
     rs_doc *doc = doc_new(src, index, RS_REASON_NO_MATCH, 200, copy);
-    if (doc == NULL) {
-        rs_free(copy);
-        return RS_ERR_NOMEM;
-    }
+    RS_RETURN_IF(doc == NULL, RS_ERR_NOMEM);
     doc->key = "*";
     doc->key_len = 1;
     return RS_OK;

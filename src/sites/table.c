@@ -20,7 +20,9 @@
  *
  * Memory: one map entry per distinct origin looked up, one ruleset per
  * robots file used (none with rs_sites_options.drop_rules), one matcher per
- * (file, agent, semantics) used.
+ * (file, agent, semantics) used. Map entries and source documents (with
+ * their paths) come from arenas, freed in bulk with their map or source;
+ * rulesets and matchers are malloc'd one by one (rs_sites_release frees them).
  */
 #include "sites/sites.h"
 
@@ -61,13 +63,16 @@ rs_map_entry *rs_map_slot_entry(const rs_map_slots *s, size_t i)
     return slot_entry(atomic_load_explicit((_Atomic(uintptr_t) *)(uintptr_t)&s->slot[i], memory_order_acquire));
 }
 
+_Static_assert(sizeof(_Atomic(uintptr_t)) == sizeof(uintptr_t), "slots are plain words (zeroed by calloc)");
+
 static rs_map_slots *slots_new(size_t cap)
 {
-    rs_map_slots *s = rs_malloc(sizeof *s + cap * sizeof s->slot[0]);
+    /* Zeroed by calloc: an empty slot is 0, and a lock-free atomic uintptr_t has
+     * uintptr_t's representation (a large array comes zeroed from the system:
+     * no pass over it). */
+    rs_map_slots *s = rs_calloc(1, sizeof *s + cap * sizeof s->slot[0]);
     if (s == NULL) return NULL;
-    s->prev = NULL;
     s->mask = cap - 1;
-    for (size_t i = 0; i < cap; i++) atomic_init(&s->slot[i], 0);
     return s;
 }
 
@@ -79,6 +84,7 @@ rs_status rs_map_init(rs_map *m, size_t initial_cap)
     RS_RETURN_IF(s == NULL, RS_ERR_NOMEM);
     atomic_init(&m->cur, s);
     m->count = 0;
+    memset(&m->entries, 0, sizeof m->entries);
     return RS_OK;
 }
 
@@ -87,8 +93,7 @@ void rs_map_free(rs_map *m)
     if (m == NULL) return;
     rs_map_slots *s = atomic_load_explicit(&m->cur, memory_order_relaxed);
     if (s == NULL) return;
-    for (size_t i = 0; i <= s->mask; i++)
-        rs_free(slot_entry(atomic_load_explicit(&s->slot[i], memory_order_relaxed)));
+    rs_arena_free(&m->entries);
     while (s) {
         rs_map_slots *prev = s->prev;
         rs_free(s);
@@ -122,6 +127,12 @@ static void place(rs_map_slots *s, rs_map_entry *e)
 
 rs_status rs_map_insert(rs_map *m, uint64_t hash, const char *key, size_t len, void *value)
 {
+    return rs_map_insert_entry(m, hash, key, len, value, NULL);
+}
+
+rs_status rs_map_insert_entry(rs_map *m, uint64_t hash, const char *key, size_t len, void *value,
+                              rs_map_entry **out)
+{
     rs_map_slots *s = atomic_load_explicit(&m->cur, memory_order_relaxed);
     if ((m->count + 1) * 10 > (s->mask + 1) * 7) {
         rs_map_slots *g = slots_new((s->mask + 1) * 2);
@@ -134,7 +145,7 @@ rs_status rs_map_insert(rs_map *m, uint64_t hash, const char *key, size_t len, v
         atomic_store_explicit(&m->cur, g, memory_order_release);
         s = g;
     }
-    rs_map_entry *e = rs_malloc(sizeof *e + len);
+    rs_map_entry *e = rs_arena_alloc(&m->entries, sizeof *e + len);
     RS_RETURN_IF(e == NULL, RS_ERR_NOMEM);
     e->hash = hash;
     e->value = value;
@@ -142,6 +153,7 @@ rs_status rs_map_insert(rs_map *m, uint64_t hash, const char *key, size_t len, v
     memcpy(e->key, key, len);
     place(s, e);
     m->count++;
+    if (out != NULL) *out = e;
     return RS_OK;
 }
 

@@ -229,15 +229,15 @@ static rs_status make_docs(rs_sites *s, rs_source *src, uint32_t index, struct r
                     : f->status >= 400 && f->status < 500 ? RS_REASON_UNAVAILABLE : RS_REASON_UNREACHABLE;
         }
         char where[64];
-        const int wl = snprintf(where, sizeof where, "@%llu", (unsigned long long)f->off);
+        const int wl = f->mem_len ? snprintf(where, sizeof where, "@memory")
+                                  : snprintf(where, sizeof where, "@%llu", (unsigned long long)f->off);
         const size_t pl = strlen(src->path);
-        char *path = rs_malloc(pl + (size_t)wl + 16);
+        char *path = rs_arena_alloc_aligned(&src->arena, pl + (size_t)wl + 1, 1);
         RS_RETURN_IF(path == NULL, RS_ERR_NOMEM);
         memcpy(path, src->path, pl);
         memcpy(path + pl, where, (size_t)wl + 1);
-        if (f->mem_len) memcpy(path + pl, "@memory", 8);
         rs_doc *d = rs_source_add_doc(src, index, outcome, f->status, path);
-        if (d == NULL) { rs_free(path); return RS_ERR_NOMEM; }
+        RS_RETURN_IF(d == NULL, RS_ERR_NOMEM);
         d->capture = f;
         const uint64_t h = rs_map_hash(c->key, c->origin_len);
         RS_FORWARD(rs_map_insert(&src->index, h, c->key, c->origin_len, d));

@@ -133,6 +133,34 @@ Test(sites, map_growth_and_lookup)
     rs_map_free(&m); /* idempotent */
 }
 
+/* ===== The arena under the map and the sources ===== */
+
+Test(sites, arena_records_stay_put)
+{
+    rs_arena a = {0};
+    enum { N = 20000 };
+    static unsigned char *p[N];
+    static size_t len[N];
+    for (size_t i = 0; i < N; i++) {
+        /* mostly small records, now and then one larger than a chunk's quarter */
+        len[i] = i % 997 == 0 ? 20000 + i % 7 : 1 + (i * 7919) % 200;
+        p[i] = i % 3 ? rs_arena_alloc(&a, len[i]) : (unsigned char *)rs_arena_alloc_aligned(&a, len[i], 1);
+        cr_assert_not_null(p[i]);
+        if (i % 3) cr_assert_eq((uintptr_t)p[i] % 8, 0, "record %zu not aligned", i);
+        memset(p[i], (int)(i & 0xff), len[i]);
+    }
+    for (size_t i = 0; i < N; i++)     /* nothing overlapped or moved */
+        for (size_t k = 0; k < len[i]; k++)
+            cr_assert_eq(p[i][k], (unsigned char)(i & 0xff), "record %zu byte %zu", i, k);
+    char *s = rs_arena_strndup(&a, "example.com/robots.txt", 11);
+    cr_assert_str_eq(s, "example.com");
+    rs_arena_free(&a);
+    cr_expect_null(a.head);
+    cr_assert_not_null(rs_arena_alloc(&a, 16));   /* usable again */
+    rs_arena_free(&a);
+    rs_arena_free(&a);                            /* idempotent */
+}
+
 /* ===== Directory sources ===== */
 
 static const char *const ALLOW_ALL = "User-agent: *\nAllow: /\n";
@@ -153,6 +181,8 @@ Test(sites, directory_naming_forms, .fini = remove_tmpdir)
     write_file("h.example.txt", ALLOW_ALL);
     write_file("i.example.txt", ALLOW_ALL);             /* duplicate: HOST.txt sorts before HOST/ */
     write_file("i.example/robots.txt", ALLOW_ALL);
+    write_file("M.EXAMPLE.txt", ALLOW_ALL);             /* duplicate: the longer name sorts first */
+    write_file("m.example", ALLOW_ALL);
     write_file("j.example:80.txt", ALLOW_ALL);
     /* Skipped: dot-file, manifest-like, not a host, subdirectory without robots.txt, bad port. */
     write_file(".hidden.txt", ALLOW_ALL);
@@ -167,8 +197,8 @@ Test(sites, directory_naming_forms, .fini = remove_tmpdir)
     rs_sites_stats st;
     rs_sites_get_stats(s, &st);
     cr_expect_eq(st.sources, 1);
-    cr_expect_eq(st.dir_entries, 12, "entries %zu", st.dir_entries);
-    cr_expect_eq(st.dir_duplicates, 2);
+    cr_expect_eq(st.dir_entries, 13, "entries %zu", st.dir_entries);
+    cr_expect_eq(st.dir_duplicates, 3);
     cr_expect_eq(st.dir_skipped, 7, "skipped %zu", st.dir_skipped);
     cr_expect_eq(st.bodies_parsed, 0, "bodies are read lazily");
 
@@ -207,6 +237,7 @@ Test(sites, directory_naming_forms, .fini = remove_tmpdir)
 
     cr_expect_str_eq(answered_by(s, "http://h.example/"), "h.example");
     cr_expect_str_eq(answered_by(s, "http://i.example/"), "i.example.txt");
+    cr_expect_str_eq(answered_by(s, "http://m.example/"), "M.EXAMPLE.txt");
 
     /* HOST:80 serves http on 80 and https on 80, not https on 443. */
     cr_expect_str_eq(answered_by(s, "http://j.example/"), "j.example:80.txt");
