@@ -98,18 +98,19 @@ void *rs_arena_alloc_slow(rs_arena *a, size_t size, size_t align)
 {
     if (size > RS_ARENA_MAX_CHUNK / 4) {
         /* A large record gets a chunk of its own, behind the one being filled. */
-        RS_RETURN_IF(size > SIZE_MAX - sizeof(rs_arena_chunk), NULL);
-        rs_arena_chunk *c = rs_malloc(sizeof *c + size);
+        RS_RETURN_IF(size > SIZE_MAX - sizeof(rs_arena_chunk) - align, NULL);
+        rs_arena_chunk *c = rs_malloc(sizeof *c + size + align);
         if (c == NULL) return NULL;
+        char *p = (char *)(((uintptr_t)c->data + (align - 1)) & ~(uintptr_t)(align - 1));
         if (a->head != NULL) {
             c->next = a->head->next;
             a->head->next = c;
         } else {
             c->next = NULL;
             a->head = c;
-            a->next = a->end = c->data + size;
+            a->next = a->end = p + size;
         }
-        return c->data;
+        return p;
     }
     size_t cap = a->chunk_size ? a->chunk_size : ARENA_FIRST_CHUNK;
     while (cap - sizeof(rs_arena_chunk) < size + align) cap *= 2;
@@ -131,6 +132,20 @@ char *rs_arena_strndup(rs_arena *a, const char *s, size_t len)
     if (len) memcpy(p, s, len);
     p[len] = '\0';
     return p;
+}
+
+void rs_arena_reset(rs_arena *a)
+{
+    rs_arena_chunk *c = a->head;
+    if (c == NULL) return;
+    rs_arena_chunk *rest = c->next;
+    c->next = NULL;
+    a->next = c->data;      /* end stays: the head chunk's end */
+    while (rest != NULL) {
+        rs_arena_chunk *next = rest->next;
+        rs_free(rest);
+        rest = next;
+    }
 }
 
 void rs_arena_free(rs_arena *a)

@@ -100,7 +100,7 @@ typedef struct {
 
 void *rs_arena_alloc_slow(rs_arena *a, size_t size, size_t align);
 
-/* @size bytes aligned to @align (a power of two, at most 16), uninitialised. NULL: no memory. */
+/* @size bytes aligned to @align (a power of two, at most 64), uninitialised. NULL: no memory. */
 static inline void *rs_arena_alloc_aligned(rs_arena *a, size_t size, size_t align)
 {
     const uintptr_t p = ((uintptr_t)a->next + (align - 1)) & ~(uintptr_t)(align - 1);
@@ -116,6 +116,8 @@ static inline void *rs_arena_alloc(rs_arena *a, size_t size) { return rs_arena_a
 
 /* A NUL-terminated copy of @len bytes of @s. */
 char *rs_arena_strndup(rs_arena *a, const char *s, size_t len);
+/* Empties the arena but keeps its newest chunk for what comes next (per-block records). */
+void  rs_arena_reset(rs_arena *a);
 /* Frees every chunk; the arena is empty (reusable) afterwards. */
 void  rs_arena_free(rs_arena *a);
 

@@ -47,76 +47,6 @@
 
 #define KEY_MAX 256             /* longest raw key cached */
 #define PREFETCH_AHEAD 12       /* URLs ahead in the resolve pass */
-#define CHUNK (64u << 10)       /* arena chunk */
-
-/* ===== Arena: stable addresses, freed all at once ===== */
-
-typedef struct chunk {
-    struct chunk *next;
-    size_t used, cap;
-    char data[];
-} chunk;
-
-typedef struct {
-    chunk *head;
-} arena;
-
-static void *arena_alloc(arena *a, size_t n)
-{
-    n = (n + 7) & ~(size_t)7;
-    chunk *c = a->head;
-    if (c == NULL || c->cap - c->used < n) {
-        const size_t cap = n > CHUNK ? n : CHUNK;
-        c = rs_malloc(sizeof *c + cap);
-        if (c == NULL) return NULL;
-        c->next = a->head;
-        c->used = 0;
-        c->cap = cap;
-        a->head = c;
-    }
-    void *p = c->data + c->used;
-    c->used += n;
-    return p;
-}
-
-/* arena_alloc at a 64-byte boundary: a record's first line holds its header. */
-static void *arena_alloc_line(arena *a, size_t n)
-{
-    chunk *c = a->head;
-    if (c != NULL) {
-        const size_t pad = (size_t)(-(uintptr_t)(c->data + c->used) & 63);
-        if (c->cap - c->used >= n + pad) {
-            c->used += pad;
-            return arena_alloc(a, n);
-        }
-    }
-    char *p = arena_alloc(a, n + 64);   /* a new chunk */
-    return p ? (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63) : NULL;
-}
-
-/* Keeps the first chunk (emptied), frees the others. */
-static void arena_reset(arena *a)
-{
-    chunk *c = a->head;
-    if (c == NULL) return;
-    chunk *rest = c->next;
-    c->next = NULL;
-    c->used = 0;
-    while (rest) {
-        chunk *n = rest->next;
-        rs_free(rest);
-        rest = n;
-    }
-}
-
-static void arena_free(arena *a)
-{
-    while (a->head) {
-        chunk *n = a->head->next;
-        rs_free(a->head);
-        a->head = n;
-    }
-}
 
 /* ===== Scanner ===== */
 
@@ -236,8 +166,8 @@ struct rs_scanner {
     size_t n_sites, cap_sites;
     uint32_t *cnt;              /* per local site: counts, then group cursors (0 between blocks) */
     size_t cap_cnt;
-    arena perm;                 /* lsites */
-    arena block;                /* lines decided alone (this block only) */
+    rs_arena perm;              /* lsites */
+    rs_arena block;             /* lines decided alone (this block only) */
     lsite **alone;
     size_t n_alone, cap_alone;
 
@@ -294,8 +224,8 @@ void rs_scanner_free(rs_scanner *sc)
     rs_free(sc->slots_mem);
     rs_free(sc->site);
     rs_free(sc->cnt);
-    arena_free(&sc->perm);
-    arena_free(&sc->block);
+    rs_arena_free(&sc->perm);
+    rs_arena_free(&sc->block);
     rs_free(sc->alone);
     rs_free(sc->ent);
     rs_free(sc->ver);
@@ -560,7 +490,7 @@ static rs_status table_grow(rs_scanner *sc)
  * Resolves url[0, len) into a new lsite in @ar: keyed (key > 0: raw key
  * url[0, key), hash @h, entered in the table) or alone (key == 0).
  */
-static rs_status new_site(rs_scanner *sc, arena *ar, const char *url, size_t len, size_t key,
+static rs_status new_site(rs_scanner *sc, rs_arena *ar, const char *url, size_t len, size_t key,
                           uint64_t h, lsite **out)
 {
     rs_origin o;
@@ -571,7 +501,8 @@ static rs_status new_site(rs_scanner *sc, arena *ar, const char *url, size_t len
     if (st != RS_OK) goto out;
     const size_t olen = o.error == RS_ORIGIN_OK ? o.origin.len : 0;
     const size_t size = sizeof(lsite) + sc->n_agents * sizeof(agent_site) + key + olen;
-    lsite *s = key ? arena_alloc_line(ar, size) : arena_alloc(ar, size);
+    /* a keyed site's record starts a cache line: its first line holds its header */
+    lsite *s = key ? rs_arena_alloc_aligned(ar, size, 64) : rs_arena_alloc(ar, size);
     if (s == NULL) { st = RS_ERR_NOMEM; goto out; }
     char *p = (char *)(s->ag + sc->n_agents);
     if (key) memcpy(p, url, key);
@@ -1062,7 +993,7 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     *n_lines = 0;
     sc->n_ent = 0;
     sc->errmsg[0] = '\0';
-    arena_reset(&sc->block);
+    rs_arena_reset(&sc->block);
     sc->n_alone = 0;
     if (block->len >= (size_t)FRAG_FIRST) {
         snprintf(sc->errmsg, sizeof sc->errmsg, "a block of %zu bytes is too large to scan", block->len);
