@@ -196,15 +196,6 @@ int rs_agent_is_global(const char *value, size_t len)
 
 /* ===== Lines ===== */
 
-static inline __attribute__((always_inline)) void trim(const char **p, size_t *len)
-{
-    const char *s = *p;
-    size_t n = *len;
-    while (n && is_space((unsigned char)s[0])) { s++; n--; }
-    while (n && is_space((unsigned char)s[n - 1])) n--;
-    *p = s;
-    *len = n;
-}
 
 static const char *find_space_or_tab(const char *s, size_t n)
 {
@@ -345,9 +336,11 @@ static inline __attribute__((always_inline)) void emit_line(uint32_t line_no, co
         ev.flags |= RS_LINE_MISSING_COLON;
     }
 
+    /* The content is trimmed: the key starts, and the value ends, with no
+     * space, so only the key's end and the value's start are trimmed. */
     const char *key = s;
     size_t key_len = (size_t)(sep - s);
-    trim(&key, &key_len);
+    while (key_len && is_space((unsigned char)key[key_len - 1])) key_len--;
     if (key_len == 0) {
         ev.directive = RS_DIRECTIVE_NONE;
         ev.flags |= RS_LINE_EMPTY_KEY;
@@ -356,7 +349,7 @@ static inline __attribute__((always_inline)) void emit_line(uint32_t line_no, co
     }
     const char *value = sep + 1;
     size_t value_len = (size_t)(s + len - value);
-    trim(&value, &value_len);
+    while (value_len && is_space((unsigned char)value[0])) { value++; value_len--; }
 
     ev.key.ptr = key;
     ev.key.len = key_len;
