@@ -303,10 +303,31 @@ static void merge_sort(sort_item *a, sort_item *tmp, size_t n)
     merge_sort(a, tmp, h);
     merge_sort(a + h, tmp, n - h);
     if (a[h - 1].key <= a[h].key) return;    /* already in order */
-    memcpy(tmp, a, h * sizeof *a);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n) a[k++] = a[j].key < tmp[i].key ? a[j++] : tmp[i++];
-    while (i < h) a[k++] = tmp[i++];
+    /* Rules are often listed nearly sorted: the left items up to a[h] and the
+     * right ones from a[h - 1] on are in place already (binary searches). */
+    size_t lo = 0, hi = h - 1;               /* first left key > a[h].key */
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (a[mid].key > a[h].key) hi = mid;
+        else lo = mid + 1;
+    }
+    const size_t i0 = lo;
+    lo = h;
+    hi = n;                                  /* first right key >= a[h - 1].key */
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (a[mid].key >= a[h - 1].key) hi = mid;
+        else lo = mid + 1;
+    }
+    const size_t jn = lo;
+    const size_t m = h - i0;
+    memcpy(tmp, a + i0, m * sizeof *a);
+    /* A sentinel above every key (their low byte is at most KEY_MORE) ends
+     * the left run, so the loop tests one bound. */
+    tmp[m].key = UINT64_MAX;
+    size_t i = 0, j = h, k = i0;
+    while (j < jn) a[k++] = a[j].key < tmp[i].key ? a[j++] : tmp[i++];
+    while (i < m) a[k++] = tmp[i++];
 }
 
 /* Length of the common prefix of a[0, n) and b[0, n); 8 bytes after each are readable. */
