@@ -186,7 +186,8 @@ size_t rs_agent_token(const char *value, size_t len)
 /* The reference uses isspace() here: space, \t, \n, \v, \f, \r. */
 static int is_space(unsigned char c)
 {
-    return c == ' ' || (c >= '\t' && c <= '\r');
+    /* one test of a bit set: bits 9-13 (\t..\r) and 32 (' ') */
+    return c <= ' ' && (0x100003e00ull >> c) & 1;
 }
 
 int rs_agent_is_global(const char *value, size_t len)
