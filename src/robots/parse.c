@@ -150,24 +150,40 @@ size_t rs_canonicalize(const char *src, size_t src_size, char *dst, size_t dst_c
     return j;
 }
 
-/* Does rs_canonicalize change @s (does it hold a '%' or a byte >= 0x80)? */
+/* Bytes >= 0x80 of @w, or whose byte is '%', have their high bit set (a
+ * borrow can mark a byte after a '%' too, never when no '%' is in @w). */
+static inline uint64_t pct_or_high(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ull;
+    const uint64_t pct = w ^ (ones * '%');
+    return w | ((pct - ones) & ~pct);
+}
+
+/* Does rs_canonicalize change @s (does it hold a '%' or a byte >= 0x80)?
+ * Most values have neither: their words are ORed and tested once. */
 static int needs_canonical(const char *s, size_t n)
 {
-    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+    const uint64_t highs = 0x8080808080808080ull;
+    uint64_t acc = 0, w;
     if (n >= 8) {
         /* Whole words, then the last eight bytes (overlapping: only a test). */
-        for (size_t i = 0;; i += 8) {
-            if (i + 8 > n) i = n - 8;
-            uint64_t w;
+        for (size_t i = 0; i + 8 < n; i += 8) {
             memcpy(&w, s + i, 8);
-            const uint64_t pct = w ^ (ones * '%');
-            if (((w | ((pct - ones) & ~pct)) & highs) != 0) return 1;
-            if (i + 8 == n) return 0;
+            acc |= pct_or_high(w);
         }
+        memcpy(&w, s + n - 8, 8);
+        acc |= pct_or_high(w);
+    } else if (n >= 4) {
+        /* The first and the last four bytes (overlapping) as one word. */
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        acc = pct_or_high((uint64_t)lo | (uint64_t)hi << 32);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (s[i] == '%' || (s[i] & 0x80)) return 1;
     }
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == '%' || (s[i] & 0x80)) return 1;
-    return 0;
+    return (acc & highs) != 0;
 }
 
 /* ===== Agents ===== */
