@@ -747,6 +747,9 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
      * index.htm retries, whose patterns go after the rules' ones. */
     size_t text_len = 0, derived = pat_bytes;
     uint32_t nc = 0, n_wild = 0;
+    /* The patterns of a group's rules lie end to end in the ruleset's text:
+     * they are copied in runs, rs->text[run_from, run_to) a memcpy. */
+    size_t run_from = 0, run_to = 0;
     for (uint32_t i = 0, k = 0; i < rs->n_rules; i++) {
         const rs_rule_record *r = &rs->rules[i];
         if (!selected[r->group]) continue;
@@ -758,7 +761,11 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         e->line = r->line;
         e->pat_off = off;
         e->pat_len = (uint32_t)len;
-        if (len) memcpy(text + off, pat, len);
+        if (r->pattern.off != run_to) {
+            if (run_to > run_from) memcpy(text + off - (run_to - run_from), rs->text + run_from, run_to - run_from);
+            run_from = run_to = r->pattern.off;
+        }
+        run_to += len;
         text_len += len;
         if (google) {
             if (can_match(pat, len)) {
@@ -780,6 +787,7 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         }
         k++;
     }
+    if (run_to > run_from) memcpy(text + text_len - (run_to - run_from), rs->text + run_from, run_to - run_from);
     text_len = derived;        /* == pat_bytes without derived patterns */
     memset(text + text_len, 0, 8);
 

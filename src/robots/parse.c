@@ -287,7 +287,7 @@ typedef struct {
     size_t colon;      /* offset of the first ':' before end, or SIZE_MAX */
 } line_scan;
 
-static void scan_line(specials *sp, size_t i, line_scan *ls)
+static inline __attribute__((always_inline)) void scan_line(specials *sp, size_t i, line_scan *ls)
 {
     ls->nul = ls->hash = ls->colon = SIZE_MAX;
     for (;;) {
