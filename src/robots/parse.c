@@ -73,6 +73,9 @@ static inline int form_matches_folded(const key_form *f, uint64_t w0, uint32_t w
 static rs_directive classify_key(const char *key, size_t len, uint32_t *flags)
 {
     if (len == 0) return RS_DIRECTIVE_UNKNOWN;
+    /* Most keys are "disallow", the first 'd' form: one compare. */
+    if (len >= 8 && (load_le64(key) | 0x2020202020202020ull) == load_le64("disallow"))
+        return RS_DIRECTIVE_DISALLOW;
     size_t from, to;        /* the forms starting with key[0], KEY_FORMS[from, to) */
     switch (rs_ascii_lower((unsigned char)key[0])) {
     case 'u': from = 0; to = 3; break;
