@@ -322,8 +322,9 @@ static void merge_sort(sort_item *a, sort_item *tmp, size_t n)
     const size_t jn = lo;
     const size_t m = h - i0;
     memcpy(tmp, a + i0, m * sizeof *a);
-    /* A sentinel above every key (their low byte is at most KEY_MORE) ends
-     * the left run, so the loop tests one bound. */
+    /* A sentinel above every key (a prefix key's low byte is at most
+     * KEY_MORE, an equal-prefix run's key ends in a line number below
+     * UINT32_MAX) ends the left run, so the loop tests one bound. */
     tmp[m].key = UINT64_MAX;
     size_t i = 0, j = h, k = i0;
     while (j < jn) a[k++] = a[j].key < tmp[i].key ? a[j++] : tmp[i++];
@@ -380,6 +381,14 @@ static void sort_cands(sort_item *a, sort_item *tmp, size_t n, const cand *c, co
                 }
                 for (size_t k = i; k < j; k++) a[k].key = sort_key(&c[a[k].idx], text, from + agree);
                 sort_cands(a + i, tmp, j - i, c, text, from + agree);
+            } else if (j - i > 16) {
+                /* a long run of equal prefixes: merge sorted on (length desc,
+                 * line) keys, which no later step reads */
+                for (size_t k = i; k < j; k++) {
+                    const cand *ck = &c[a[k].idx];
+                    a[k].key = (uint64_t)(UINT32_MAX - ck->len) << 32 | ck->line;
+                }
+                merge_sort(a + i, tmp, j - i);
             } else {
                 for (size_t k = i + 1; k < j; k++) {
                     const sort_item v = a[k];
