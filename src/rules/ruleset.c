@@ -67,24 +67,38 @@ static inline __attribute__((always_inline)) void add_record(builder *b, records
     to->len += size;
 }
 
+/* The other lines than allow/disallow, out of line: the rule path, which
+ * most lines take, then saves fewer registers. */
+static __attribute__((noinline)) void on_agent(builder *b, const rs_robots_line *ev)
+{
+    if (b->group == UINT32_MAX || b->saw_rule) {
+        b->group = b->n_groups++;
+        b->saw_rule = 0;
+    }
+    rs_ua_record r;
+    memset(&r, 0, sizeof r);
+    r.group = b->group;
+    r.line = ev->line;
+    r.global = (uint8_t)rs_agent_is_global(ev->value.ptr, ev->value.len);
+    r.token = add_text(b, ev->value.ptr, r.global ? 0 : rs_agent_token(ev->value.ptr, ev->value.len));
+    add_record(b, &b->agents, &r, sizeof r);
+}
+
+static __attribute__((noinline)) void on_extra(builder *b, const rs_robots_line *ev)
+{
+    rs_extra_record r;
+    memset(&r, 0, sizeof r);
+    r.group = b->group;
+    r.line = ev->line;
+    r.key = add_text(b, ev->key.ptr, ev->key.len);
+    r.value = add_text(b, ev->value.ptr, ev->value.len);
+    add_record(b, &b->extras, &r, sizeof r);
+}
+
 static void on_line(void *ctx, const rs_robots_line *ev)
 {
     builder *b = ctx;
     switch (ev->directive) {
-    case RS_DIRECTIVE_USER_AGENT: {
-        if (b->group == UINT32_MAX || b->saw_rule) {
-            b->group = b->n_groups++;
-            b->saw_rule = 0;
-        }
-        rs_ua_record r;
-        memset(&r, 0, sizeof r);
-        r.group = b->group;
-        r.line = ev->line;
-        r.global = (uint8_t)rs_agent_is_global(ev->value.ptr, ev->value.len);
-        r.token = add_text(b, ev->value.ptr, r.global ? 0 : rs_agent_token(ev->value.ptr, ev->value.len));
-        add_record(b, &b->agents, &r, sizeof r);
-        break;
-    }
     case RS_DIRECTIVE_ALLOW:
     case RS_DIRECTIVE_DISALLOW: {
         if (b->group == UINT32_MAX) break; /* outside any group: ignored */
@@ -98,16 +112,12 @@ static void on_line(void *ctx, const rs_robots_line *ev)
         add_record(b, &b->rules, &r, sizeof r);
         break;
     }
-    case RS_DIRECTIVE_UNKNOWN: {
-        rs_extra_record r;
-        memset(&r, 0, sizeof r);
-        r.group = b->group;
-        r.line = ev->line;
-        r.key = add_text(b, ev->key.ptr, ev->key.len);
-        r.value = add_text(b, ev->value.ptr, ev->value.len);
-        add_record(b, &b->extras, &r, sizeof r);
+    case RS_DIRECTIVE_USER_AGENT:
+        on_agent(b, ev);
         break;
-    }
+    case RS_DIRECTIVE_UNKNOWN:
+        on_extra(b, ev);
+        break;
     case RS_DIRECTIVE_SITEMAP:
         b->n_sitemaps++;
         break;
