@@ -303,10 +303,32 @@ static void merge_sort(sort_item *a, sort_item *tmp, size_t n)
     merge_sort(a, tmp, h);
     merge_sort(a + h, tmp, n - h);
     if (a[h - 1].key <= a[h].key) return;    /* already in order */
-    memcpy(tmp, a, h * sizeof *a);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n) a[k++] = a[j].key < tmp[i].key ? a[j++] : tmp[i++];
-    while (i < h) a[k++] = tmp[i++];
+    /* Rules are often listed nearly sorted: the left items up to a[h] and the
+     * right ones from a[h - 1] on are in place already (binary searches). */
+    size_t lo = 0, hi = h - 1;               /* first left key > a[h].key */
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (a[mid].key > a[h].key) hi = mid;
+        else lo = mid + 1;
+    }
+    const size_t i0 = lo;
+    lo = h;
+    hi = n;                                  /* first right key >= a[h - 1].key */
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (a[mid].key >= a[h - 1].key) hi = mid;
+        else lo = mid + 1;
+    }
+    const size_t jn = lo;
+    const size_t m = h - i0;
+    memcpy(tmp, a + i0, m * sizeof *a);
+    /* A sentinel above every key (a prefix key's low byte is at most
+     * KEY_MORE, an equal-prefix run's key ends in a line number below
+     * UINT32_MAX) ends the left run, so the loop tests one bound. */
+    tmp[m].key = UINT64_MAX;
+    size_t i = 0, j = h, k = i0;
+    while (j < jn) a[k++] = a[j].key < tmp[i].key ? a[j++] : tmp[i++];
+    while (i < m) a[k++] = tmp[i++];
 }
 
 /* Length of the common prefix of a[0, n) and b[0, n); 8 bytes after each are readable. */
@@ -359,6 +381,14 @@ static void sort_cands(sort_item *a, sort_item *tmp, size_t n, const cand *c, co
                 }
                 for (size_t k = i; k < j; k++) a[k].key = sort_key(&c[a[k].idx], text, from + agree);
                 sort_cands(a + i, tmp, j - i, c, text, from + agree);
+            } else if (j - i > 16) {
+                /* a long run of equal prefixes: merge sorted on (length desc,
+                 * line) keys, which no later step reads */
+                for (size_t k = i; k < j; k++) {
+                    const cand *ck = &c[a[k].idx];
+                    a[k].key = (uint64_t)(UINT32_MAX - ck->len) << 32 | ck->line;
+                }
+                merge_sort(a + i, tmp, j - i);
             } else {
                 for (size_t k = i + 1; k < j; k++) {
                     const sort_item v = a[k];
@@ -726,6 +756,9 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
      * index.htm retries, whose patterns go after the rules' ones. */
     size_t text_len = 0, derived = pat_bytes;
     uint32_t nc = 0, n_wild = 0;
+    /* The patterns of a group's rules lie end to end in the ruleset's text:
+     * they are copied in runs, rs->text[run_from, run_to) a memcpy. */
+    size_t run_from = 0, run_to = 0;
     for (uint32_t i = 0, k = 0; i < rs->n_rules; i++) {
         const rs_rule_record *r = &rs->rules[i];
         if (!selected[r->group]) continue;
@@ -737,7 +770,11 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         e->line = r->line;
         e->pat_off = off;
         e->pat_len = (uint32_t)len;
-        if (len) memcpy(text + off, pat, len);
+        if (r->pattern.off != run_to) {
+            if (run_to > run_from) memcpy(text + off - (run_to - run_from), rs->text + run_from, run_to - run_from);
+            run_from = run_to = r->pattern.off;
+        }
+        run_to += len;
         text_len += len;
         if (google) {
             if (can_match(pat, len)) {
@@ -759,6 +796,7 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
         }
         k++;
     }
+    if (run_to > run_from) memcpy(text + text_len - (run_to - run_from), rs->text + run_from, run_to - run_from);
     text_len = derived;        /* == pat_bytes without derived patterns */
     memset(text + text_len, 0, 8);
 

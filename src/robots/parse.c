@@ -73,6 +73,9 @@ static inline int form_matches_folded(const key_form *f, uint64_t w0, uint32_t w
 static rs_directive classify_key(const char *key, size_t len, uint32_t *flags)
 {
     if (len == 0) return RS_DIRECTIVE_UNKNOWN;
+    /* Most keys are "disallow", the first 'd' form: one compare. */
+    if (len >= 8 && (load_le64(key) | 0x2020202020202020ull) == load_le64("disallow"))
+        return RS_DIRECTIVE_DISALLOW;
     size_t from, to;        /* the forms starting with key[0], KEY_FORMS[from, to) */
     switch (rs_ascii_lower((unsigned char)key[0])) {
     case 'u': from = 0; to = 3; break;
@@ -150,24 +153,40 @@ size_t rs_canonicalize(const char *src, size_t src_size, char *dst, size_t dst_c
     return j;
 }
 
-/* Does rs_canonicalize change @s (does it hold a '%' or a byte >= 0x80)? */
+/* Bytes >= 0x80 of @w, or whose byte is '%', have their high bit set (a
+ * borrow can mark a byte after a '%' too, never when no '%' is in @w). */
+static inline uint64_t pct_or_high(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ull;
+    const uint64_t pct = w ^ (ones * '%');
+    return w | ((pct - ones) & ~pct);
+}
+
+/* Does rs_canonicalize change @s (does it hold a '%' or a byte >= 0x80)?
+ * Most values have neither: their words are ORed and tested once. */
 static int needs_canonical(const char *s, size_t n)
 {
-    const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+    const uint64_t highs = 0x8080808080808080ull;
+    uint64_t acc = 0, w;
     if (n >= 8) {
         /* Whole words, then the last eight bytes (overlapping: only a test). */
-        for (size_t i = 0;; i += 8) {
-            if (i + 8 > n) i = n - 8;
-            uint64_t w;
+        for (size_t i = 0; i + 8 < n; i += 8) {
             memcpy(&w, s + i, 8);
-            const uint64_t pct = w ^ (ones * '%');
-            if (((w | ((pct - ones) & ~pct)) & highs) != 0) return 1;
-            if (i + 8 == n) return 0;
+            acc |= pct_or_high(w);
         }
+        memcpy(&w, s + n - 8, 8);
+        acc |= pct_or_high(w);
+    } else if (n >= 4) {
+        /* The first and the last four bytes (overlapping) as one word. */
+        uint32_t lo, hi;
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        acc = pct_or_high((uint64_t)lo | (uint64_t)hi << 32);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (s[i] == '%' || (s[i] & 0x80)) return 1;
     }
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == '%' || (s[i] & 0x80)) return 1;
-    return 0;
+    return (acc & highs) != 0;
 }
 
 /* ===== Agents ===== */
@@ -186,7 +205,8 @@ size_t rs_agent_token(const char *value, size_t len)
 /* The reference uses isspace() here: space, \t, \n, \v, \f, \r. */
 static int is_space(unsigned char c)
 {
-    return c == ' ' || (c >= '\t' && c <= '\r');
+    /* one test of a bit set: bits 9-13 (\t..\r) and 32 (' ') */
+    return c <= ' ' && (0x100003e00ull >> c) & 1;
 }
 
 int rs_agent_is_global(const char *value, size_t len)
@@ -196,15 +216,6 @@ int rs_agent_is_global(const char *value, size_t len)
 
 /* ===== Lines ===== */
 
-static inline __attribute__((always_inline)) void trim(const char **p, size_t *len)
-{
-    const char *s = *p;
-    size_t n = *len;
-    while (n && is_space((unsigned char)s[0])) { s++; n--; }
-    while (n && is_space((unsigned char)s[n - 1])) n--;
-    *p = s;
-    *len = n;
-}
 
 static const char *find_space_or_tab(const char *s, size_t n)
 {
@@ -279,7 +290,7 @@ typedef struct {
     size_t colon;      /* offset of the first ':' before end, or SIZE_MAX */
 } line_scan;
 
-static void scan_line(specials *sp, size_t i, line_scan *ls)
+static inline __attribute__((always_inline)) void scan_line(specials *sp, size_t i, line_scan *ls)
 {
     ls->nul = ls->hash = ls->colon = SIZE_MAX;
     for (;;) {
@@ -345,9 +356,11 @@ static inline __attribute__((always_inline)) void emit_line(uint32_t line_no, co
         ev.flags |= RS_LINE_MISSING_COLON;
     }
 
+    /* The content is trimmed: the key starts, and the value ends, with no
+     * space, so only the key's end and the value's start are trimmed. */
     const char *key = s;
     size_t key_len = (size_t)(sep - s);
-    trim(&key, &key_len);
+    while (key_len && is_space((unsigned char)key[key_len - 1])) key_len--;
     if (key_len == 0) {
         ev.directive = RS_DIRECTIVE_NONE;
         ev.flags |= RS_LINE_EMPTY_KEY;
@@ -356,7 +369,7 @@ static inline __attribute__((always_inline)) void emit_line(uint32_t line_no, co
     }
     const char *value = sep + 1;
     size_t value_len = (size_t)(s + len - value);
-    trim(&value, &value_len);
+    while (value_len && is_space((unsigned char)value[0])) { value++; value_len--; }
 
     ev.key.ptr = key;
     ev.key.len = key_len;

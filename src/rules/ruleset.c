@@ -37,7 +37,7 @@ static void records_free(records *r)
 
 typedef struct {
     records agents, rules, extras;
-    rs_buf text;
+    records text;          /* tokens, patterns, keys, values */
     uint32_t group;        /* current group, UINT32_MAX before the first user-agent */
     uint32_t n_groups;
     uint32_t n_sitemaps;
@@ -48,7 +48,14 @@ typedef struct {
 static inline __attribute__((always_inline)) rs_span add_text(builder *b, const char *p, size_t n)
 {
     rs_span s = { (uint32_t)b->text.len, (uint32_t)n };
-    if (b->status == RS_OK) b->status = rs_buf_append(&b->text, p, n);
+    records *t = &b->text;
+    if (RS_LIKELY(t->cap - t->len >= n)) {
+        memcpy(t->ptr + t->len, p, n);
+        t->len += n;
+    } else if (b->status == RS_OK && (b->status = records_grow(t, n)) == RS_OK) {
+        memcpy(t->ptr + t->len, p, n);
+        t->len += n;
+    }
     return s;
 }
 
@@ -60,24 +67,38 @@ static inline __attribute__((always_inline)) void add_record(builder *b, records
     to->len += size;
 }
 
+/* The other lines than allow/disallow, out of line: the rule path, which
+ * most lines take, then saves fewer registers. */
+static __attribute__((noinline)) void on_agent(builder *b, const rs_robots_line *ev)
+{
+    if (b->group == UINT32_MAX || b->saw_rule) {
+        b->group = b->n_groups++;
+        b->saw_rule = 0;
+    }
+    rs_ua_record r;
+    memset(&r, 0, sizeof r);
+    r.group = b->group;
+    r.line = ev->line;
+    r.global = (uint8_t)rs_agent_is_global(ev->value.ptr, ev->value.len);
+    r.token = add_text(b, ev->value.ptr, r.global ? 0 : rs_agent_token(ev->value.ptr, ev->value.len));
+    add_record(b, &b->agents, &r, sizeof r);
+}
+
+static __attribute__((noinline)) void on_extra(builder *b, const rs_robots_line *ev)
+{
+    rs_extra_record r;
+    memset(&r, 0, sizeof r);
+    r.group = b->group;
+    r.line = ev->line;
+    r.key = add_text(b, ev->key.ptr, ev->key.len);
+    r.value = add_text(b, ev->value.ptr, ev->value.len);
+    add_record(b, &b->extras, &r, sizeof r);
+}
+
 static void on_line(void *ctx, const rs_robots_line *ev)
 {
     builder *b = ctx;
     switch (ev->directive) {
-    case RS_DIRECTIVE_USER_AGENT: {
-        if (b->group == UINT32_MAX || b->saw_rule) {
-            b->group = b->n_groups++;
-            b->saw_rule = 0;
-        }
-        rs_ua_record r;
-        memset(&r, 0, sizeof r);
-        r.group = b->group;
-        r.line = ev->line;
-        r.global = (uint8_t)rs_agent_is_global(ev->value.ptr, ev->value.len);
-        r.token = add_text(b, ev->value.ptr, r.global ? 0 : rs_agent_token(ev->value.ptr, ev->value.len));
-        add_record(b, &b->agents, &r, sizeof r);
-        break;
-    }
     case RS_DIRECTIVE_ALLOW:
     case RS_DIRECTIVE_DISALLOW: {
         if (b->group == UINT32_MAX) break; /* outside any group: ignored */
@@ -91,16 +112,12 @@ static void on_line(void *ctx, const rs_robots_line *ev)
         add_record(b, &b->rules, &r, sizeof r);
         break;
     }
-    case RS_DIRECTIVE_UNKNOWN: {
-        rs_extra_record r;
-        memset(&r, 0, sizeof r);
-        r.group = b->group;
-        r.line = ev->line;
-        r.key = add_text(b, ev->key.ptr, ev->key.len);
-        r.value = add_text(b, ev->value.ptr, ev->value.len);
-        add_record(b, &b->extras, &r, sizeof r);
+    case RS_DIRECTIVE_USER_AGENT:
+        on_agent(b, ev);
         break;
-    }
+    case RS_DIRECTIVE_UNKNOWN:
+        on_extra(b, ev);
+        break;
     case RS_DIRECTIVE_SITEMAP:
         b->n_sitemaps++;
         break;
@@ -120,27 +137,38 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
     memset(&b, 0, sizeof b);
     b.group = UINT32_MAX;
     uint32_t agents_stack[1024 / 4], rules_stack[4096 / 4], extras_stack[1024 / 4];
+    uint64_t text_stack[4096 / 8];
     b.agents.ptr = (char *)agents_stack;
     b.agents.cap = sizeof agents_stack;
     b.rules.ptr = (char *)rules_stack;
     b.rules.cap = sizeof rules_stack;
     b.extras.ptr = (char *)extras_stack;
     b.extras.cap = sizeof extras_stack;
-    /* Never a NULL arena: spans of length 0 still point into it (NULL + 0 is UB).
-     * Sized for the usual case (patterns take at most the body's bytes) in one go. */
+    /* The text takes at most the body's bytes but for canonical escapes:
+     * the stack for most files, else one buffer of that size in one go. */
     rs_status st = RS_OK;
-    b.text.ptr = rs_malloc(size + 1);    /* exactly: rulesets are kept, at 100k sites too */
-    if (b.text.ptr == NULL) st = RS_ERR_NOMEM;
-    else b.text.cap = size + 1;
+    b.text.ptr = (char *)text_stack;
+    b.text.cap = sizeof text_stack;
+    if (size + 1 > sizeof text_stack) {
+        b.text.ptr = rs_malloc(size + 1);
+        b.text.cap = size + 1;
+        b.text.heap = 1;
+        if (b.text.ptr == NULL) st = RS_ERR_NOMEM;
+    }
     if (st == RS_OK) st = rs_robots_parse(body, size, on_line, &b, NULL);
     if (st == RS_OK) st = b.status;
-    /* One block: the header, then the agent, rule and extra records. */
+    /* One block, exactly sized (rulesets are kept, at 100k sites too): the
+     * header, the agent, rule and extra records, then the text if it was on
+     * the stack (a heap one stays where it is: no copy of a large text). The
+     * text is never NULL: spans of length 0 still point into it (NULL + 0 is UB). */
     const size_t off_agents = ALIGN8(sizeof(rs_ruleset));
     const size_t off_rules = off_agents + ALIGN8(b.agents.len);
     const size_t off_extras = off_rules + ALIGN8(b.rules.len);
+    const size_t off_text = off_extras + b.extras.len;
+    const size_t in_block = b.text.heap ? 0 : b.text.len + 1;
     rs_ruleset *rs = NULL;
     if (st == RS_OK) {
-        rs = rs_malloc(off_extras + b.extras.len);
+        rs = rs_malloc(off_text + in_block);
         if (rs == NULL) st = RS_ERR_NOMEM;
     }
     if (st == RS_OK) {
@@ -157,14 +185,20 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
         rs->n_extras = (uint32_t)(b.extras.len / sizeof(rs_extra_record));
         rs->n_groups = b.n_groups;
         rs->n_sitemaps = b.n_sitemaps;
-        rs->text = b.text.ptr;
+        if (b.text.heap) {
+            rs->text = rs->text_heap = b.text.ptr;
+            b.text.heap = 0;   /* now the ruleset's */
+        } else {
+            if (b.text.len) memcpy(base + off_text, b.text.ptr, b.text.len);
+            base[off_text + b.text.len] = '\0';
+            rs->text = base + off_text;
+        }
         rs->text_len = b.text.len;
-        b.text.ptr = NULL;
     }
     records_free(&b.agents);
     records_free(&b.rules);
     records_free(&b.extras);
-    rs_buf_free(&b.text);
+    records_free(&b.text);
     if (st != RS_OK) return st;
     *out = rs;
     return RS_OK;
@@ -173,8 +207,8 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
 void rs_ruleset_free(rs_ruleset *rs)
 {
     if (rs == NULL) return;
-    rs_free(rs->text);     /* the records share the header's block */
-    rs_free(rs);
+    rs_free(rs->text_heap);
+    rs_free(rs);           /* the records, and the text but for a large one, share the block */
 }
 
 static int names(const rs_ruleset *rs, const rs_ua_record *ua, const char *agent, size_t agent_len)

@@ -46,6 +46,7 @@ struct rs_ruleset {
     uint32_t         n_groups;
     uint32_t         n_sitemaps; /* Sitemap: lines */
     char            *text;     /* arena of tokens, patterns, keys, values */
+    char            *text_heap; /* the text when it has its own allocation (a large body), else NULL */
     size_t           text_len;
 };
 
