@@ -1151,6 +1151,11 @@ typedef struct {
     size_t block_size;   /* bytes a block aims for; 0 = RS_READER_DEFAULT_BLOCK. A block
                             is shorter at end of input and longer by at most one line */
     size_t max_line;     /* longest line delivered as text; 0 = RS_READER_DEFAULT_MAX_LINE */
+    int    map;          /* 1: a plain regular file read from its start is mapped (mmap), and
+                            blocks are slices of the mapping, not copies (faster; the caller
+                            must expect SIGBUS if the file shrinks while it is read: the CLI
+                            turns that into an error). The environment RS_READER=read turns it
+                            off. 0: every file is read into the block buffers */
 } rs_reader_opts;
 
 /** A block of complete lines; see rs_reader_next_block(). */
@@ -1234,6 +1239,7 @@ typedef struct {
     uint64_t lines;             /* lines delivered so far, oversized ones included */
     uint64_t oversized_lines;   /* lines delivered as oversized blocks */
     int      bom;               /* 1 if a UTF-8 BOM was skipped */
+    int      mapped;            /* 1 if the file is mapped (a plain regular file), not read */
 } rs_reader_stats;
 
 /** Fills @out with the counters so far. */

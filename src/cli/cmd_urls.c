@@ -1188,6 +1188,7 @@ static int run_inputs(pipeline *p, urls_job *job, const struct cli_opts *o, cons
         if (switched) {
             rs_reader_opts ro;
             memset(&ro, 0, sizeof ro);
+            ro.map = 1;
             rs_reader *r = NULL;
             const rs_status st = rs_reader_open(path, &ro, &r);
             if (st != RS_OK) {

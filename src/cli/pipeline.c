@@ -318,6 +318,7 @@ int pipeline_run_until(pipeline *pl, const char *path, rs_reader **rest, rs_bloc
     rs_reader_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.block_size = p->cfg.block_size ? p->cfg.block_size : BLOCK_SIZE;
+    ro.map = 1;                 /* main.c turns a shrinking file's SIGBUS into an error */
     rs_reader *r = NULL;
     rs_status st = rs_reader_open(strcmp(path, "-") ? path : NULL, &ro, &r);
     if (st != RS_OK) {

@@ -383,6 +383,29 @@ EOF
     expect "urls: missing --agent: exit 2" 2 "--agent"
     run "$T/empty" urls --agent Googlebot "$T/list.txt"
     expect "urls: missing --robots: exit 2" 2 "--robots"
+
+    # A plain input file is mapped (rs_reader_opts.map). One truncated while urls reads it
+    # (a list rewritten in place, a log rotated by copytruncate) raises SIGBUS at the bytes
+    # gone: exit 2 with a message, never a crash. The run is long (8M lines) and the file is
+    # cut 0.2 s in; a run that ended first (exit 0) is tried again, up to 3 times.
+    yes 'https://www.example.com/private/some/long/path/to/a/page.html' | head -n 8000000 >"$T/shrinking.txt"
+    caught=0 crashed=0
+    for attempt in 1 2 3; do
+        cp "$T/shrinking.txt" "$T/shrink-run.txt"
+        "$BIN" urls --robots "$T/robots.txt" --agent Googlebot --missing allow --quiet -j 2 \
+            "$T/shrink-run.txt" >"$T/out" 2>"$T/err" &
+        pid=$!
+        sleep 0.2
+        truncate -s 4096 "$T/shrink-run.txt"
+        wait $pid
+        rc=$?
+        if [ "$rc" = 2 ] && grep -q "shrank" "$T/err"; then caught=1; break; fi
+        [ "$rc" = 0 ] || { crashed=1; break; }
+    done
+    if [ "$caught" = 1 ]; then pass "urls: input truncated while mapped: exit 2, says so (attempt $attempt)"
+    elif [ "$crashed" = 1 ]; then fail "urls: input truncated while mapped" "exit $rc: $(head -c 300 "$T/err")"
+    else fail "urls: input truncated while mapped" "every run ended before the file was cut (exit 0)"; fi
+    rm -f "$T/shrinking.txt" "$T/shrink-run.txt"
 }
 
 echo "-- logs"

@@ -10,6 +10,7 @@
 #   TSV,  no limit,  -j 2:  9 MiB         (256 MiB / (6 slots x 4 + 2 x 2) = 9.1 MiB)
 #   TSV,  100M,      -j 2:  4 MiB         (the minimum)
 #   quiet, no limit, -j 1: 12 MiB, and --quiet counts equal the TSV rows
+# the file mapped (the default) or read (RS_READER=read, and a pipe), the same records;
 # and, with one agent, urls' fast TSV/CSV loop equals its general path (--stats takes it).
 # Usage: bash tests/cli/test_blocks.sh ./robotscan build/testdata
 set -u
@@ -48,6 +49,14 @@ for c in "lim_j1 --memory-limit 100M -j 1" "none_j2 --memory-limit none -j 2" "l
     case "$*" in *.zst) run "$name" "$@" ;; *) run "$name" "$@" "$D/urls.txt" ;; esac
     cmp -s "$T/$name.out" "$T/ref.out" || fail "$name: records differ from the 12 MiB-block run"
 done
+# A plain file is mapped and its blocks are slices of the mapping (rs_reader_opts.map);
+# RS_READER=read reads and copies it, as a pipe is read: the same records.
+RS_READER=read run read_j1 --memory-limit none -j 1 "$D/urls.txt"
+cmp -s "$T/read_j1.out" "$T/ref.out" || fail "RS_READER=read -j 1: records differ from the mapped run"
+RS_READER=read run read_lim_j2 --memory-limit 100M -j 2 "$D/urls.txt"
+cmp -s "$T/read_lim_j2.out" "$T/ref.out" || fail "RS_READER=read -j 2 100M: records differ from the mapped run"
+run pipe_j2 --memory-limit none -j 2 - < <(cat "$D/urls.txt")
+cmp -s "$T/pipe_j2.out" "$T/ref.out" || fail "stdin pipe -j 2: records differ from the mapped run"
 rows=$(($(wc -l <"$T/ref.out") - 1))
 [ "$rows" -ge 790000 ] || fail "ref: $rows records, want about 2 per URL"
 

@@ -10,7 +10,8 @@
  *            == 3  zstd, truncated at a point chosen by byte 3
  *            == 4  gzip, truncated likewise (or one byte flipped when mode & 8)
  * The bytes go through a memfd into rs_reader_open_fd with tiny blocks, so
- * block and buffer boundaries fall everywhere. Checks:
+ * block and buffer boundaries fall everywhere; a plain one is mapped when
+ * mode & 32 (rs_reader_opts.map), else read. Checks:
  *   - intact/plain: the lines (blocks + rs_lines, or rs_reader_next_line when
  *     mode & 16) are exactly the payload split at '\n' (a leading BOM skipped,
  *     one '\r' before '\n' dropped, lines over max_line flagged oversized with
@@ -155,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(len == 0 || write(fd, bytes, len) == (ssize_t)len);
     FUZZ_CHECK(lseek(fd, 0, SEEK_SET) == 0);
 
-    rs_reader_opts opts = { block, max_line };
+    rs_reader_opts opts = { block, max_line, (mode & 32) != 0 };
     rs_reader *r = NULL;
     rs_status st = rs_reader_open_fd(fd, "fuzz.in", &opts, &r);
     FUZZ_CHECK(r != NULL);

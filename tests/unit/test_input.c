@@ -226,9 +226,10 @@ static buf_t gzip_member(const void *src, size_t n)
     return out;
 }
 
+/* Plain files mapped, as the CLI reads them (check_file also reads them with RS_READER=read). */
 static result_t read_path(const char *path, size_t block, size_t max_line)
 {
-    rs_reader_opts o = { block, max_line };
+    rs_reader_opts o = { block, max_line, 1 };
     rs_reader *r;
     const rs_status st = rs_reader_open(path, &o, &r);
     cr_assert_eq(st, RS_OK, "open %s: %s", path, r ? rs_reader_errmsg(r) : "?");
@@ -237,21 +238,30 @@ static result_t read_path(const char *path, size_t block, size_t max_line)
     return res;
 }
 
-/* Reads @data stored as @name and compares with the model, clean end expected. */
+/* Reads @data stored as @name and compares with the model, clean end expected;
+ * twice: as the reader chooses (a plain file is mapped) and with RS_READER=read
+ * (every file read and copied). */
 static void check_file(const char *name, const void *stored, size_t stored_n,
                        const char *plain, size_t plain_n, size_t block, size_t max_line)
 {
     const char *path = write_file(name, stored, stored_n);
-    result_t res = read_path(path, block, max_line);
-    cr_assert_eq(res.st, RS_ERR_EOF, "%s: %s (%s)", name, rs_status_str(res.st), res.msg);
     recs_t want = model(plain, plain_n, max_line ? max_line : RS_READER_DEFAULT_MAX_LINE);
-    char what[128];
-    snprintf(what, sizeof what, "%s block=%zu max_line=%zu", name, block, max_line);
-    expect_recs(&res.recs, &want, what);
-    cr_assert_eq(res.stats.bytes_out, plain_n, "%s: bytes_out", what);
-    cr_assert_eq(res.stats.bytes_in, stored_n, "%s: bytes_in", what);
+    for (int copy = 0; copy < 2; copy++) {
+        if (copy) setenv("RS_READER", "read", 1);
+        result_t res = read_path(path, block, max_line);
+        unsetenv("RS_READER");
+        char what[160];
+        snprintf(what, sizeof what, "%s block=%zu max_line=%zu (%s)", name, block, max_line,
+                 res.stats.mapped ? "mapped" : "read");
+        cr_assert_eq(res.st, RS_ERR_EOF, "%s: %s (%s)", what, rs_status_str(res.st), res.msg);
+        cr_assert_eq(res.stats.mapped, !copy && plain == stored && plain_n > 0,
+                     "%s: a plain file is mapped unless RS_READER=read", what);
+        expect_recs(&res.recs, &want, what);
+        cr_assert_eq(res.stats.bytes_out, plain_n, "%s: bytes_out", what);
+        cr_assert_eq(res.stats.bytes_in, stored_n, "%s: bytes_in", what);
+        result_free(&res);
+    }
     recs_free(&want);
-    result_free(&res);
 }
 
 static const char SAMPLE[] =
@@ -373,6 +383,83 @@ Test(input, huge_line_bounded_memory)
     cr_log_info("max RSS %ld KiB before reading, %ld KiB after", before_kb, ru.ru_maxrss);
     cr_assert_lt(ru.ru_maxrss, 48 * 1024, "RSS grew to %ld KiB", ru.ru_maxrss);
     result_free(&res);
+}
+
+/* The same line in a plain file, which is mapped: its pages are let go as
+ * the search for its end passes them. */
+Test(input, huge_line_plain_file_bounded_memory)
+{
+    const char *path = tmp_path("huge.txt");
+    FILE *f = fopen(path, "wb");
+    cr_assert(f != NULL);
+    static char chunk[1 << 20];
+    memset(chunk, 'a', sizeof chunk);
+    const size_t total = 100u << 20;
+    for (size_t done = 0; done < total; done += sizeof chunk) cr_assert_eq(fwrite(chunk, 1, sizeof chunk, f), sizeof chunk);
+    cr_assert_eq(fwrite("\nafter\n", 1, 7, f), 7);
+    cr_assert_eq(fclose(f), 0);
+
+    struct rusage ru;
+    result_t res = read_path(path, 0, 0);
+    getrusage(RUSAGE_SELF, &ru);
+    cr_assert_eq(res.st, RS_ERR_EOF, "%s", res.msg);
+    cr_assert_eq(res.stats.mapped, 1);
+    cr_assert_eq(res.recs.n, 2);
+    cr_assert_eq(res.recs.r[0].oversized, total);
+    cr_assert_eq(res.recs.r[1].len, 5);
+    cr_assert(memcmp(res.recs.r[1].text, "after", 5) == 0);
+    cr_log_info("max RSS %ld KiB", ru.ru_maxrss);
+    cr_assert_lt(ru.ru_maxrss, 48 * 1024, "RSS grew to %ld KiB", ru.ru_maxrss);
+    result_free(&res);
+}
+
+/* A mapped block's 64 bytes past its end are readable (rs_block), also when
+ * the file ends on a page boundary (a page of zeros follows the mapping). */
+Test(input, mapped_block_padding_at_page_end)
+{
+    const long page = sysconf(_SC_PAGESIZE);
+    cr_assert_gt(page, 0);
+    char *data = malloc((size_t)page);
+    for (long i = 0; i < page; i++) data[i] = (i % 32 == 31) ? '\n' : 'x';
+    const char *path = write_file("page.txt", data, (size_t)page);
+    for (size_t block = 1; block <= 64; block *= 2) {
+        rs_reader_opts o = { block, 0, 1 };
+        rs_reader *r;
+        cr_assert_eq(rs_reader_open(path, &o, &r), RS_OK);
+        rs_block b;
+        unsigned sum = 0;
+        uint64_t lines = 0;
+        while (rs_reader_next_block(r, &b) == RS_OK) {
+            for (size_t i = 0; i < b.len + 64; i++) sum += (unsigned char)b.ptr[i];
+            lines += b.lines;
+        }
+        rs_reader_stats st;
+        rs_reader_stats_get(r, &st);
+        cr_assert_eq(st.mapped, 1);
+        cr_assert_eq(lines, (uint64_t)page / 32);
+        cr_assert_gt(sum, 0);
+        rs_reader_free(r);
+    }
+    free(data);
+}
+
+/* The library's default reads and copies: a caller that did not ask for a
+ * mapping never meets SIGBUS. */
+Test(input, mapping_is_asked_for)
+{
+    const char *path = write_file("ask.txt", "a\nb\n", 4);
+    for (int map = 0; map < 2; map++) {
+        rs_reader_opts o = { 0, 0, map };
+        rs_reader *r;
+        cr_assert_eq(rs_reader_open(path, &o, &r), RS_OK);
+        rs_block b;
+        cr_assert_eq(rs_reader_next_block(r, &b), RS_OK);
+        cr_assert_eq(b.lines, 2);
+        rs_reader_stats st;
+        rs_reader_stats_get(r, &st);
+        cr_assert_eq(st.mapped, map);
+        rs_reader_free(r);
+    }
 }
 
 /* ===== Compressed input ===== */
@@ -593,7 +680,7 @@ Test(input, missing_file_and_directory)
     cr_assert_str_eq(rs_reader_errmsg(r), "/tmp: is a directory");
     rs_reader_free(r);
     rs_reader_free(NULL);
-    rs_reader_opts bad = { (size_t)1 << 40, 0 };
+    rs_reader_opts bad = { (size_t)1 << 40, 0, 0 };
     cr_assert_eq(rs_reader_open("/dev/null", &bad, &r), RS_ERR_USAGE);
     cr_assert_null(r);
 }
@@ -666,7 +753,7 @@ Test(input, fd_with_short_reads)
     pthread_t th;
     cr_assert_eq(pthread_create(&th, NULL, slow_writer, &w), 0);
     rs_reader *r;
-    rs_reader_opts o = { 777, 0 };
+    rs_reader_opts o = { 777, 0, 0 };
     cr_assert_eq(rs_reader_open_fd(fds[0], "pipe", &o, &r), RS_OK);
     result_t res = read_reader(r);
     rs_reader_free(r);
@@ -683,11 +770,11 @@ Test(input, fd_with_short_reads)
 
 /* ===== Block buffers, next_line, real data, allocation failures ===== */
 
-Test(input, caller_owned_block_buffers_stay_valid)
+static void caller_owned_block_buffers_stay_valid_(int map)
 {
     buf_t plain = many_lines(2000);
     const char *path = write_file("bufs.txt", plain.p, plain.n);
-    rs_reader_opts o = { 4096, 100 };
+    rs_reader_opts o = { 4096, 100, map };
     rs_reader *r;
     cr_assert_eq(rs_reader_open(path, &o, &r), RS_OK);
     rs_blockbuf *bufs[3];
@@ -710,7 +797,7 @@ Test(input, caller_owned_block_buffers_stay_valid)
     }
     cr_assert_eq(st, RS_ERR_EOF);
     cr_assert_gt(at, plain.n / 2);
-    rs_reader_opts big = { 8192, 100 };
+    rs_reader_opts big = { 8192, 100, map };
     rs_reader *r2;
     cr_assert_eq(rs_reader_open(path, &big, &r2), RS_OK);
     rs_block b;
@@ -722,13 +809,19 @@ Test(input, caller_owned_block_buffers_stay_valid)
     free(plain.p);
 }
 
+Test(input, caller_owned_block_buffers_stay_valid)
+{
+    caller_owned_block_buffers_stay_valid_(0);
+    caller_owned_block_buffers_stay_valid_(1);   /* blocks as slices of the mapping */
+}
+
 /* rs_reader_set_block_size: blocks aim for the new size (never past the size at open,
  * 0 restores it), and the lines read are the same, in order, whatever the sizes. */
-Test(input, block_size_changed_while_reading)
+static void block_size_changed_while_reading_(int map)
 {
     buf_t plain = many_lines(4000);
     const char *path = write_file("resize.txt", plain.p, plain.n);
-    rs_reader_opts o = { 16384, 100 };
+    rs_reader_opts o = { 16384, 100, map };
     rs_reader *r;
     cr_assert_eq(rs_reader_open(path, &o, &r), RS_OK);
     rs_blockbuf *buf;
@@ -757,11 +850,17 @@ Test(input, block_size_changed_while_reading)
     free(plain.p);
 }
 
+Test(input, block_size_changed_while_reading)
+{
+    block_size_changed_while_reading_(0);
+    block_size_changed_while_reading_(1);   /* blocks as slices of the mapping */
+}
+
 Test(input, next_line_convenience)
 {
     const size_t n = sizeof SAMPLE - 1;
     const char *path = write_file("lines.txt", SAMPLE, n);
-    rs_reader_opts o = { 16, 30 };
+    rs_reader_opts o = { 16, 30, 0 };
     rs_reader *r;
     cr_assert_eq(rs_reader_open(path, &o, &r), RS_OK);
     recs_t got = {0};
@@ -887,7 +986,7 @@ Test(input, producer_and_workers)
         for (size_t j = 0; j < want.r[i].len; j++) want_sum += (unsigned char)want.r[i].text[j] * want.r[i].number;
     }
 
-    rs_reader_opts o = { 32768, 0 };
+    rs_reader_opts o = { 32768, 0, 1 };
     rs_reader *r;
     cr_assert_eq(rs_reader_open(path, &o, &r), RS_OK);
     ring_t q = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
