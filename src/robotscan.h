@@ -1382,6 +1382,20 @@ RS_STATIC_API rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, siz
  */
 RS_STATIC_API void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *out);
 
+/**
+ * rs_scan_get without what the line's site record holds: origin (empty) and
+ * matcher (NULL). The rest (kind, text, number, verdict, site number) comes
+ * from the block's own arrays, read in input order, while the site records
+ * lie all over memory (at 100,000 sites reading one is a cache miss: most of
+ * rs_scan_get's cost). A line of a site decided alone has site UINT32_MAX
+ * here: read it with rs_scan_get. Pair with rs_scan_prefetch_site and
+ * rs_scan_get for the records that need the origin or the matcher.
+ */
+RS_STATIC_API void rs_scan_get_brief(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *out);
+
+/** Starts fetching the site record of line @i (a hint: rs_scan_get reads it later). */
+RS_STATIC_API void rs_scan_prefetch_site(const rs_scanner *sc, size_t i);
+
 /** The kind of line @i of the last block (RS_SCAN_URL for every URL line, whatever its agents' records). */
 RS_STATIC_API rs_scan_kind rs_scan_line_kind(const rs_scanner *sc, size_t i);
 

@@ -733,11 +733,14 @@ typedef struct {
                                  without a check (fast_limit) */
 } fast_state;
 
+/* The record of line @i without its site record (rs_scan_get_brief: a hit of the cache
+ * needs only the site number); a line for the general code gets the whole record. */
 static inline __attribute__((always_inline)) void fast_fetch(const rs_scanner *sc, const fast_state *f,
                                                              const uint8_t what[2], size_t i, fast_rec *a)
 {
-    rs_scan_get(sc, i, 0, &a->rec);
+    rs_scan_get_brief(sc, i, 0, &a->rec);
     if (a->rec.kind != RS_SCAN_URL || a->rec.site == UINT32_MAX) {
+        rs_scan_get(sc, i, 0, &a->rec);
         a->what = FAST_OTHER;
         return;
     }
@@ -747,13 +750,17 @@ static inline __attribute__((always_inline)) void fast_fetch(const rs_scanner *s
     __builtin_prefetch(a->slot);
 }
 
-static inline __attribute__((always_inline)) void fast_probe(const fast_state *f, fast_rec *a)
+/* Probes the cache for line @i's key; a key not there will be rendered from the line's
+ * site record, which starts coming in now. */
+static inline __attribute__((always_inline)) void fast_probe(const rs_scanner *sc, const fast_state *f,
+                                                             size_t i, fast_rec *a)
 {
     if (a->what != FAST_EMIT) return;
     const rec_entry *e = a->slot;
     while (e->k1 != a->k1 || e->k2 != a->k2) {
         if (e->k2 == 0) {
             a->e = NULL;
+            rs_scan_prefetch_site(sc, i);
             return;
         }
         if (++e == f->end) e = f->tab;
@@ -823,6 +830,7 @@ static const rec_entry *fast_find(const urls_job *job, worker_state *w, size_t i
     rec_cache *const c = &w->recs;
     const uint64_t gen = c->gen;
     const rs_str agent = { job->agents[0], job->agent_lens[0] };
+    rs_scan_get(w->sc, i, 0, &ring[i % AHEAD].rec);   /* a rendering needs the origin and matcher */
     const rec_entry *e = rec_find(job, w, &ring[i % AHEAD].rec, agent);
     fast_state_cache(f, c);
     if (e == NULL || c->gen == gen) return e;
@@ -830,7 +838,7 @@ static const rec_entry *fast_find(const urls_job *job, worker_state *w, size_t i
         fast_rec *a = &ring[j % AHEAD];
         if (a->what == FAST_OTHER) continue;
         a->slot = &f->tab[rec_hash(a->k1, a->k2) & f->mask];
-        if (j < n_probed) fast_probe(f, a);
+        if (j < n_probed) fast_probe(w->sc, f, j, a);
     }
     return e;
 }
@@ -921,19 +929,19 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
     f.special = w->special;
     fast_rec ring[AHEAD];
     for (size_t j = 0; j < AHEAD - 1 && j < n; j++) fast_fetch(sc, &f, what, j, &ring[j]);
-    for (size_t j = 0; j < AHEAD / 2 && j < n; j++) fast_probe(&f, &ring[j]);
+    for (size_t j = 0; j < AHEAD / 2 && j < n; j++) fast_probe(sc, &f, j, &ring[j]);
     /* lines with one to fetch AHEAD - 1 lines on, then the rest */
     const size_t n_ahead = n >= AHEAD - 1 ? n - (AHEAD - 1) : 0;
     size_t i = 0;
     rs_status st = RS_OK;
     for (; i < n_ahead; i++) {
         fast_fetch(sc, &f, what, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
-        fast_probe(&f, &ring[(i + AHEAD / 2) % AHEAD]);
+        fast_probe(sc, &f, i + AHEAD / 2, &ring[(i + AHEAD / 2) % AHEAD]);
         st = fast_line(job, w, res, stream, i, ring, i + AHEAD / 2 + 1, i + AHEAD, &f);
         if (st != RS_OK) goto done;
     }
     for (; i < n; i++) {
-        if (i + AHEAD / 2 < n) fast_probe(&f, &ring[(i + AHEAD / 2) % AHEAD]);
+        if (i + AHEAD / 2 < n) fast_probe(sc, &f, i + AHEAD / 2, &ring[(i + AHEAD / 2) % AHEAD]);
         st = fast_line(job, w, res, stream, i, ring, i + AHEAD / 2 + 1 < n ? i + AHEAD / 2 + 1 : n, n, &f);
         if (st != RS_OK) goto done;
     }

@@ -1078,6 +1078,41 @@ void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r
     r->reason = v->reason;
 }
 
+void rs_scan_get_brief(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r)
+{
+    const ent *e = &sc->ent[i];
+    if (RS_UNLIKELY(e->kind != RS_SCAN_URL || (e->site & ALONE) || sc->summary_only)) {
+        rs_scan_get(sc, i, agent, r);
+        r->origin.ptr = "";
+        r->origin.len = 0;
+        r->matcher = NULL;      /* a line decided alone keeps site NONE, as rs_scan_get gives it */
+        return;
+    }
+    memset(r, 0, sizeof *r);
+    r->line_no = sc->first_line + i;
+    r->agent = (uint32_t)agent;
+    r->url.ptr = sc->base + e->off;
+    r->url.len = e->len;
+    r->site = e->site;          /* the local number, as the site record's id */
+    __builtin_prefetch(&sc->site[e->site]);     /* for rs_scan_prefetch_site, if it comes */
+    r->origin.ptr = "";
+    const verdict *v = &sc->ver[i * sc->n_agents + agent];
+    r->kind = v->kind;
+    r->line = v->line;
+    r->rule = v->rule;
+    r->disallowed = v->disallowed;
+    r->reason = v->reason;
+}
+
+void rs_scan_prefetch_site(const rs_scanner *sc, size_t i)
+{
+    const uint32_t s = sc->ent[i].site;
+    if (s == NONE) return;
+    const lsite *p = (s & ALONE) ? sc->alone[s & ~ALONE] : sc->site[s];
+    __builtin_prefetch(p);
+    __builtin_prefetch((const char *)p + 64);   /* ag[] may start in the second line */
+}
+
 rs_scan_kind rs_scan_line_kind(const rs_scanner *sc, size_t i) { return (rs_scan_kind)sc->ent[i].kind; }
 
 /* Counted by rs_scan_block as it made the records (decide, and the kinds of lines). */

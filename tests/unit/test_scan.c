@@ -69,6 +69,30 @@ static rs_sites *open_dir(const char *dir)
 
 /* ===== Order, grouping, kinds ===== */
 
+/* rs_scan_get_brief gives line @i's record @full but for what its site record holds
+ * (origin empty, matcher NULL): the same site number (UINT32_MAX for a line decided alone),
+ * kind, text and verdict. */
+static void expect_brief(const rs_scanner *sc, size_t i, size_t agent, const rs_scan_record *full)
+{
+    rs_scan_record b;
+    rs_scan_get_brief(sc, i, agent, &b);
+    cr_assert_eq(b.kind, full->kind, "line %zu", i);
+    cr_assert_eq(b.url.ptr, full->url.ptr, "line %zu", i);
+    cr_assert_eq(b.url.len, full->url.len, "line %zu", i);
+    cr_assert_eq(b.line_no, full->line_no, "line %zu", i);
+    cr_assert_eq(b.oversized, full->oversized, "line %zu", i);
+    cr_assert_eq(b.site, full->site, "line %zu: site %u, want %u", i, b.site, full->site);
+    cr_assert_eq(b.agent, full->agent, "line %zu", i);
+    cr_assert_eq(b.line, full->line, "line %zu", i);
+    cr_assert_eq(b.rule, full->rule, "line %zu", i);
+    cr_assert_eq(b.disallowed, full->disallowed, "line %zu", i);
+    cr_assert_eq(b.reason, full->reason, "line %zu", i);
+    cr_assert_eq(b.error, full->error, "line %zu", i);
+    cr_assert_eq(b.origin.len, 0, "line %zu", i);
+    cr_assert_null(b.matcher, "line %zu", i);
+    rs_scan_prefetch_site(sc, i);   /* a hint: harmless on any line */
+}
+
 Test(scan, interleaved_sites_keep_input_order, .init = make_tmpdir, .fini = remove_tmpdir)
 {
     write_file("a.com.txt", "User-agent: *\nDisallow: /a\n");
@@ -517,6 +541,7 @@ Test(scan, differential_vs_naive_oracle, .timeout = 600)
             for (size_t a = 0; a < 2; a++) {
                 rs_scan_record r;
                 rs_scan_get(sc, i, a, &r);
+                expect_brief(sc, i, a, &r);
                 cr_assert_eq(r.line_no, line_no + i);
                 cr_assert_eq(r.kind, RS_SCAN_URL, "%.*s", (int)r.url.len, r.url.ptr);
                 naive_verdict nv;
@@ -606,6 +631,7 @@ Test(scan, lines_from_the_bitmap_equal_rs_line_next, .init = make_tmpdir, .fini 
             cr_assert_lt(i, got, "round %d: the scanner gave fewer lines", round);
             rs_scan_record r;
             rs_scan_get(sc, i, 0, &r);
+            expect_brief(sc, i, 0, &r);
             cr_assert_eq(r.line_no, ln.number, "round %d line %zu", round, i);
             if (ln.oversized) {
                 cr_assert_eq(r.kind, RS_SCAN_OVERSIZED, "round %d line %zu", round, i);
@@ -771,6 +797,7 @@ Test(scan, blocks_of_every_length_exact_size, .init = make_tmpdir, .fini = remov
                 while (end < len && buf[end] != '\n') end++;
                 rs_scan_record r;
                 rs_scan_get(sc, i, 0, &r);
+                expect_brief(sc, i, 0, &r);
                 cr_assert_eq(r.url.ptr, buf + at, "len %zu variant %d line %zu", len, variant, i);
                 cr_assert_eq(r.url.len, end - at, "len %zu variant %d line %zu", len, variant, i);
                 at = end + 1;
