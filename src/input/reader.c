@@ -476,6 +476,22 @@ static void fill_some(rs_reader *r, char *buf, size_t *filled, size_t want, size
     *filled += got;
 }
 
+/* Delivers one line of @len bytes, longer than max_line, as an oversized
+ * block (its text not kept); @found: a '\n' ends it. */
+static void oversized_block(rs_reader *r, const char *ptr, uint64_t len, int found, rs_block *out)
+{
+    out->ptr = ptr;
+    out->len = 0;
+    out->first_line = r->line;
+    out->lines = 1;
+    out->offset = r->offset;
+    out->oversized = len;
+    r->line += 1;
+    r->offset += len + (uint64_t)found;
+    r->stats.lines += 1;
+    r->stats.oversized_lines += 1;
+}
+
 /*
  * The skip path of a line that does not fit in the buffer: @len bytes of it
  * (no '\n' among them) were read; read and discard the rest through @buf,
@@ -508,16 +524,7 @@ static rs_status skip_oversized(rs_reader *r, char *buf, uint64_t len, rs_block 
         len += got;
     }
     if (!found && r->err) return r->err;     /* damaged inside the line: it is incomplete */
-    out->ptr = buf;
-    out->len = 0;
-    out->first_line = r->line;
-    out->lines = 1;
-    out->offset = r->offset;
-    out->oversized = len;
-    r->line += 1;
-    r->offset += len + (uint64_t)found;
-    r->stats.lines += 1;
-    r->stats.oversized_lines += 1;
+    oversized_block(r, buf, len, found, out);
     return RS_OK;
 }
 
@@ -584,17 +591,8 @@ static rs_status map_block(rs_reader *r, rs_blockbuf *bb, rs_block *out)
         const char *e = rest > T ? map_line_end(p, T, rest, r->max_line + 1) : NULL;
         const size_t line = e ? (size_t)(e - p) : rest;
         if (line > r->max_line) {
-            out->ptr = p;
-            out->len = 0;
-            out->first_line = r->line;
-            out->lines = 1;
-            out->offset = r->offset;
-            out->oversized = line;
-            r->line += 1;
-            r->offset += line + (e != NULL);
+            oversized_block(r, p, line, e != NULL, out);
             r->map_pos += line + (e != NULL);
-            r->stats.lines += 1;
-            r->stats.oversized_lines += 1;
             r->stats.bytes_in = r->stats.bytes_out = r->map_pos;
             if (bb != NULL) {
                 bb->mapped = p;

@@ -1042,6 +1042,17 @@ rs_status rs_scan_block(rs_scanner *sc, const rs_block *block, size_t *n_lines)
     return RS_OK;
 }
 
+/* The verdict of line @i for @agent into @r. */
+static inline void put_verdict(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r)
+{
+    const verdict *v = &sc->ver[i * sc->n_agents + agent];
+    r->kind = v->kind;
+    r->line = v->line;
+    r->rule = v->rule;
+    r->disallowed = v->disallowed;
+    r->reason = v->reason;
+}
+
 void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r)
 {
     const ent *e = &sc->ent[i];
@@ -1070,12 +1081,7 @@ void rs_scan_get(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r
     r->origin.len = s->origin_len;
     r->matcher = s->ag[agent].matcher;
     if (sc->summary_only) return;   /* no verdict kept */
-    const verdict *v = &sc->ver[i * sc->n_agents + agent];
-    r->kind = v->kind;
-    r->line = v->line;
-    r->rule = v->rule;
-    r->disallowed = v->disallowed;
-    r->reason = v->reason;
+    put_verdict(sc, i, agent, r);
 }
 
 void rs_scan_get_brief(const rs_scanner *sc, size_t i, size_t agent, rs_scan_record *r)
@@ -1096,12 +1102,7 @@ void rs_scan_get_brief(const rs_scanner *sc, size_t i, size_t agent, rs_scan_rec
     r->site = e->site;          /* the local number, as the site record's id */
     __builtin_prefetch(&sc->site[e->site]);     /* for rs_scan_prefetch_site, if it comes */
     r->origin.ptr = "";
-    const verdict *v = &sc->ver[i * sc->n_agents + agent];
-    r->kind = v->kind;
-    r->line = v->line;
-    r->rule = v->rule;
-    r->disallowed = v->disallowed;
-    r->reason = v->reason;
+    put_verdict(sc, i, agent, r);
 }
 
 void rs_scan_prefetch_site(const rs_scanner *sc, size_t i)
