@@ -1396,6 +1396,13 @@ RS_STATIC_API void rs_scan_get_brief(const rs_scanner *sc, size_t i, size_t agen
 /** Starts fetching the site record of line @i (a hint: rs_scan_get reads it later). */
 RS_STATIC_API void rs_scan_prefetch_site(const rs_scanner *sc, size_t i);
 
+/**
+ * Starts fetching what rs_matcher_rule(@m, @rule) reads past the matcher's
+ * header (its entry in the rule table); reads the header, so fetch that first
+ * (a hint: a bad index does nothing).
+ */
+RS_STATIC_API void rs_matcher_prefetch_rule(const rs_matcher *m, int32_t rule);
+
 /** The kind of line @i of the last block (RS_SCAN_URL for every URL line, whatever its agents' records). */
 RS_STATIC_API rs_scan_kind rs_scan_line_kind(const rs_scanner *sc, size_t i);
 

@@ -705,6 +705,11 @@ static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result
 #define STREAM_PIECE ((size_t)256 << 10)
 /* Lines between fetching a record's cache entry and using it (a power of two). */
 #define AHEAD 16
+/* A key the cache lacks is rendered from its site record, prefetched when the probe (AHEAD / 2
+ * lines ahead) misses; from its matcher's header, prefetched READY_AHEAD lines ahead; and from
+ * its rule's entry, prefetched RULE_AHEAD lines ahead: one miss at a time, none waited for. */
+#define READY_AHEAD 5
+#define RULE_AHEAD 2
 
 /*
  * A line fetched ahead by the TSV/CSV loop (process_fast): what its record's output needs.
@@ -717,6 +722,7 @@ typedef struct {
     rs_scan_record rec;       /* the line's record (agent 0), for rendering a new key */
     uint8_t what;             /* FAST_SKIP: a URL whose verdict is not printed; FAST_OTHER: a line
                                  for the general code (not a URL, or a URL decided alone) */
+    uint8_t whole;            /* rec is the whole record (rs_scan_get), site record included */
     uint64_t k1, k2;
     const rec_entry *slot, *e;
 } __attribute__((aligned(64))) fast_rec; /* 128 bytes: ring indexes by a shift */
@@ -739,8 +745,10 @@ static inline __attribute__((always_inline)) void fast_fetch(const rs_scanner *s
                                                              const uint8_t what[2], size_t i, fast_rec *a)
 {
     rs_scan_get_brief(sc, i, 0, &a->rec);
+    a->whole = 0;
     if (a->rec.kind != RS_SCAN_URL || a->rec.site == UINT32_MAX) {
         rs_scan_get(sc, i, 0, &a->rec);
+        a->whole = 1;
         a->what = FAST_OTHER;
         return;
     }
@@ -769,6 +777,23 @@ static inline __attribute__((always_inline)) void fast_probe(const rs_scanner *s
     __builtin_prefetch(t);
     __builtin_prefetch(t + e->len - 1);
     a->e = e;
+}
+
+/* Line @i, a key the cache lacked when probed (its site record prefetched then): the whole
+ * record, and its matcher's header on the way. */
+static inline void fast_ready(const rs_scanner *sc, size_t i, fast_rec *a)
+{
+    if (a->what != FAST_EMIT || a->e != NULL || a->whole) return;
+    rs_scan_get(sc, i, 0, &a->rec);
+    a->whole = 1;
+    if (a->rec.matcher != NULL && a->rec.rule >= 0) __builtin_prefetch(a->rec.matcher);
+}
+
+/* The same line's rule entry, once the header is in. */
+static inline void fast_rule(const fast_rec *a)
+{
+    if (a->what == FAST_EMIT && a->e == NULL && a->whole && a->rec.matcher != NULL && a->rec.rule >= 0)
+        rs_matcher_prefetch_rule(a->rec.matcher, a->rec.rule);
 }
 
 /* memcpy for the short texts of a record (a URL, a cached rest): up to 128 bytes by two
@@ -830,7 +855,10 @@ static const rec_entry *fast_find(const urls_job *job, worker_state *w, size_t i
     rec_cache *const c = &w->recs;
     const uint64_t gen = c->gen;
     const rs_str agent = { job->agents[0], job->agent_lens[0] };
-    rs_scan_get(w->sc, i, 0, &ring[i % AHEAD].rec);   /* a rendering needs the origin and matcher */
+    if (!ring[i % AHEAD].whole) {       /* a rendering needs the origin and matcher */
+        rs_scan_get(w->sc, i, 0, &ring[i % AHEAD].rec);
+        ring[i % AHEAD].whole = 1;
+    }
     const rec_entry *e = rec_find(job, w, &ring[i % AHEAD].rec, agent);
     fast_state_cache(f, c);
     if (e == NULL || c->gen == gen) return e;
@@ -937,6 +965,8 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
     for (; i < n_ahead; i++) {
         fast_fetch(sc, &f, what, i + AHEAD - 1, &ring[(i + AHEAD - 1) % AHEAD]);
         fast_probe(sc, &f, i + AHEAD / 2, &ring[(i + AHEAD / 2) % AHEAD]);
+        fast_ready(sc, i + READY_AHEAD, &ring[(i + READY_AHEAD) % AHEAD]);
+        fast_rule(&ring[(i + RULE_AHEAD) % AHEAD]);
         st = fast_line(job, w, res, stream, i, ring, i + AHEAD / 2 + 1, i + AHEAD, &f);
         if (st != RS_OK) goto done;
     }

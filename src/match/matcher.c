@@ -1110,6 +1110,12 @@ size_t rs_matcher_rule_count(const rs_matcher *m)
     return m->n_rules;
 }
 
+void rs_matcher_prefetch_rule(const rs_matcher *m, int32_t rule)
+{
+    if (rule < 0 || (uint32_t)rule >= m->n_rules) return;
+    __builtin_prefetch(&M_RULES(m)[rule]);
+}
+
 rs_status rs_matcher_rule(const rs_matcher *m, int32_t rule, rs_rule_info *out)
 {
     RS_RETURN_IF(rule < 0 || (uint32_t)rule >= m->n_rules, RS_ERR_USAGE);
