@@ -84,7 +84,7 @@ struct rs_reader {
     char *map;                  /* a mapped plain file (map_block), else NULL */
     size_t map_len;             /* the file's bytes at map */
     size_t map_size;            /* the mapping: whole pages, one zero page past the file */
-    size_t map_pos;             /* the next block's start */
+    uintptr_t map_page;         /* the page size */
 
     rs_blockbuf own;            /* buffer of rs_reader_next_block (lazy) */
     rs_block cur;               /* rs_reader_next_line state */
@@ -354,6 +354,7 @@ static void map_file(rs_reader *r, uint64_t size)
     r->map = p;
     r->map_len = (size_t)size;
     r->map_size = len + page;
+    r->map_page = page;
     r->stats.mapped = 1;
 }
 
@@ -530,9 +531,9 @@ static rs_status skip_oversized(rs_reader *r, char *buf, uint64_t len, rs_block 
 
 /* The whole pages of p[0, len) leave memory (a mapped file's slice once
  * used: they stay in the page cache, so a huge input keeps a small RSS). */
-static void map_drop(const char *p, size_t len)
+static void map_drop(const rs_reader *r, const char *p, size_t len)
 {
-    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    const uintptr_t page = r->map_page;
     const uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + len) & ~(page - 1);
     if (b > a) (void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
@@ -540,7 +541,7 @@ static void map_drop(const char *p, size_t len)
 /* The first '\n' in p[from, to), or NULL. The pages passed beyond p[keep]
  * are dropped as the search goes: those bytes belong to a line longer than
  * max_line, never used, so a 100 MB line costs no memory here either. */
-static const char *map_line_end(const char *p, size_t from, size_t to, size_t keep)
+static const char *map_line_end(const rs_reader *r, const char *p, size_t from, size_t to, size_t keep)
 {
     const size_t STEP = (size_t)4 << 20;
     while (from < to) {
@@ -548,66 +549,20 @@ static const char *map_line_end(const char *p, size_t from, size_t to, size_t ke
         const char *e = memchr(p + from, '\n', n);
         if (e != NULL) return e;
         const size_t a = RS_MAX(from, keep);
-        if (from + n > a) map_drop(p + a, from + n - a);
+        if (from + n > a) map_drop(r, p + a, from + n - a);
         from += n;
     }
     return NULL;
 }
 
-/*
- * rs_reader_next_block_into for a mapped file: a slice of the mapping, cut
- * as the copying path cuts (after the last '\n' within block_size bytes, or
- * after the one long line that starts the block; the last line of the input
- * without '\n' and a line longer than max_line that starts a block are
- * blocks of their own, the latter oversized). Its page tables are filled
- * here, by the reading thread, in one call.
- */
-static rs_status map_block(rs_reader *r, rs_blockbuf *bb, rs_block *out)
+/* Delivers p[0, len), @lines whole lines of the mapping, as a block; its
+ * page tables filled in one call (not a fault every 16 pages) by the
+ * reading thread. */
+static void map_text_block(rs_reader *r, const char *p, size_t len, uint64_t lines, rs_block *out)
 {
-    if (bb != NULL && bb->mapped_len) {         /* its last block is no longer in use */
-        map_drop(bb->mapped, bb->mapped_len);
-        bb->mapped_len = 0;
-    }
-    size_t pos = r->map_pos;
-    if (!r->started) {
-        r->started = 1;
-        if (r->map_len - pos >= 3 && memcmp(r->map + pos, "\xEF\xBB\xBF", 3) == 0) {
-            pos = r->map_pos += 3;
-            r->offset += 3;
-            r->stats.bom = 1;
-            r->stats.bytes_in = r->stats.bytes_out = pos;
-        }
-    }
-    if (pos == r->map_len) return RS_ERR_EOF;
-    const char *const p = r->map + pos;
-    const size_t rest = r->map_len - pos, T = r->block_size;
-    size_t len;                 /* the block's bytes */
-    uint64_t lines;
-    const char *nl = memrchr(p, '\n', RS_MIN(T, rest));
-    if (nl != NULL) {
-        len = (size_t)(nl - p) + 1;
-        lines = rs_simd_count_newlines(p, len);
-    } else {                    /* the block starts with a line of T bytes or more, or the last line */
-        const char *e = rest > T ? map_line_end(p, T, rest, r->max_line + 1) : NULL;
-        const size_t line = e ? (size_t)(e - p) : rest;
-        if (line > r->max_line) {
-            oversized_block(r, p, line, e != NULL, out);
-            r->map_pos += line + (e != NULL);
-            r->stats.bytes_in = r->stats.bytes_out = r->map_pos;
-            if (bb != NULL) {
-                bb->mapped = p;
-                bb->mapped_len = line;
-            }
-            return RS_OK;
-        }
-        len = line + (e != NULL);
-        lines = 1;
-    }
 #ifdef MADV_POPULATE_READ
-    {   /* one call instead of a fault every 16 pages, in the reading thread */
-        const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(page - 1);
-        (void)madvise((void *)a, (uintptr_t)p + len - a, MADV_POPULATE_READ);
-    }
+    const uintptr_t a = (uintptr_t)p & ~(r->map_page - 1);
+    (void)madvise((void *)a, (uintptr_t)p + len - a, MADV_POPULATE_READ);
 #endif
     out->ptr = p;
     out->len = len;
@@ -616,13 +571,51 @@ static rs_status map_block(rs_reader *r, rs_blockbuf *bb, rs_block *out)
     out->offset = r->offset;
     r->line += lines;
     r->offset += len;
-    r->map_pos += len;
     r->stats.lines += lines;
-    r->stats.bytes_in = r->stats.bytes_out = r->map_pos;
-    if (bb != NULL) {
-        bb->mapped = p;
-        bb->mapped_len = len;
+}
+
+/*
+ * rs_reader_next_block_into for a mapped file: a slice of the mapping, cut
+ * as the copying path cuts (after the last '\n' within block_size bytes, or
+ * after the one long line that starts the block; the last line of the input
+ * without '\n' and a line longer than max_line that starts a block are
+ * blocks of their own, the latter oversized). Its page tables are filled
+ * here, by the reading thread, in one call. r->offset, the stream offset of
+ * the next block, is its place in the mapping.
+ */
+static rs_status map_block(rs_reader *r, rs_blockbuf *bb, rs_block *out)
+{
+    if (bb->mapped_len) {       /* its last block is no longer in use */
+        map_drop(r, bb->mapped, bb->mapped_len);
+        bb->mapped_len = 0;
     }
+    if (!r->started) {
+        r->started = 1;
+        if (r->map_len >= 3 && memcmp(r->map, "\xEF\xBB\xBF", 3) == 0) {
+            r->offset = 3;
+            r->stats.bom = 1;
+            r->stats.bytes_in = r->stats.bytes_out = r->offset;
+        }
+    }
+    const size_t pos = (size_t)r->offset;
+    if (pos == r->map_len) return RS_ERR_EOF;
+    const char *const p = r->map + pos;
+    const size_t rest = r->map_len - pos, T = r->block_size;
+    const char *nl = memrchr(p, '\n', RS_MIN(T, rest));
+    size_t len;                 /* the block's bytes, or the oversized line's */
+    if (nl != NULL) {
+        len = (size_t)(nl - p) + 1;
+        const uint64_t lines = rs_simd_count_newlines(p, len);
+        map_text_block(r, p, len, lines, out);
+    } else {                    /* the block starts with a line of T bytes or more, or the last line */
+        const char *e = rest > T ? map_line_end(r, p, T, rest, r->max_line + 1) : NULL;
+        len = e ? (size_t)(e - p) : rest;
+        if (len > r->max_line) oversized_block(r, p, len, e != NULL, out);
+        else map_text_block(r, p, len + (e != NULL), 1, out);
+    }
+    bb->mapped = p;
+    bb->mapped_len = len;
+    r->stats.bytes_in = r->stats.bytes_out = r->offset;
     return RS_OK;
 }
 
