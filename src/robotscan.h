@@ -1403,6 +1403,13 @@ RS_STATIC_API void rs_scan_prefetch_site(const rs_scanner *sc, size_t i);
  */
 RS_STATIC_API void rs_matcher_prefetch_rule(const rs_matcher *m, int32_t rule);
 
+/**
+ * Starts fetching the pattern text rs_matcher_rule(@m, @rule) points to; reads
+ * the rule's entry, so fetch that first (rs_matcher_prefetch_rule; a hint: a
+ * bad index does nothing).
+ */
+RS_STATIC_API void rs_matcher_prefetch_pattern(const rs_matcher *m, int32_t rule);
+
 /** The kind of line @i of the last block (RS_SCAN_URL for every URL line, whatever its agents' records). */
 RS_STATIC_API rs_scan_kind rs_scan_line_kind(const rs_scanner *sc, size_t i);
 

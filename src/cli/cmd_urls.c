@@ -708,8 +708,9 @@ static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result
 /* A key the cache lacks is rendered from its site record, prefetched when the probe (AHEAD / 2
  * lines ahead) misses; from its matcher's header, prefetched READY_AHEAD lines ahead; and from
  * its rule's entry, prefetched RULE_AHEAD lines ahead: one miss at a time, none waited for. */
-#define READY_AHEAD 5
-#define RULE_AHEAD 2
+#define READY_AHEAD 6
+#define RULE_AHEAD 3
+#define TEXT_AHEAD 1
 
 /*
  * A line fetched ahead by the TSV/CSV loop (process_fast): what its record's output needs.
@@ -731,9 +732,12 @@ typedef struct {
  * it stores, which may alias anything, do not make it read them again); refreshed after
  * each call that may change them. */
 typedef struct {
-    const rec_entry *tab, *end; /* w->recs.tab, tab + cap, cap - 1, text.ptr */
+    const rec_entry *tab, *end; /* w->recs.tab, tab + cap, cap - 1, text.ptr, prefix, prefix_cap */
     size_t mask;
     const char *text;
+    const rec_span *prefix;
+    size_t prefix_cap;
+    const char *prefix_text;
     const char *from, *special; /* w->block_from, w->special (url_verbatim) */
     char *d, *lim;            /* res->out: where the next record goes; how far records go
                                  without a check (fast_limit) */
@@ -769,6 +773,7 @@ static inline __attribute__((always_inline)) void fast_probe(const rs_scanner *s
         if (e->k2 == 0) {
             a->e = NULL;
             rs_scan_prefetch_site(sc, i);
+            if (a->rec.site < f->prefix_cap) __builtin_prefetch(&f->prefix[a->rec.site]);
             return;
         }
         if (++e == f->end) e = f->tab;
@@ -794,6 +799,16 @@ static inline void fast_rule(const fast_rec *a)
 {
     if (a->what == FAST_EMIT && a->e == NULL && a->whole && a->rec.matcher != NULL && a->rec.rule >= 0)
         rs_matcher_prefetch_rule(a->rec.matcher, a->rec.rule);
+}
+
+/* The same line's pattern text, once the rule entry is in, and its site's TSV prefix text
+ * (its span was prefetched by the probe). */
+static inline void fast_text(const fast_state *f, const fast_rec *a)
+{
+    if (a->what != FAST_EMIT || a->e != NULL || !a->whole) return;
+    if (a->rec.matcher != NULL && a->rec.rule >= 0) rs_matcher_prefetch_pattern(a->rec.matcher, a->rec.rule);
+    if (a->rec.site < f->prefix_cap && f->prefix[a->rec.site].len)
+        __builtin_prefetch(f->prefix_text + f->prefix[a->rec.site].off);
 }
 
 /* memcpy for the short texts of a record (a URL, a cached rest): up to 128 bytes by two
@@ -823,6 +838,9 @@ static void fast_state_cache(fast_state *f, const rec_cache *c)
     f->end = c->tab + c->cap;
     f->mask = c->cap - 1;
     f->text = c->text.ptr;
+    f->prefix = c->prefix;
+    f->prefix_cap = c->prefix_cap;
+    f->prefix_text = c->prefix_text.ptr;
 }
 
 /* The room process_fast writes records in without a check: res->out's room, and with
@@ -967,6 +985,7 @@ static rs_status process_fast(const urls_job *job, worker_state *w, pipeline_res
         fast_probe(sc, &f, i + AHEAD / 2, &ring[(i + AHEAD / 2) % AHEAD]);
         fast_ready(sc, i + READY_AHEAD, &ring[(i + READY_AHEAD) % AHEAD]);
         fast_rule(&ring[(i + RULE_AHEAD) % AHEAD]);
+        fast_text(&f, &ring[(i + TEXT_AHEAD) % AHEAD]);
         st = fast_line(job, w, res, stream, i, ring, i + AHEAD / 2 + 1, i + AHEAD, &f);
         if (st != RS_OK) goto done;
     }

@@ -1116,6 +1116,13 @@ void rs_matcher_prefetch_rule(const rs_matcher *m, int32_t rule)
     __builtin_prefetch(&M_RULES(m)[rule]);
 }
 
+void rs_matcher_prefetch_pattern(const rs_matcher *m, int32_t rule)
+{
+    if (rule < 0 || (uint32_t)rule >= m->n_rules) return;
+    const rule_entry *r = &M_RULES(m)[rule];
+    __builtin_prefetch(M_TEXT(m) + r->pat_off);
+}
+
 rs_status rs_matcher_rule(const rs_matcher *m, int32_t rule, rs_rule_info *out)
 {
     RS_RETURN_IF(rule < 0 || (uint32_t)rule >= m->n_rules, RS_ERR_USAGE);

@@ -179,6 +179,7 @@ Test(match, compat_rule_info_names_the_deciding_rule)
     cr_expect_eq(rs_matcher_rule(m, -1, &info), RS_ERR_USAGE);
     cr_expect_eq(rs_matcher_rule(m, 2, &info), RS_ERR_USAGE);
     for (int32_t r = -1; r <= 3; r++) rs_matcher_prefetch_rule(m, r);   /* a hint, any index */
+    for (int32_t r = -1; r <= 3; r++) rs_matcher_prefetch_pattern(m, r);
     rs_matcher_free(m);
 }
 
