@@ -705,9 +705,10 @@ static rs_status not_a_url(const urls_job *job, worker_state *w, pipeline_result
 #define STREAM_PIECE ((size_t)256 << 10)
 /* Lines between fetching a record's cache entry and using it (a power of two). */
 #define AHEAD 16
-/* A key the cache lacks is rendered from its site record, prefetched when the probe (AHEAD / 2
- * lines ahead) misses; from its matcher's header, prefetched READY_AHEAD lines ahead; and from
- * its rule's entry, prefetched RULE_AHEAD lines ahead: one miss at a time, none waited for. */
+/* A key the cache lacks is rendered from its site record (and TSV prefix span), prefetched when
+ * the probe (AHEAD / 2 lines ahead) misses; from its matcher's header, prefetched READY_AHEAD
+ * lines ahead; from its rule's entry, RULE_AHEAD lines ahead; and from its pattern text and
+ * prefix text, TEXT_AHEAD lines ahead: one miss at a time, none waited for. */
 #define READY_AHEAD 6
 #define RULE_AHEAD 3
 #define TEXT_AHEAD 1
