@@ -251,7 +251,7 @@ static void progress(pipeline_impl *p, const rs_reader *r, int final)
     fflush(stderr);
 }
 
-static void add_counts(pipeline_counts *to, const pipeline_counts *c)
+void pipeline_counts_add(pipeline_counts *to, const pipeline_counts *c)
 {
     to->lines += c->lines;
     to->blank += c->blank;
@@ -278,7 +278,7 @@ static int emit(pipeline_impl *p, slot *s)
         cli_error("%s", res->errmsg);
         return -1;
     }
-    add_counts(&p->totals.counts, &res->counts);
+    pipeline_counts_add(&p->totals.counts, &res->counts);
     if (p->cfg.in_order) {
         const rs_status st = p->cfg.in_order(p->cfg.ctx, res);
         if (st != RS_OK) {

@@ -23,6 +23,9 @@ typedef struct {
     uint64_t extra[8];     /* command-specific counters */
 } pipeline_counts;
 
+/* Adds @c's counts to @to's. */
+void pipeline_counts_add(pipeline_counts *to, const pipeline_counts *c);
+
 typedef struct {
     rs_outbuf out;         /* records, for stdout */
     rs_outbuf diag;        /* lines for stderr (--verbose) */

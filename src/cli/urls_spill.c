@@ -173,18 +173,6 @@ static void set_free(spill_set *s)
     }
 }
 
-static void add_counts(pipeline_counts *to, const pipeline_counts *c)
-{
-    to->lines += c->lines;
-    to->blank += c->blank;
-    to->urls += c->urls;
-    to->malformed += c->malformed;
-    to->skipped += c->skipped;
-    for (int i = 0; i < 2; i++) to->verdict[i] += c->verdict[i];
-    for (int i = 0; i < RS_REASON_COUNT; i++) to->reason[i] += c->reason[i];
-    for (int i = 0; i < 8; i++) to->extra[i] += c->extra[i];
-}
-
 /* Writes the output of lines [0, n) of a run block (ends: see spill_config) to @out. */
 static rs_status spill_outputs(rs_spill *out, const pipeline_result *res, const uint64_t *line_nos,
                                const size_t *ends, size_t n, char *err, size_t err_cap)
@@ -470,7 +458,7 @@ static void *run_worker(void *arg)
     if (rc == 0 && !atomic_load(&sh->stop)) {
         pthread_mutex_lock(&sh->mu);
         pipeline_totals *tot = sh->tot;
-        add_counts(&tot->counts, &w.res.counts);
+        pipeline_counts_add(&tot->counts, &w.res.counts);
         if (cfg->want_tallies) {
             if (tot->origins == NULL) {
                 tot->origins = w.res.origins;
@@ -856,7 +844,7 @@ int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pi
         set_free(&s);
         return 2;
     }
-    add_counts(&tot->counts, &counts);
+    pipeline_counts_add(&tot->counts, &counts);
     for (int p = 0; p < np; p++) s.keys[p].n = hll_count(&s.keys[p]);
 
     /* 2. run, 3. merge */
