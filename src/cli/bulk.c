@@ -10,6 +10,38 @@
 
 int cli_sites_open(const struct cli_opts *o, rs_sites **out) { return cli_sites_open_opts(o, NULL, out); }
 
+/* Sanitizer builds free everything, so that the library's teardown stays under test. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FREE_AT_EXIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define FREE_AT_EXIT 1
+#endif
+#endif
+#ifndef FREE_AT_EXIT
+#define FREE_AT_EXIT 0
+#endif
+
+/*
+ * The command is done with @sites and the process exits next. Freeing every
+ * loaded site one by one costs ~2 us a site, on one thread after the workers
+ * are done (5-6% of a 100,000-site `urls` run, measured), and the exit frees
+ * it all at once; so a normal build leaves them to it, reachable from here
+ * (a leak checker sees no leak). Sites kept past a few are freed.
+ */
+void cli_sites_close(rs_sites *sites)
+{
+    static rs_sites *kept[4];
+    if (sites == NULL) return;
+    if (!FREE_AT_EXIT)
+        for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
+            if (kept[i] == NULL) {
+                kept[i] = sites;
+                return;
+            }
+    rs_sites_free(sites);
+}
+
 int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs_sites **out)
 {
     rs_sites *sites = NULL;

@@ -1320,8 +1320,8 @@ int cmd_diff(int argc, char **argv)
     pipeline_free(&p);
     if (input_failed) rc = 2;
 done:
-    if (job.sites[1] != job.sites[0]) rs_sites_free(job.sites[1]);
-    rs_sites_free(job.sites[0]);
+    if (job.sites[1] != job.sites[0]) cli_sites_close(job.sites[1]);
+    cli_sites_close(job.sites[0]);
     rs_tally_free(job.hits);
     free(job.meta);
     rs_outbuf_free(&job.meta_text);

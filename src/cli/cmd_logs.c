@@ -1349,7 +1349,7 @@ int cmd_logs(int argc, char **argv)
     for (size_t r = 0; r < job.n_runs; r++) spill_close(&job.runs[r]);
     free(job.runs);
     pipeline_free(&p);
-    rs_sites_free(sites);
+    cli_sites_close(sites);
     rs_ipranges_free(ranges);
     rs_outbuf_free(&job.records);
     free(job.rec_end);

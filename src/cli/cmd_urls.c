@@ -1366,7 +1366,7 @@ static int finish(const struct cli_opts *op, const urls_job *job, const pipeline
     if (rc == 0 && cli_write_html(&o) != 0) rc = 2;
     const int disallowed = t->counts.verdict[1] > 0;
     pipeline_free(p);
-    rs_sites_free(sites);
+    cli_sites_close(sites);
     if (cli_out_finish() != 0) rc = 2;
     if (rc) return 2;
     return o.fail_on && disallowed ? 1 : 0;

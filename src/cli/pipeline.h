@@ -118,6 +118,8 @@ void pipeline_fail(pipeline_result *res, rs_status st, const char *fmt, ...)
 int cli_sites_open(const struct cli_opts *o, rs_sites **out);
 /* cli_sites_open with rs_sites_options (NULL: the defaults). */
 int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs_sites **out);
+/* Ends a command's use of @sites when the process exits next (see bulk.c). */
+void cli_sites_close(rs_sites *sites);
 /* Fills jobs, progress, header and format of @cfg from the options. */
 void cli_pipeline_defaults(const struct cli_opts *o, pipeline_config *cfg);
 /* Runs every input (stdin when none), setting *input_name for messages.
