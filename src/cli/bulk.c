@@ -24,10 +24,10 @@ int cli_sites_open(const struct cli_opts *o, rs_sites **out) { return cli_sites_
 
 /*
  * The command is done with @sites and the process exits next. Freeing every
- * loaded site one by one costs ~2 us a site, on one thread after the workers
- * are done (5-6% of a 100,000-site `urls` run, measured), and the exit frees
- * it all at once; so a normal build leaves them to it, reachable from here
- * (a leak checker sees no leak). Sites kept past a few are freed.
+ * loaded site one by one took 0.10-0.15 s of a 100,000-site `urls` run, on
+ * one thread after the workers were done (bench/RESULTS.md), and the exit
+ * frees it all at once; so a normal build leaves them to it, reachable from
+ * here (a leak checker sees no leak). Sites kept past a few are freed.
  */
 void cli_sites_close(rs_sites *sites)
 {

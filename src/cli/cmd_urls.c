@@ -733,7 +733,8 @@ typedef struct {
  * it stores, which may alias anything, do not make it read them again); refreshed after
  * each call that may change them. */
 typedef struct {
-    const rec_entry *tab, *end; /* w->recs.tab, tab + cap, cap - 1, text.ptr, prefix, prefix_cap */
+    const rec_entry *tab, *end; /* w->recs: tab, tab + cap, cap - 1, text.ptr, prefix, prefix_cap,
+                                   prefix_text.ptr */
     size_t mask;
     const char *text;
     const rec_span *prefix;
@@ -803,7 +804,7 @@ static inline void fast_rule(const fast_rec *a)
 }
 
 /* The same line's pattern text, once the rule entry is in, and its site's TSV prefix text
- * (its span was prefetched by the probe). */
+ * (its span was prefetched by the probe; with one agent a span's index is the site's). */
 static inline void fast_text(const fast_state *f, const fast_rec *a)
 {
     if (a->what != FAST_EMIT || a->e != NULL || !a->whole) return;
