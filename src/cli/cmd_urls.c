@@ -786,29 +786,34 @@ static inline __attribute__((always_inline)) void fast_probe(const rs_scanner *s
     a->e = e;
 }
 
-/* Line @i, a key the cache lacked when probed (its site record prefetched then): the whole
- * record, and its matcher's header on the way. */
+/* Nonzero for a line whose key the cache lacked when probed: it will be rendered. */
+static inline int fast_renders(const fast_rec *a) { return a->what == FAST_EMIT && a->e == NULL; }
+
+/* Nonzero when the rendering names a rule of a matcher (its entry and pattern are read). */
+static inline int fast_has_rule(const fast_rec *a) { return a->rec.matcher != NULL && a->rec.rule >= 0; }
+
+/* Line @i, to be rendered (its site record prefetched by the probe): the whole record, and
+ * its matcher's header on the way. */
 static inline void fast_ready(const rs_scanner *sc, size_t i, fast_rec *a)
 {
-    if (a->what != FAST_EMIT || a->e != NULL || a->whole) return;
+    if (!fast_renders(a) || a->whole) return;
     rs_scan_get(sc, i, 0, &a->rec);
     a->whole = 1;
-    if (a->rec.matcher != NULL && a->rec.rule >= 0) __builtin_prefetch(a->rec.matcher);
+    if (fast_has_rule(a)) __builtin_prefetch(a->rec.matcher);
 }
 
 /* The same line's rule entry, once the header is in. */
 static inline void fast_rule(const fast_rec *a)
 {
-    if (a->what == FAST_EMIT && a->e == NULL && a->whole && a->rec.matcher != NULL && a->rec.rule >= 0)
-        rs_matcher_prefetch_rule(a->rec.matcher, a->rec.rule);
+    if (fast_renders(a) && a->whole && fast_has_rule(a)) rs_matcher_prefetch_rule(a->rec.matcher, a->rec.rule);
 }
 
 /* The same line's pattern text, once the rule entry is in, and its site's TSV prefix text
  * (its span was prefetched by the probe; with one agent a span's index is the site's). */
 static inline void fast_text(const fast_state *f, const fast_rec *a)
 {
-    if (a->what != FAST_EMIT || a->e != NULL || !a->whole) return;
-    if (a->rec.matcher != NULL && a->rec.rule >= 0) rs_matcher_prefetch_pattern(a->rec.matcher, a->rec.rule);
+    if (!fast_renders(a) || !a->whole) return;
+    if (fast_has_rule(a)) rs_matcher_prefetch_pattern(a->rec.matcher, a->rec.rule);
     if (a->rec.site < f->prefix_cap && f->prefix[a->rec.site].len)
         __builtin_prefetch(f->prefix_text + f->prefix[a->rec.site].off);
 }
