@@ -3,10 +3,54 @@
  * opening the robots sources, the pipeline settings that come from the
  * options, and running every input in turn.
  */
-#include "cli/pipeline.h"
+#include "cli/bulk.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* ===== The job's results to stdout and stderr ===== */
+
+static int io_write(void *ctx, const void *p, size_t n)
+{
+    (void)ctx;
+    return cli_out_write(p, n);
+}
+
+static void io_diag(void *ctx, const char *p, size_t n)
+{
+    (void)ctx;
+    fwrite(p, 1, n, stderr);
+}
+
+static void io_progress(void *ctx, uint64_t lines, uint64_t bytes_in, uint64_t file_size, double seconds,
+                        int final)
+{
+    (void)ctx;
+    const double rate = seconds > 0 ? (double)lines / seconds : 0;
+    char eta[48] = "";
+    if (file_size && bytes_in && bytes_in < file_size && seconds > 0)
+        snprintf(eta, sizeof eta, ", ETA %.0f s", (double)(file_size - bytes_in) / ((double)bytes_in / seconds));
+    fprintf(stderr, "\rrobotscan: %llu lines, %.1f MB read, %.2f M lines/s%s   %s", (unsigned long long)lines,
+            (double)bytes_in / 1e6, rate / 1e6, eta, final ? "\n" : "");
+    fflush(stderr);
+}
+
+static rs_job_io cli_io_state = { .write = io_write, .diag = io_diag, .progress = io_progress };
+
+rs_job_io *cli_io(void) { return &cli_io_state; }
+
+int cli_io_end(int rc)
+{
+    rs_job_io *io = &cli_io_state;
+    if (rs_io_flush(io, 0) != 0) rc = 2;
+    if (io->status != RS_OK && !io->write_failed) { /* a failed write was reported by cli_out_write */
+        cli_error("%s", io->errmsg);
+        io->status = RS_OK;
+        rc = 2;
+    }
+    return rc;
+}
 
 int cli_sites_open(const struct cli_opts *o, rs_sites **out) { return cli_sites_open_opts(o, NULL, out); }
 
@@ -59,8 +103,9 @@ int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs
 
 void cli_pipeline_defaults(const struct cli_opts *o, pipeline_config *cfg)
 {
+    cfg->io = cli_io();
+    cfg->io->want_progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
     cfg->jobs = o->jobs;
-    cfg->progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
     cfg->write_header = !o->quiet;
     cfg->format = o->format;
 }
@@ -78,5 +123,5 @@ int cli_run_inputs(pipeline *p, const struct cli_opts *o, const char **input_nam
         *input_name = strcmp(inputs[i], "-") ? inputs[i] : "(stdin)";
         rc = pipeline_run(p, inputs[i]);
     }
-    return rc;
+    return cli_io_end(rc);
 }

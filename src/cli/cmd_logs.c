@@ -15,7 +15,7 @@
  * the number of bot hits (about 1 byte per hit remains, the violation flags).
  */
 #include "cli/cli.h"
-#include "cli/pipeline.h"
+#include "cli/bulk.h"
 #include "cli/spill.h"
 
 #include <errno.h>

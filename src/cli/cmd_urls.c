@@ -9,9 +9,9 @@
  * strictly in input order. With -j 1 the main thread does all of it in turn.
  */
 #include "cli/cli.h"
-#include "cli/pipeline.h"
+#include "cli/bulk.h"
 #include "cli/spill.h"
-#include "cli/urls_spill.h"
+#include "job/partition.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -1129,9 +1129,7 @@ static void *spill_run_open(void *ctx, int worker)
 {
     (void)ctx;
     (void)worker;
-    worker_state *w = worker_state_new();
-    if (w == NULL) cli_error("out of memory");
-    return w;
+    return worker_state_new();
 }
 
 /* Drops the scanner and the caches that refer to loaded matchers. */
@@ -1178,6 +1176,7 @@ static int spill_header(void *ctx)
 static void spill_configure(urls_job *job, const struct cli_opts *o, uint64_t limit, spill_config *sc)
 {
     memset(sc, 0, sizeof *sc);
+    sc->io = cli_io();
     sc->memory_limit = limit;
     sc->jobs = o->jobs;
     sc->dir = getenv("TMPDIR");
@@ -1256,7 +1255,7 @@ static int run_inputs(pipeline *p, urls_job *job, const struct cli_opts *o, cons
             rs_reader *r = NULL;
             const rs_status st = rs_reader_open(path, &ro, &r);
             if (st != RS_OK) {
-                cli_error("%s", r ? rs_reader_errmsg(r) : rs_status_str(st));
+                rs_io_error(cli_io(), st, "%s", r ? rs_reader_errmsg(r) : rs_status_str(st));
                 rc = 2;
             } else {
                 rc = spill_run(sc, r, NULL, part, ss);
@@ -1282,7 +1281,7 @@ static int run_inputs(pipeline *p, urls_job *job, const struct cli_opts *o, cons
         rc = spill_run(sc, rest, &pending, part, ss);
         rs_reader_free(rest);
     }
-    return rc;
+    return cli_io_end(rc);
 }
 
 /* ===== Summary and statistics ===== */
