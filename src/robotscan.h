@@ -66,7 +66,8 @@ typedef enum {
     RS_ERR_CORRUPT,   /* damaged compressed input */
     RS_ERR_USAGE,     /* the caller broke an API contract */
     RS_ERR_LIMIT,     /* an input exceeds a hard limit */
-    RS_ERR_EOF        /* no more records (not a failure) */
+    RS_ERR_EOF,       /* no more records (not a failure) */
+    RS_ERR_CANCELED   /* stopped by rs_job_cancel or a callback */
 } rs_status;
 
 /** @return a static, human-readable name for a status. */
@@ -686,6 +687,168 @@ RS_API rs_status rs_sites_each(rs_sites *s, rs_site_doc_cb cb, void *ctx);
 
 /** @return the number of `Sitemap:` lines of @rs. */
 RS_API size_t rs_ruleset_sitemap_count(const rs_ruleset *rs);
+
+/* ===== Bulk jobs (src/job, SPEC 8) =====
+ *
+ * A job runs what `robotscan urls` and `robotscan logs` run, with the same
+ * records and statistics: inputs of URLs (or access-log lines; plain, .zst
+ * or .gz, detected from the content) decided against robots sources by
+ * worker threads, records delivered in input order, counts and tallies
+ * kept on the handle. The command-line tool is the first user of this API.
+ *
+ *   rs_job *job = rs_job_create(RS_JOB_URLS);
+ *   rs_job_add_robots(job, "robots/");             (files, directories, manifests, WARC)
+ *   rs_job_add_agent(job, "Googlebot");
+ *   rs_job_set(job, RS_JOB_WORKERS, 2);
+ *   rs_job_set(job, RS_JOB_MEMORY_LIMIT, 256 << 20);
+ *   rs_job_set_records(job, on_records, ctx);      (or rs_job_set_output: TSV/CSV/JSONL bytes)
+ *   if (rs_job_run(job, "urls.txt.zst") != RS_OK) puts(rs_job_errmsg(job));
+ *   rs_job_finish(job);                            (end-of-job passes; statistics final)
+ *   rs_job_stats_json(job, &json, &len);
+ *   rs_job_free(job);
+ *
+ * Contracts
+ *  - One thread drives a job (every call but rs_job_cancel); callbacks run on
+ *    that thread, inside rs_job_run*, in input order. Worker threads are the
+ *    job's own and end before rs_job_run* returns.
+ *  - Errors sit on the handle: a failed call returns its status and
+ *    rs_job_errmsg() says why (as sqlite3_errmsg). A failed run keeps every
+ *    record before the failure delivered; later runs may follow.
+ *  - Settings (rs_job_set*, rs_job_add_*) are taken before the first run;
+ *    after it they return RS_ERR_USAGE.
+ *  - Memory: the loaded robots.txt stay under about RS_JOB_MEMORY_LIMIT; past
+ *    it a urls input is partitioned by host into temporary zstd files in
+ *    RS_JOB_SPILL_DIR (unlinked at once: nothing is left behind whatever ends
+ *    the process) and merged back in input order; logs spill records and
+ *    crawl-delay entries. The records are the same with or without a limit.
+ */
+
+typedef struct rs_job rs_job;
+
+typedef enum {
+    RS_JOB_URLS = 1,        /* a URL a line -> url, origin, agent, verdict, line, rule, reason */
+    RS_JOB_LOGS = 2         /* access-log lines -> the bot hits and their violations */
+} rs_job_kind;
+
+/** How records are written by rs_job_set_output (also the CLI's --format). */
+typedef enum { RS_FORMAT_TEXT = 0, RS_FORMAT_TSV, RS_FORMAT_CSV, RS_FORMAT_JSONL } rs_format;
+
+/** Origins no robots source knows (--missing). */
+typedef enum { RS_MISSING_ALLOW = 0, RS_MISSING_DISALLOW, RS_MISSING_SKIP } rs_missing;
+
+typedef enum {
+    RS_JOB_WORKERS = 1,     /* threads deciding blocks, 1-256; 1 (default): all on the calling thread */
+    RS_JOB_MEMORY_LIMIT,    /* bytes, at least 1 MiB; 0: no limit; default 1 GiB */
+    RS_JOB_SEMANTICS,       /* rs_semantics (default RS_SEMANTICS_GOOGLE) */
+    RS_JOB_MISSING,         /* rs_missing (urls; default RS_MISSING_ALLOW) */
+    RS_JOB_ENCODE_URLS,     /* 1: percent-encode non-ASCII path bytes before matching (urls) */
+    RS_JOB_ONLY,            /* urls: 0 every record (default), 1 allowed only, 2 disallowed only;
+                               logs: 1 violations only */
+    RS_JOB_FORMAT,          /* rs_format of rs_job_set_output (default RS_FORMAT_TSV) */
+    RS_JOB_HEADER,          /* 1 (default): the header row first (TSV, CSV output) */
+    RS_JOB_INPUT_LINE,      /* 1: an input_line column first in the output */
+    RS_JOB_VERBOSE,         /* 1: a diagnostic line per malformed line (else one note at the end) */
+    RS_JOB_NO_RECORDS,      /* 1: count only, deliver no record (--quiet) */
+    RS_JOB_TALLIES          /* 1 (default): tallies by origin and rule (bot, hour) in the statistics */
+} rs_job_param;
+
+typedef enum {
+    RS_JOB_SPILL_DIR = 1,   /* directory of the temporary files (default $TMPDIR, else /tmp) */
+    RS_JOB_LOG_FORMAT,      /* logs: combined (default), common, vhost_combined, cloudfront, w3c,
+                               alb, json, cloudflare, auto, or an nginx/Apache format string */
+    RS_JOB_HOST,            /* logs: the site of logs whose lines do not name it */
+    RS_JOB_SCHEME,          /* logs: http or https (default https) */
+    RS_JOB_FIELD,           /* logs, json formats: NAME=KEY (repeatable) */
+    RS_JOB_VERIFY           /* logs: [TOKEN=]FILE of published crawler IP ranges (repeatable) */
+} rs_job_sparam;
+
+/** One record, delivered in input order: its fields in rs_job_columns() order, as raw
+ *  bytes (not escaped; valid until the callback returns). */
+typedef struct {
+    uint64_t input_line;    /* the line of its input it came from (1-based) */
+    const rs_str *fields;
+} rs_job_record;
+
+/** Takes @n bytes of whole formatted records. @return 0, or nonzero to stop the job. */
+typedef int (*rs_job_output_fn)(void *user, const void *bytes, size_t n);
+/** Takes @n records. @return 0, or nonzero to stop the job. */
+typedef int (*rs_job_records_fn)(void *user, const rs_job_record *records, size_t n);
+/** Takes diagnostic text (whole lines, each ending in '\n'). */
+typedef void (*rs_job_diag_fn)(void *user, const char *text, size_t n);
+
+typedef struct {
+    uint64_t lines;         /* input lines so far */
+    uint64_t bytes_in;      /* input bytes read (compressed) */
+    uint64_t file_size;     /* the input's size; 0: unknown (a pipe) */
+    double   seconds;       /* since the job's first run began */
+    int      final;         /* the run's last call */
+} rs_job_progress;
+typedef void (*rs_job_progress_fn)(void *user, const rs_job_progress *p);
+
+/** Totals over every run so far (rs_job_totals_get). */
+typedef struct {
+    uint64_t lines;         /* input lines, oversized ones included */
+    uint64_t blank;         /* blank and comment lines */
+    uint64_t records;       /* urls: URLs decided (one a URL, agents apart); logs: bot hits */
+    uint64_t malformed;     /* lines that are not records */
+    uint64_t skipped;       /* records skipped on purpose (RS_MISSING_SKIP, filters) */
+    uint64_t verdict[2];    /* [0] allowed, [1] disallowed */
+    uint64_t reason[RS_REASON_COUNT];
+    uint64_t bytes_in, bytes_out;   /* input bytes read, and after decompression */
+    uint64_t violations;    /* logs: disallowed or crawl-delay-violating hits */
+    double   seconds;       /* wall time of the runs */
+    unsigned partitions;    /* urls past the memory limit: partitions run (0: none) */
+} rs_job_totals;
+
+/** @return a new job of @kind, or NULL when memory ran out. */
+RS_API rs_job *rs_job_create(rs_job_kind kind);
+/** Ends the job's threads, removes its temporary files and frees it. NULL is fine. */
+RS_API void rs_job_free(rs_job *job);
+/** @return why the last failed call failed ("" when none did). */
+RS_API const char *rs_job_errmsg(const rs_job *job);
+
+RS_API rs_status rs_job_set(rs_job *job, rs_job_param param, int64_t value);
+RS_API rs_status rs_job_set_string(rs_job *job, rs_job_sparam param, const char *value);
+/** A robots source: a robots.txt file, a directory of HOST[.txt] files, a manifest .tsv or
+ *  a WARC (as rs_sites_create); in the order given, the first that knows an origin wins. */
+RS_API rs_status rs_job_add_robots(rs_job *job, const char *path);
+/** Sites the caller built instead (e.g. bodies from memory: rs_sites_add_body); borrowed
+ *  until rs_job_free, and used by one job at a time. Excludes rs_job_add_robots. */
+RS_API rs_status rs_job_use_sites(rs_job *job, rs_sites *sites);
+/** A crawler's product token (urls: one or more, a URL's records in this order; logs:
+ *  audit only these bots, default every known one). */
+RS_API rs_status rs_job_add_agent(rs_job *job, const char *token);
+
+/** Records as bytes in RS_JOB_FORMAT, header row first (RS_JOB_HEADER). */
+RS_API rs_status rs_job_set_output(rs_job *job, rs_job_output_fn fn, void *user);
+/** Records as fields (replaces rs_job_set_output). */
+RS_API rs_status rs_job_set_records(rs_job *job, rs_job_records_fn fn, void *user);
+/** The column names of the records, in field order; *n their count. */
+RS_API const char *const *rs_job_columns(rs_job *job, size_t *n);
+/** Diagnostics (malformed lines with RS_JOB_VERBOSE, the end-of-job note); default: dropped. */
+RS_API rs_status rs_job_set_diag(rs_job *job, rs_job_diag_fn fn, void *user);
+/** Progress, at most twice a second and once at the end of each run. */
+RS_API rs_status rs_job_set_progress(rs_job *job, rs_job_progress_fn fn, void *user);
+
+/** Runs one input to its end: a path, or NULL / "-" for stdin. */
+RS_API rs_status rs_job_run(rs_job *job, const char *path);
+/** Runs an open descriptor to its end (not closed); @name is used in messages. */
+RS_API rs_status rs_job_run_fd(rs_job *job, int fd, const char *name);
+/** Runs @size bytes in memory (plain, .zst or .gz) as one input. */
+RS_API rs_status rs_job_run_buffer(rs_job *job, const void *data, size_t size, const char *name);
+/** Stops a run as soon as possible; its rs_job_run* returns RS_ERR_CANCELED. Any thread. */
+RS_API void rs_job_cancel(rs_job *job);
+/** After the last run: the passes that need every input (logs: crawl-delay, whose records
+ *  come out here), then the end-of-job note to the diag callback. Statistics are final. */
+RS_API rs_status rs_job_finish(rs_job *job);
+
+RS_API rs_status rs_job_totals_get(rs_job *job, rs_job_totals *out);
+/** The statistics (`--stats` JSON, schema_version 2) of the job, after rs_job_finish;
+ *  valid until rs_job_free. */
+RS_API rs_status rs_job_stats_json(rs_job *job, const char **json, size_t *size);
+
+/** Parses a size: "64M", "1G", "512MiB", "1073741824" (at least 1 MiB). @return RS_OK or RS_ERR_USAGE. */
+RS_API rs_status rs_parse_size(const char *text, uint64_t *out);
 
 /* ===== Survey (src/survey, SPEC 10) ===== */
 
@@ -1765,7 +1928,8 @@ RS_STATIC_API rs_status rs_log_audit_decide(rs_log_auditor *a, const rs_logrec *
  * input order.
  */
 
-typedef enum { RS_FORMAT_TEXT = 0, RS_FORMAT_TSV, RS_FORMAT_CSV, RS_FORMAT_JSONL } rs_format;
+/** Records as fields for rs_job_set_records (never a user's choice): see format.c. */
+#define RS_FORMAT_FIELDS ((rs_format)16)
 
 /** Parses "text", "tsv", "csv", "jsonl". @return 0 on success, -1 for an unknown name. */
 RS_STATIC_API int rs_format_parse(const char *name, rs_format *out);
@@ -1800,6 +1964,12 @@ RS_STATIC_API rs_status rs_format_header(rs_outbuf *out, rs_format fmt, const ch
  */
 RS_STATIC_API rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const char *const *names,
                                          const rs_field *fields, size_t n);
+
+/**
+ * Puts the input_line column (@line) first in the record that starts at @start
+ * of @out (the last one appended), as rs_format_record would have written it.
+ */
+RS_STATIC_API rs_status rs_format_input_line(rs_outbuf *out, size_t start, rs_format fmt, uint64_t line);
 
 /** Appends raw bytes. */
 RS_STATIC_API rs_status rs_outbuf_append(rs_outbuf *out, const void *src, size_t size);

@@ -26,4 +26,15 @@ void cli_pipeline_defaults(const struct cli_opts *o, pipeline_config *cfg);
  * @return 0, or 2 once one fails (later inputs are not read). */
 int cli_run_inputs(pipeline *p, const struct cli_opts *o, const char **input_name);
 
+/* Bulk jobs of the library: records to stdout (through cli_out), diagnostics to stderr,
+ * progress per --progress. */
+rs_status cli_job_io(rs_job *job, const struct cli_opts *o);
+/* Runs every input (stdin when none). @return 0, or 2 after the error (later inputs are
+ * not read). */
+int cli_job_run_inputs(rs_job *job, const struct cli_opts *o);
+/* Prints the job's error (unless it was a write error, already reported). @return 2. */
+int cli_job_error(rs_job *job);
+/* Writes the job's statistics to @path. @return 0, or -1 after a message. */
+int cli_job_stats(rs_job *job, const char *path);
+
 #endif /* RS_CLI_BULK_H */

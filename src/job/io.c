@@ -61,3 +61,30 @@ void rs_io_free(rs_job_io *io)
 {
     rs_outbuf_free(&io->out);
 }
+
+int rs_io_canceled(rs_job_io *io)
+{
+    if (!__atomic_load_n(&io->canceled, __ATOMIC_RELAXED)) return 0;
+    rs_io_error(io, RS_ERR_CANCELED, "canceled");
+    return 1;
+}
+
+rs_status rs_io_open_input(rs_job_io *io, const job_input *in, size_t block_size, rs_reader **out)
+{
+    rs_reader_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.block_size = block_size;
+    ro.map = 1;                 /* the CLI turns a shrinking file's SIGBUS into an error */
+    rs_reader *r = NULL;
+    rs_status st;
+    if (in->path) st = rs_reader_open(in->path, &ro, &r);
+    else if (in->fd >= 0) st = rs_reader_open_fd(in->fd, in->name, &ro, &r);
+    else st = rs_reader_open(NULL, &ro, &r);
+    if (st != RS_OK) {
+        rs_io_error(io, st, "%s", r ? rs_reader_errmsg(r) : rs_status_str(st));
+        rs_reader_free(r);
+        r = NULL;
+    }
+    *out = r;
+    return st;
+}

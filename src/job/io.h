@@ -9,6 +9,13 @@
 
 #include "robotscan.h"
 
+/* One input of a run: a path, else an open descriptor; neither: stdin. */
+typedef struct {
+    const char *path;       /* NULL: fd */
+    int fd;                 /* < 0 with no path: stdin */
+    const char *name;       /* for messages: the path, "(stdin)", or the caller's name */
+} job_input;
+
 typedef struct rs_job_io {
     rs_outbuf out;                  /* records not yet handed to write */
     /* Takes @n bytes of whole records; @return 0, or nonzero to stop the job. */
@@ -21,6 +28,7 @@ typedef struct rs_job_io {
                      int final);
     void *ctx;
     int want_progress;
+    int canceled;                   /* rs_job_cancel (atomic): runs stop at the next block */
     int write_failed;               /* write refused: every later write fails */
     rs_status status;               /* the first error (RS_OK: none) */
     char errmsg[512];
@@ -36,5 +44,9 @@ void rs_io_diagf(rs_job_io *io, const char *fmt, ...) __attribute__((format(prin
 /* Records the job's error (the first one is kept). */
 void rs_io_error(rs_job_io *io, rs_status st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void rs_io_free(rs_job_io *io);
+/* @return nonzero once the job is canceled (the error is then on the io). */
+int rs_io_canceled(rs_job_io *io);
+/* Opens @in for blocks of @block_size (0: the default); maps files. Errors go on the io. */
+rs_status rs_io_open_input(rs_job_io *io, const job_input *in, size_t block_size, rs_reader **out);
 
 #endif /* RS_JOB_IO_H */

@@ -409,6 +409,10 @@ static void *run_worker(void *arg)
         rc = 2;
     }
     while (rc == 0 && !atomic_load(&sh->stop)) {
+        if (__atomic_load_n(&cfg->io->canceled, __ATOMIC_RELAXED)) {
+            run_fail(sh, NULL, 0, "canceled");
+            break;
+        }
         const int p = atomic_fetch_add(&sh->next, 1);
         if (p >= sh->s->np) break;
         const uint64_t k = sh->s->keys[p].n;
@@ -831,6 +835,11 @@ int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pi
         while (st == RS_OK && rs_line_next(&it, &ln)) st = split_line(&sp, &ln, &counts, err, sizeof err);
     }
     while (st == RS_OK && (rst = rs_reader_next_block(r, &b)) == RS_OK) {
+        if (__atomic_load_n(&cfg->io->canceled, __ATOMIC_RELAXED)) {
+            st = RS_ERR_CANCELED;
+            snprintf(err, sizeof err, "canceled");
+            break;
+        }
         rs_lines it;
         rs_line ln;
         rs_lines_init(&it, &b);

@@ -304,23 +304,16 @@ int pipeline_write_header(pipeline *pl)
 
 int pipeline_run(pipeline *pl, const char *path)
 {
-    return pipeline_run_until(pl, path, NULL, NULL);
+    const job_input in = { strcmp(path, "-") ? path : NULL, -1, NULL };
+    return pipeline_run_input(pl, &in, NULL, NULL);
 }
 
-int pipeline_run_until(pipeline *pl, const char *path, rs_reader **rest, rs_block *pending)
+int pipeline_run_input(pipeline *pl, const job_input *in, rs_reader **rest, rs_block *pending)
 {
     pipeline_impl *p = pl->impl;
-    rs_reader_opts ro;
-    memset(&ro, 0, sizeof ro);
-    ro.block_size = p->cfg.block_size ? p->cfg.block_size : BLOCK_SIZE;
-    ro.map = 1;                 /* main.c turns a shrinking file's SIGBUS into an error */
     rs_reader *r = NULL;
-    rs_status st = rs_reader_open(strcmp(path, "-") ? path : NULL, &ro, &r);
-    if (st != RS_OK) {
-        rs_io_error(p->cfg.io, st, "%s", r ? rs_reader_errmsg(r) : rs_status_str(st));
-        rs_reader_free(r);
+    if (rs_io_open_input(p->cfg.io, in, p->cfg.block_size ? p->cfg.block_size : BLOCK_SIZE, &r) != RS_OK)
         return 2;
-    }
     if (ensure_buffers(p, r) != 0) {
         rs_io_error(p->cfg.io, RS_ERR_NOMEM, "out of memory");
         rs_reader_free(r);
@@ -336,10 +329,11 @@ int pipeline_run_until(pipeline *pl, const char *path, rs_reader **rest, rs_bloc
     rs_status read_status = RS_OK;
     while (!failed) {
         /* Fill free slots. */
+        if (!eof && rs_io_canceled(p->cfg.io)) failed = eof = 1;
         while (!eof && p->head - p->tail < p->n_slots) {
             slot *s = &p->slots[p->head % p->n_slots];
             rs_reader_set_block_size(r, next_block_size(p, r));
-            st = rs_reader_next_block_into(r, s->buf, &s->block);
+            const rs_status st = rs_reader_next_block_into(r, s->buf, &s->block);
             if (st != RS_OK) {
                 eof = 1;
                 if (st != RS_ERR_EOF) read_status = st;

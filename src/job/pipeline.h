@@ -87,11 +87,11 @@ int pipeline_init(pipeline *p, const pipeline_config *cfg);
 /* Runs one input ("-" = stdin) to its end. @return 0, or 2 with the error on the io
  * (every record before the failure has been written). */
 int pipeline_run(pipeline *p, const char *path);
-/* As pipeline_run, but when cfg->admit refuses a block: every block before it is
- * written, and 3 is returned with the open reader in *rest (the caller frees it)
- * and the refused block in *pending (valid until the next pipeline call). Byte
- * counts of a stopped input are then the caller's (rs_reader_stats_get). */
-int pipeline_run_until(pipeline *p, const char *path, rs_reader **rest, rs_block *pending);
+/* As pipeline_run over @in, but when cfg->admit refuses a block (and @rest is not NULL):
+ * every block before it is written, and 3 is returned with the open reader in *rest (the
+ * caller frees it) and the refused block in *pending (valid until the next pipeline
+ * call). Byte counts of a stopped input are then the caller's (rs_reader_stats_get). */
+int pipeline_run_input(pipeline *p, const job_input *in, rs_reader **rest, rs_block *pending);
 /* Writes the header row once (when configured). @return 0 or 2. */
 int pipeline_write_header(pipeline *p);
 /* Totals over every input so far; tallies merged on first call after a run. */
