@@ -9,7 +9,7 @@ Where the library is looked for, first hit wins:
 """
 import ctypes
 import os
-from ctypes import (POINTER, Structure, c_char_p, c_int, c_int32, c_size_t, c_uint, c_uint32,
+from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_size_t, c_uint, c_uint32,
                     c_void_p)
 
 SOVERSION_MAJOR = 0
@@ -38,6 +38,28 @@ class RsVerdict(Structure):
 
 class RsRuleInfo(Structure):
     _fields_ = [("type", c_int), ("line", c_uint32), ("pattern", RsStr)]
+
+
+class RsSitemapEntry(Structure):
+    _fields_ = [("url", RsStr), ("line", c_uint32)]
+
+
+class RsRequestRate(Structure):
+    _fields_ = [("requests", c_uint32), ("seconds", c_double), ("start", c_int32),
+                ("end", c_int32), ("line", c_uint32), ("value", RsStr)]
+
+
+class RsVisitTime(Structure):
+    _fields_ = [("start", c_int32), ("end", c_int32), ("line", c_uint32), ("value", RsStr)]
+
+
+RS_ORIGIN_MAX = 320
+
+
+class RsSiteVerdict(Structure):
+    _fields_ = [("malformed", c_int), ("error", c_int), ("reason", c_int),
+                ("verdict", RsVerdict), ("rule", RsRuleInfo),
+                ("origin", ctypes.c_char * RS_ORIGIN_MAX)]
 
 
 class RsCheckResult(Structure):
@@ -116,6 +138,14 @@ _fn("rs_sites_create_empty", c_int, POINTER(c_void_p))
 _fn("rs_sites_free", None, c_void_p)
 _fn("rs_sites_errmsg", c_char_p, c_void_p)
 _fn("rs_sites_add_body", c_int, c_void_p, c_char_p, c_size_t, c_uint32, c_char_p, c_size_t)
+_fn("rs_site_check", c_int, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_int, c_int,
+    POINTER(RsSiteVerdict))
+_fn("rs_ruleset_sitemaps", c_size_t, c_void_p, POINTER(RsSitemapEntry), c_size_t)
+_fn("rs_ruleset_host", c_int, c_void_p, POINTER(RsStr), POINTER(c_uint32))
+_fn("rs_ruleset_crawl_delay", c_int, c_void_p, c_char_p, c_size_t, POINTER(c_double),
+    POINTER(c_uint32))
+_fn("rs_ruleset_request_rate", c_int, c_void_p, c_char_p, c_size_t, POINTER(RsRequestRate))
+_fn("rs_ruleset_visit_time", c_int, c_void_p, c_char_p, c_size_t, POINTER(RsVisitTime))
 _fn("rs_sites_check_urls", c_int, c_void_p, c_char_p, c_size_t, c_char_p, c_void_p, c_size_t,
     c_uint, c_void_p, c_void_p, c_void_p)
 
