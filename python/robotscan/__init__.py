@@ -257,6 +257,7 @@ class Robots:
         self._free_rs = lib.rs_ruleset_free
         self._free_m = lib.rs_matcher_free
         self._checked = set()
+        self._quiet = False      # set by wrappers that reduce agents to tokens themselves
 
     def close(self):
         """Frees the C objects now (also done when the object is collected)."""
@@ -282,7 +283,7 @@ class Robots:
         """@agent -> bytes; warns once per agent when it is not a product token (@depth:
         frames between this call and the public method, for the warning's location)."""
         a = _bytes(agent, "agent")
-        if a not in self._checked:
+        if not self._quiet and a not in self._checked:
             if len(self._checked) > 4096:
                 self._checked.clear()
             self._checked.add(a)
