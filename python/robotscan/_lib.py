@@ -4,8 +4,9 @@ Where the library is looked for, first hit wins:
   1. $ROBOTSCAN_LIB (a path to the .so);
   2. build/librobotscan.so of the source tree this package sits in
      (python/robotscan/ -> ../../build/), so `PYTHONPATH=python` works after `make`;
-  3. the directory `make install` recorded in _config.py;
-  4. the dynamic linker's search path (librobotscan.so.MAJOR).
+  3. librobotscan.so.MAJOR inside the package (`pip install .` puts it there);
+  4. the directory `make install` recorded in _config.py;
+  5. the dynamic linker's search path (librobotscan.so.MAJOR).
 """
 import ctypes
 import os
@@ -83,6 +84,7 @@ def _candidates():
         return
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.normpath(os.path.join(here, os.pardir, os.pardir, "build", "librobotscan.so"))
+    yield os.path.join(here, SONAME)
     try:
         from ._config import LIBDIR  # written by make install
         yield os.path.join(LIBDIR, SONAME)
