@@ -25,7 +25,8 @@ for f in usr/bin/robotscan usr/lib/librobotscan.a usr/lib/librobotscan.so.$VERSI
          usr/share/man/man1/robotscan-survey.1 usr/share/man/man1/robotscan-sitemaps.1 \
          usr/share/man/man1/robotscan-diff.1 usr/share/man/man1/robotscan-report.1 \
          usr/lib/python3/dist-packages/robotscan/__init__.py \
-         usr/lib/python3/dist-packages/robotscan/scrapy.py; do
+         usr/lib/python3/dist-packages/robotscan/scrapy.py \
+         usr/lib/python3/dist-packages/robotscan/compat.py; do
     [ -f "$D/$f" ] || fail "not installed: /$f"
 done
 for l in librobotscan.so librobotscan.so.${VERSION%%.*}; do
