@@ -125,7 +125,7 @@ class Protego:
         return self._robots.host
 
 
-class _NoFollow(urllib.request.HTTPRedirectHandler):
+class _FiveRedirects(urllib.request.HTTPRedirectHandler):
     # RFC 9309 2.3.1.2: follow at least five consecutive redirects; past five, the
     # robots.txt may be taken as unavailable (urllib then raises HTTPError 3xx).
     max_redirections = 5
@@ -153,7 +153,8 @@ class RobotFileParser:
         ignores non-integer delays); request_rate also reads units and windows
         ("10/1m" -> RequestRate(10, 60)).
     As in urllib, can_fetch answers False and the others None until read() or parse()
-    has run.
+    has run. Set the attribute timeout (seconds; None: the socket default) to bound
+    read(); a fetch that times out is a network error (disallow all).
     """
 
     #: bytes of a robots.txt read() keeps (the crawler's limit, SPEC 2.1.4)
@@ -185,7 +186,7 @@ class RobotFileParser:
         """Fetches the robots.txt at self.url (urllib.request) and applies RFC 9309's
         status rules: 2xx parses the body; 4xx and a redirect chain longer than 5 allow
         everything; 5xx and network failures disallow everything."""
-        opener = urllib.request.build_opener(_NoFollow())
+        opener = urllib.request.build_opener(_FiveRedirects())
         self._set_rules(None)
         try:
             with opener.open(self.url, timeout=self.timeout) as f:
