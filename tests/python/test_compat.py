@@ -330,3 +330,16 @@ def test_doctest_runner_catches_wrong_answers():
     wrong = drop_in(text, "'http://example.co.in'", "'http://example.com'")
     (failed, _), _ = run_doctest(wrong, "wrong")
     assert failed == 1
+
+
+def test_read_timeout():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(1)                # connects, never answers
+    try:
+        rp = RobotFileParser("http://127.0.0.1:%d/robots.txt" % s.getsockname()[1])
+        rp.timeout = 0.5
+        rp.read()              # a timeout is a network error: disallow all
+        assert rp.disallow_all and rp.can_fetch("bot", "/x") is False
+    finally:
+        s.close()
