@@ -74,8 +74,9 @@ _GENERIC_PRODUCTS = frozenset(s.lower() for s in (
 
 
 def _suggest(agent, names=()):
-    """The token a non-token agent probably meant: a name of the file it occurs in, else the
-    first product ("Name/...") of the header that is not a browser's, else its first token."""
+    """The token a non-token agent probably meant: a name of the file that occurs in it,
+    else its first word that looks like a crawler's (bot, crawl, spider, ...; browser and
+    engine products skipped), else its first product token."""
     tok = user_agent_token(agent, names)
     if any(tok.lower() == _bytes(n).decode("utf-8", "replace").lower() for n in names):
         return tok

@@ -218,3 +218,19 @@ def test_sites_errors(tmp_path):
     bad.write_text("not a manifest line\n")
     with pytest.raises(RobotscanError, match="m.tsv:1"):
         Sites([bad])
+
+
+def test_agent_warnings():
+    r = Robots("User-agent: *\nDisallow: /x\n")
+    ua = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"
+    with pytest.warns(robotscan.AgentWarning, match="looks like a User-Agent header.*'bingbot'"):
+        assert r.check("/x", ua).verdict == "disallow"
+    with pytest.warns(robotscan.AgentWarning, match="not a product token \\(\\[A-Za-z_-\\]\\+\\)"):
+        robotscan.check("User-agent: *\n", "/", "42")
+    s = Sites(bodies={"https://a.com/robots.txt": "User-agent: *\nDisallow: /x\n"})
+    with pytest.warns(robotscan.AgentWarning, match="did you mean 'Googlebot'"):
+        assert s.check("https://a.com/x", "Googlebot/2.1").verdict == "disallow"
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # product tokens never warn
+        r.check("/x", "Googlebot"), r.crawl_delay("Google-Extended"), s.check_many(["/x"], "bot_x")
