@@ -1120,6 +1120,99 @@ RS_API rs_status rs_diff_rules(const rs_matcher *old_m, const rs_matcher *new_m,
 #endif
 #endif /* ROBOTSCAN_H */
 
+/* ===== Robots.txt metadata: sitemaps, rates, host ===== */
+/*
+ * What a parsed robots.txt says besides its rules (src/rules/meta.c), read
+ * from the ruleset that rs_ruleset_parse built from the parser's events (no
+ * second parse). Stable API (RS_API); it sits outside the main include guard
+ * with a guard of its own, so include robotscan.h as usual.
+ *
+ * Per-agent values come from the groups that apply to the agent as for the
+ * rules (SPEC 2.2.13: the groups naming it, else the `*` groups); among their
+ * lines of the key, the first in file order whose value reads wins, and lines
+ * that do not read are skipped. Keys are matched whole, ASCII
+ * case-insensitively. Values of unknown keys (crawl-delay, request-rate,
+ * visit-time, host) are as the parser keeps them: trimmed, %xx escapes
+ * upper-cased, bytes >= 0x80 percent-encoded (SPEC 2.1.8). Slices live as
+ * long as the ruleset.
+ */
+#if !defined(ROBOTSCAN_H_META)
+#define ROBOTSCAN_H_META
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One `Sitemap:` (or `Site-map:`) line. */
+typedef struct {
+    rs_str   url;         /* the value as written (trimmed, not canonicalized) */
+    uint32_t line;        /* 1-based line */
+} rs_sitemap_entry;
+
+/**
+ * The `Sitemap:` lines of @rs in file order, as written (duplicates kept;
+ * anywhere in the file, inside or outside groups).
+ * @param out OUT: up to @cap entries (may be NULL with @cap 0).
+ * @return the number of Sitemap: lines (may exceed @cap).
+ */
+RS_API size_t rs_ruleset_sitemaps(const rs_ruleset *rs, rs_sitemap_entry *out, size_t cap);
+
+/**
+ * Yandex's preferred host: the value of the first non-empty `Host:` line
+ * anywhere in the file (Yandex reads the first; the value is not checked).
+ * @param value OUT: optional; @param line OUT: optional.
+ * @return 1 if found, 0 otherwise.
+ */
+RS_API int rs_ruleset_host(const rs_ruleset *rs, rs_str *value, uint32_t *line);
+
+/**
+ * The Crawl-delay of the groups that apply to @agent: the first value that
+ * is a plain decimal (`10`, `0.5`, `2.`), as survey reports it (SPEC 10).
+ * @param seconds OUT: optional; @param line OUT: optional.
+ * @return 1 if found, 0 otherwise.
+ */
+RS_API int rs_ruleset_crawl_delay(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                                  double *seconds, uint32_t *line);
+
+/** A `Request-rate:` value: N/S[unit][ HHMM-HHMM]. */
+typedef struct {
+    uint32_t requests;    /* N: up to this many requests ... */
+    double   seconds;     /* ... per this many seconds (S times its unit: s, m, h or d; s when none) */
+    int32_t  start, end;  /* the optional window (UTC), minutes after 00:00; -1 when none */
+    uint32_t line;
+    rs_str   value;       /* the whole value, as kept */
+} rs_request_rate;
+
+/**
+ * The Request-rate (key `request-rate` or `request rate`) of the groups that
+ * apply to @agent. Reads `1/5`, `1/5s`, `10/1m`, `1/0.5h`, `1/10s 0600-0845`
+ * (clock times HHMM or HH:MM); anything else is skipped.
+ * @param out OUT: optional.
+ * @return 1 if found, 0 otherwise.
+ */
+RS_API int rs_ruleset_request_rate(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                                   rs_request_rate *out);
+
+/** A `Visit-time:` value: HHMM-HHMM (UTC). */
+typedef struct {
+    int32_t  start, end;  /* minutes after 00:00 UTC */
+    uint32_t line;
+    rs_str   value;
+} rs_visit_time;
+
+/**
+ * The Visit-time (key `visit-time` or `visit time`) of the groups that apply
+ * to @agent: `0600-0845` or `06:00-08:45` (spaces allowed around `-`).
+ * @param out OUT: optional.
+ * @return 1 if found, 0 otherwise.
+ */
+RS_API int rs_ruleset_visit_time(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                                 rs_visit_time *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ROBOTSCAN_H_META */
+
 /*
  * ===== Static-linking-only API =====
  *
