@@ -33,13 +33,14 @@ static const char HELP[] =
     "  --host HOST        the site of a log that does not name it (all lines: one shard)\n"
     "  --scheme S         as for robotscan logs (default https)\n";
 
+/* ===== Command ===== */
+
+/* The library's warnings (a WARC that cannot be split) on stderr. */
 static void warn(void *ctx, const char *msg)
 {
     (void)ctx;
     cli_warn("%s", msg);
 }
-
-/* ===== Command ===== */
 
 static int opt_value(int argc, char **argv, int *i, const char **out)
 {

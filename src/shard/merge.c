@@ -527,7 +527,8 @@ rs_status rs_merge_stats(const char *const *files, size_t n, const char *dir, FI
 {
     rs_shard_diag d = { err, err_cap, RS_OK, NULL, NULL };
     if (err && err_cap) err[0] = '\0';
-    if (files == NULL || out == NULL || n == 0) return rs_shard_error(&d, RS_ERR_USAGE, "rs_merge_stats: missing arguments");
+    if (files == NULL || out == NULL || n == 0)
+        return rs_shard_error(&d, RS_ERR_USAGE, "rs_merge_stats: missing arguments");
     json_t *all = NULL;
     int rc = 0;
     unsigned shards = 0;
@@ -557,7 +558,8 @@ rs_status rs_merge_stats(const char *const *files, size_t n, const char *dir, FI
             continue;
         }
         char merr[512];
-        if (merge_object(all, j, merr, sizeof merr) != 0) rc = rs_shard_fail(&d, RS_ERR_CORRUPT, "%s: %s", files[i], merr);
+        if (merge_object(all, j, merr, sizeof merr) != 0)
+            rc = rs_shard_fail(&d, RS_ERR_CORRUPT, "%s: %s", files[i], merr);
         json_decref(j);
     }
     if (rc == 0 && all && copies)

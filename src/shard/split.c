@@ -208,7 +208,8 @@ static int fields_before(sharder *sh, uint32_t k, const char *line, size_t len)
     while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
     if (len - i >= 8 && strncasecmp(line + i, "#Fields:", 8) == 0) {
         sh->fields.len = 0;
-        if (rs_outbuf_append(&sh->fields, line, len) != RS_OK) return rs_shard_fail(sh->d, RS_ERR_NOMEM, "out of memory");
+        if (rs_outbuf_append(&sh->fields, line, len) != RS_OK)
+            return rs_shard_fail(sh->d, RS_ERR_NOMEM, "out of memory");
         sh->s[k].fields_gen = ++sh->fields_gen;
         return 0;
     }
@@ -565,7 +566,7 @@ rs_status rs_shard_split(const rs_shard_config *cfg, const char *const *inputs, 
         return rs_shard_error(&d, RS_ERR_USAGE, "the scheme takes http or https, not '%s'", cfg->scheme);
     const uint16_t probe = 1;
     if (*(const uint8_t *)&probe != 1)
-        return rs_shard_error(&d, RS_ERR_USAGE, "shard: positions are written little-endian; this machine is big-endian");
+        return rs_shard_error(&d, RS_ERR_USAGE, "positions are written little-endian; this machine is big-endian");
 
     sharder sh;
     memset(&sh, 0, sizeof sh);

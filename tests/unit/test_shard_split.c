@@ -170,7 +170,7 @@ Test(shard_split, urls_every_line_once_in_order_in_its_site_shard)
 
 /* ===== Logs: the site of a line as the auditor finds it ===== */
 
-#define L(host_target) "66.249.66.1 - - [17/May/2015:10:05:03 +0000] \"GET " host_target " HTTP/1.1\" 200 1 \"-\" \"Googlebot\"\n"
+#define L(target) "66.249.66.1 - - [17/May/2015:10:05:03 +0000] \"GET " target " HTTP/1.1\" 200 1 \"-\" \"Googlebot\"\n"
 static const char LOG[] =
     "garbage before any site\n"
     L("/a")
