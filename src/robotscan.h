@@ -2227,4 +2227,94 @@ RS_STATIC_API rs_status rs_report_html(const rs_report_input *in, size_t n, cons
 #ifdef __cplusplus
 }
 #endif
+/* ===== Shard and merge (internal) =====
+ *
+ * `robotscan shard` and `robotscan merge` (SPEC 12, docs/scale-out.md) as
+ * library calls (src/shard, src/log/site_origin.c). They print nothing: an error
+ * is a returned status with a message in the caller's @err buffer
+ * (NUL-terminated, cut to @err_cap), warnings go to a callback.
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * The origin key of an access-log line's site, "SCHEME://HOST[:PORT]" (not
+ * yet canonical: rs_origin_parse it): the one rule of rs_log_auditor and
+ * rs_shard_split. SCHEME is @line_scheme when it is http or https (any case),
+ * else https for port 443 and http for another port, else @default_scheme
+ * (NULL: "https"). @host is the line's host, or the configured one (--host)
+ * when the line names none.
+ * @return the key's length (written to @key, NUL-terminated), or 0 when it
+ *         does not fit @cap (the line has no site).
+ */
+RS_STATIC_API size_t rs_log_origin_key(const char *default_scheme, rs_str line_scheme, rs_str host, rs_str port,
+                                       char *key, size_t cap);
+/**
+ * rs_log_origin_key, then rs_origin_parse into @buf (@buf_cap >= RS_ORIGIN_MAX).
+ * @return 1 and *out when the line names a valid site, else 0.
+ */
+RS_STATIC_API int rs_log_origin(const char *default_scheme, rs_str line_scheme, rs_str host, rs_str port,
+                                char *buf, size_t buf_cap, rs_origin *out);
+
+#define RS_SHARD_MAX 4096
+
+/** What rs_shard_split splits, and how. Pointers are borrowed for the call. */
+typedef struct {
+    uint32_t           n;            /* shards, 1..RS_SHARD_MAX */
+    const char        *dir;          /* output directory: created, or an existing empty one */
+    int                logs;         /* 1: the inputs are access logs; 0: URL lists */
+    const char        *log_format;   /* logs: rs_logparser_create's spec; NULL: "combined" */
+    const char *const *fields;       /* logs: NAME=KEY (json formats) */
+    size_t             n_fields;
+    const char        *host;         /* logs: the site of lines that name none; NULL: none */
+    const char        *scheme;       /* logs: "http"/"https" for such lines; NULL: "https" */
+    const char *const *robots;       /* robots sources to split per shard (directory, *.tsv
+                                      * manifest, WARC; another file is given to every shard) */
+    size_t             n_robots;
+    void             (*warn)(void *ctx, const char *msg); /* warnings (a WARC not split); may be NULL */
+    void              *warn_ctx;
+} rs_shard_config;
+
+/**
+ * Splits @inputs (paths, "-" for stdin; none: stdin) into cfg->n shards by
+ * the site of each line (rs_shard_of_url / rs_log_origin_key), writing
+ * DIR/shard-K.zst (the lines), DIR/shard-K.pos (each line's 1-based input
+ * position, little-endian uint64; 0 for a #Fields: line copied in), with
+ * robots sources DIR/shard-K.robots and DIR/robots-K/, and DIR/shards.tsv.
+ * @param err OUT: the message of a failure.
+ * @return RS_OK; RS_ERR_USAGE (a bad config: n, log format, no host for a
+ *         format without one, DIR not empty, a big-endian machine);
+ *         RS_ERR_IO (an input or output cannot be opened, read or written);
+ *         RS_ERR_CORRUPT (a damaged compressed input); RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_shard_split(const rs_shard_config *cfg, const char *const *inputs, size_t n_inputs,
+                                       char *err, size_t err_cap);
+
+/**
+ * `merge --records`: the outputs @outs[K] of `urls`/`logs --input-line` on
+ * shard K of @dir (rs_shard_split), in format @fmt (tsv, csv, jsonl), written
+ * to @out in input order without their input_line column.
+ * @return RS_OK; RS_ERR_USAGE (n is not the shard count, a bad format);
+ *         RS_ERR_CORRUPT (no input_line column, records out of order, a line
+ *         number outside its shard); RS_ERR_IO; RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_merge_records(const char *dir, rs_format fmt, const char *const *outs, size_t n,
+                                         FILE *out, char *err, size_t err_cap);
+
+/**
+ * `merge --stats`: merges the --stats JSON @files of runs over disjoint parts
+ * of an input into one document (one line on @out): sums, minima, maxima and
+ * keyed lists (docs/scale-out.md). With @dir (NULL: none), the statistics of
+ * every shard of @dir: the #Fields: lines shard copied are taken off.
+ * @return RS_OK; RS_ERR_CORRUPT (not JSON, not mergeable, mismatched labels);
+ *         RS_ERR_USAGE (n is not @dir's shard count); RS_ERR_IO; RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_merge_stats(const char *const *files, size_t n, const char *dir, FILE *out,
+                                       char *err, size_t err_cap);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* RS_STATIC_LINKING_ONLY */
