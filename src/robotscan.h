@@ -2313,6 +2313,83 @@ RS_STATIC_API rs_status rs_merge_records(const char *dir, rs_format fmt, const c
 RS_STATIC_API rs_status rs_merge_stats(const char *const *files, size_t n, const char *dir, FILE *out,
                                        char *err, size_t err_cap);
 
+/* ===== Matcher arena (internal) =====
+ *
+ * `robotscan bench` (SPEC 13, docs/bench.md): standard workloads generated
+ * from the bundled test data with the reference verdict of every query,
+ * matchers of any language run as child processes over a line protocol
+ * (`robots<TAB>PATH` loads, `AGENT<TAB>URL` asks, one `allow`/`disallow`
+ * line answers), every answer checked, disagreements grouped by cause, and
+ * the leaderboard as text, JSON or a self-contained HTML page
+ * (src/bench/). Errors sit on the handle (rs_bench_errmsg).
+ */
+typedef struct rs_bench rs_bench;
+
+typedef struct {
+    const char *data_dir;  /* the bundled data (robots/ and ../conformance/); NULL: looked up */
+    uint64_t seed;         /* workload generation seed (0: 1) */
+    uint64_t queries;      /* queries per generated workload (0: each workload's default) */
+    double   timeout;      /* seconds a peer may take for one answer (0: 10) */
+    double   seconds;      /* time budget of one peer on one workload (0: none); the rest is not asked */
+} rs_bench_config;
+
+/** Progress and notes (a peer started, a peer failed), one line each. */
+typedef void (*rs_bench_note_fn)(void *user, const char *line);
+
+RS_STATIC_API rs_status rs_bench_create(const rs_bench_config *cfg, rs_bench **out);
+RS_STATIC_API void rs_bench_free(rs_bench *b);
+/** The last error's message (names the file, peer or workload). */
+RS_STATIC_API const char *rs_bench_errmsg(const rs_bench *b);
+RS_STATIC_API void rs_bench_set_note(rs_bench *b, rs_bench_note_fn fn, void *user);
+
+/** The names of the generated workloads (real, hard, many-sites, big-file), NULL-terminated. */
+RS_STATIC_API const char *const *rs_bench_workload_names(void);
+
+/**
+ * Adds a workload: a generated one by @name, or a saved one when @name is a
+ * directory written by --save. With @save_dir the workload's files are
+ * written there (DIR/NAME for each workload; a plain folder anyone can run),
+ * otherwise in a temporary folder removed by rs_bench_free.
+ * @return RS_OK; RS_ERR_USAGE (unknown name, no bundled data); RS_ERR_IO
+ *         (cannot write @save_dir, a bad saved workload); RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_bench_add_workload(rs_bench *b, const char *name, const char *save_dir);
+
+/**
+ * Adds a peer: @command is run by /bin/sh. Its first word must name an
+ * executable (a path, or a name found on PATH): RS_ERR_USAGE otherwise.
+ */
+RS_STATIC_API rs_status rs_bench_add_peer(rs_bench *b, const char *name, const char *command);
+
+/**
+ * Adds robotscan in-process and the adapters of scripts/peers that can run
+ * here; @self is this program's path (for `robotscan bench --serve`).
+ * @param missing OUT: "name (package), ..." of those that cannot run ("" when none).
+ */
+RS_STATIC_API rs_status rs_bench_add_builtin_peers(rs_bench *b, const char *self, char *missing,
+                                                   size_t missing_cap);
+
+/** Adds robotscan itself, in-process (no child process). */
+RS_STATIC_API rs_status rs_bench_add_inprocess(rs_bench *b);
+
+/** Runs every peer on every workload. A peer that fails is reported, not an error. */
+RS_STATIC_API rs_status rs_bench_run(rs_bench *b);
+
+/** The leaderboard: text (a table per workload), JSON (one document), or an HTML page. */
+RS_STATIC_API rs_status rs_bench_text(const rs_bench *b, rs_outbuf *out);
+RS_STATIC_API rs_status rs_bench_json(const rs_bench *b, rs_outbuf *out);
+RS_STATIC_API rs_status rs_bench_html(const rs_bench *b, rs_outbuf *out);
+
+/** 1 when some peer failed (crashed, hung, answered garbage) on some workload. */
+RS_STATIC_API int rs_bench_any_failed(const rs_bench *b);
+
+/**
+ * `robotscan bench --serve`: robotscan as a peer of the protocol, reading
+ * @in_fd and answering on @out_fd until end of input.
+ * @return RS_OK, RS_ERR_IO (with a message in @err).
+ */
+RS_STATIC_API rs_status rs_bench_serve(int in_fd, int out_fd, char *err, size_t err_cap);
+
 #ifdef __cplusplus
 }
 #endif

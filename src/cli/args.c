@@ -55,7 +55,8 @@ static int takes_value(const char *name)
     static const char *const VALUED[] = {
         "--robots", "--agent", "--format", "--semantics", "--missing", "--only", "--stats",
         "-j", "--jobs", "--host", "--scheme", "--log-format", "--agents", "--html", "--field", "--verify",
-        "--memory-limit", NULL,
+        "--memory-limit", "--workload", "--peer", "--seconds", "--save", "--timeout", "--queries", "--seed",
+        "--data", NULL,
     };
     return accepts(VALUED, name);
 }
@@ -123,6 +124,12 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         return add_to_list(c, o->robots, &o->n_robots, v, name);
     }
     if (!strcmp(name, "--agent")) return add_to_list(c, o->agents, &o->n_agents, v, name);
+    if (!strcmp(name, "--format") && !strcmp(c, "bench")) {
+        if (strcmp(v, "text") && strcmp(v, "json"))
+            return cli_usage_error(c, "unknown --format '%s' (text or json)", v);
+        o->format_json = !strcmp(v, "json");
+        return 0;
+    }
     if (!strcmp(name, "--format")) {
         if (rs_format_parse(v, &o->format) != 0)
             return cli_usage_error(c, "unknown --format '%s' (text, tsv, csv or jsonl)", v);
@@ -167,6 +174,34 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         return 0;
     }
     if (!strcmp(name, "--help")) { o->help = 1; return 0; }
+    if (!strcmp(name, "--workload")) return add_to_list(c, o->workloads, &o->n_workloads, v, name);
+    if (!strcmp(name, "--peer")) {
+        if (strchr(v, '=') == NULL || v[0] == '=')
+            return cli_usage_error(c, "--peer takes NAME=COMMAND, not '%s'", v);
+        return add_to_list(c, o->peers, &o->n_peers, v, name);
+    }
+    if (!strcmp(name, "--builtin-peers")) { o->builtin_peers = 1; return 0; }
+    if (!strcmp(name, "--serve")) { o->serve = 1; return 0; }
+    if (!strcmp(name, "--save")) { o->save_dir = v; return 0; }
+    if (!strcmp(name, "--data")) { o->data_dir = v; return 0; }
+    if (!strcmp(name, "--seconds") || !strcmp(name, "--timeout")) {
+        char *end;
+        const double d = strtod(v, &end);
+        if (*end || end == v || !(d > 0) || d > 1e6)
+            return cli_usage_error(c, "%s takes a number of seconds above 0, not '%s'", name, v);
+        *(name[2] == 's' ? &o->seconds : &o->timeout) = d;
+        return 0;
+    }
+    if (!strcmp(name, "--queries") || !strcmp(name, "--seed")) {
+        char *end;
+        errno = 0;
+        const unsigned long long n = strtoull(v, &end, 10);
+        if (errno || *end || end == v || v[0] == '-' || n < 1 || (name[2] == 'q' && n > 100000000ull))
+            return cli_usage_error(c, "%s takes a whole number from 1%s, not '%s'", name,
+                                   name[2] == 'q' ? " to 100000000" : "", v);
+        *(name[2] == 'q' ? &o->queries : &o->seed) = n;
+        return 0;
+    }
     if (!strcmp(name, "--agents")) { o->agents_file = v; return 0; }
     if (!strcmp(name, "--keep-going")) { o->keep_going = 1; return 0; }
     if (!strcmp(name, "--encode-urls")) { o->encode_urls = 1; return 0; }
@@ -189,7 +224,8 @@ int cli_parse(const char *command, const char *const *accepted, int argc, char *
               struct cli_opts *o)
 {
     const int rc = parse_all(command, accepted, argc, argv, o);
-    return rc ? rc : cli_html_prepare(o);
+    /* bench renders its own page from its results, not from --stats */
+    return rc ? rc : strcmp(command, "bench") ? cli_html_prepare(o) : 0;
 }
 
 static int parse_all(const char *command, const char *const *accepted, int argc, char **argv,

@@ -45,6 +45,20 @@ struct cli_opts {
     int         input_line;             /* --input-line: input line number as a first column */
     const char *agents_file;            /* --agents FILE (survey) */
     int         keep_going;             /* --keep-going: skip corrupt WARC records */
+    /* bench (SPEC 13) */
+    const char *workloads[CLI_MAX_LIST]; /* --workload NAME|DIR, repeatable */
+    int         n_workloads;
+    const char *peers[CLI_MAX_LIST];    /* --peer NAME=COMMAND, repeatable */
+    int         n_peers;
+    int         builtin_peers;          /* --builtin-peers */
+    int         serve;                  /* --serve: answer the protocol on stdin/stdout */
+    int         format_json;            /* --format json (bench) */
+    const char *save_dir;               /* --save DIR */
+    const char *data_dir;               /* --data DIR */
+    double      seconds;                /* --seconds S (0: none) */
+    double      timeout;                /* --timeout S (0: default) */
+    uint64_t    queries;                /* --queries N (0: default) */
+    uint64_t    seed;                   /* --seed N (0: default) */
     char      **args;                   /* positional arguments: argv compacted in place (not allocated) */
     int         n_args;
 };
@@ -106,6 +120,7 @@ int cli_html_prepare(struct cli_opts *o);
 int cli_write_html(const struct cli_opts *o);
 
 int cmd_shard(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 
 /* --input-line (input_line.c): the header names with "input_line" first. */
