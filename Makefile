@@ -65,7 +65,7 @@ STEP         = tests/run-step.sh $(RESULTS)
 
 .PHONY: all lib cli test check test-unit test-cli test-conformance test-scalar demo \
         bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install clean help deps \
-        test-mutants test-optional testdata update-testdata FORCE \
+        test-mutants test-optional test-bench testdata update-testdata FORCE \
         so test-python test-install uninstall
 
 all: lib so cli ## build librobotscan.a, librobotscan.so and ./robotscan (default)
@@ -142,6 +142,9 @@ test-scale: $(BIN) $(SHARED_DEP) ## shard + Dask runs equal single runs (tests/s
 test-cli: $(BIN) $(SHARED_DEP) ## run the CLI tests (tests/cli/*.sh) on ./robotscan and SHARED
 	@bad=0; for t in tests/cli/*.sh; do echo "== $$t"; \
 	    $(STEP) cli/$${t##*/} bash $$t ./$(BIN) $(SHARED) || bad=1; done; exit $$bad
+
+test-bench: $(BIN) $(SHARED_DEP) ## the matcher arena on small workloads: toy peers, faults, saved re-runs, adapters (tests/bench)
+	@$(STEP) bench/test_bench.sh bash tests/bench/test_bench.sh ./$(BIN) $(SHARED)
 
 test-report: $(BIN) $(SHARED_DEP) ## open robotscan report pages in headless Chromium (tests/report)
 	@$(STEP) report/test_report.sh bash tests/report/test_report.sh ./$(BIN) $(SHARED)
@@ -265,7 +268,7 @@ bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/ben
 
 # `make test`: every step runs (a failing one does not stop the others), then a summary
 # whose last line is `N passed, N failed, N skipped` (suites; SKIP lines counted).
-TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-report test-scale test-python \
+TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-report test-bench test-scale test-python \
              test-install test-mutants test-optional
 test: MOREFLAGS += -Werror
 test: all $(SHARED_DEP) ## build everything and run every test (summary at the end)

@@ -59,10 +59,9 @@ static int serve(void)
     return 2;
 }
 
-/* Fails (2) with the library's message: usage problems get the --help hint. */
+/* Fails (2) with the library's message, one line (it names the peer, workload or file). */
 static int fail(const rs_bench *b, rs_status st)
 {
-    if (st == RS_ERR_USAGE) return cli_usage_error("bench", "%s", rs_bench_errmsg(b));
     cli_error("bench: %s", st == RS_ERR_NOMEM ? "out of memory" : rs_bench_errmsg(b));
     return 2;
 }
@@ -97,7 +96,7 @@ int cmd_bench(int argc, char **argv)
     int rc = cli_parse("bench", ACCEPTED, argc, argv, &o);
     if (rc) return rc;
     if (o.help) {
-        fputs(HELP, stdout);
+        if (rs_outbuf_append(cli_out(), HELP, sizeof HELP - 1) != RS_OK) return 2;
         return cli_out_finish() ? 2 : 0;
     }
     if (o.n_args) return cli_usage_error("bench", "unexpected argument '%s'", o.args[0]);

@@ -32,8 +32,13 @@ def matches(pattern, path):
     rx = ''.join('.*' if c == '*' else re.escape(c) for c in pattern.rstrip('$'))
     return re.match(rx + ('$' if pattern.endswith('$') else ''), path, re.S) is not None
 
+_cache = {}
+
 def decide(body, agent, url, ignore_dollar=False, first_match=False):
-    gs = groups(body)
+    if body not in _cache:
+        _cache.clear()
+        _cache[body] = groups(body)
+    gs = _cache[body]
     mine = [r for a, rs in gs if agent.lower() in a for r in rs]
     if not any(agent.lower() in a for a, _ in gs):
         mine = [r for a, rs in gs if '*' in a for r in rs]
