@@ -265,6 +265,11 @@ rs_status rs_bench_add_builtin_peers(rs_bench *b, const char *self, char *missin
         char check[PATH_MAX * 2];
         int ok = have_dir;
         if (ok) {
+            char script[PATH_MAX + 64];
+            subst(script, sizeof script, strrchr(bi->command, ' ') + 1, dir);
+            ok = access(script, R_OK) == 0;
+        }
+        if (ok) {
             subst(check, sizeof check, bi->check, dir);
             ok = system(check) == 0;
         }

@@ -104,6 +104,32 @@ else
     skip "generated workloads" "$S/data/robots or $S/conformance missing (make testdata)"
 fi
 
+# ===== Built-in peers: every installed adapter; the Python ones confirmed directly =====
+if [ -d "$S/data/robots" ] && [ -d "$S/conformance" ]; then
+    "$R" bench --data "$S/data" --workload real --workload hard --queries 400 --save "$T/bp" --format json \
+        --builtin-peers --timeout 20 >"$T/out" 2>"$T/err"
+    rc=$?
+    [ "$rc" = 0 ] || fail "builtin peers: exit $rc: $(head -c 600 "$T/err"; grep -o '"detail":"[^"]*"' "$T/out" | grep -v '""' | head -5)"
+    cp "$T/out" "$T/builtin.json"
+    # the peers that cannot run here are named with their package, and reported as skipped
+    $PY -c 'import json,sys; m = json.load(open(sys.argv[1]))["not_installed"]
+for part in filter(None, m.split("), ")): print("SKIP: bench peer %s)" % part.rstrip(")"))' "$T/builtin.json"
+    for w in real hard; do
+        for p in robotscan robotscan-serve robotscan-python; do
+            if grep -q "\"name\":\"$p\"" "$T/builtin.json"; then expect_field "$w: $p 100%" $w $p agreement_pct 100; fi
+        done
+        $PY "$here/python_direct.py" "$T/bp/$w" > "$T/direct.txt" || fail "python_direct.py $w"
+        while read -r lib agreed n; do
+            expect_field "$w: $lib agreed (direct: $agreed of $n)" $w "$lib" agreed "$agreed"
+            expect_field "$w: $lib answered" $w "$lib" answered "$n"
+            echo "$w: $lib agrees on $agreed of $n queries, the arena and the library called directly"
+        done < "$T/direct.txt"
+        grep -q '^protego ' "$T/direct.txt" || skip "$w: Protego confirmed directly" "python3-protego not installed (scripts/deps.sh)"
+    done
+else
+    skip "built-in peers" "$S/data/robots or $S/conformance missing (make testdata)"
+fi
+
 # ===== Bad input: one line, exit 2 =====
 one_line() { # NAME REGEX
     expect_err "$1" "$2"
