@@ -18,13 +18,15 @@
  * the reference's longest-match algorithm (position sets, robots.cc Matches);
  * a query whose plain re-evaluation differs from the reference is only
  * classified by features. At most CLASSIFY_MAX disagreements of one run are
- * classified; the rest are counted under other as unclassified.
+ * classified, and fewer when their rules are many (CLASSIFY_WORK); the rest
+ * are counted under other as unclassified.
  */
 #include "bench/bench.h"
 
 #include <string.h>
 
 #define CLASSIFY_MAX 20000
+#define CLASSIFY_WORK 40000000u   /* rules re-evaluated, at most, per run (big files cost more) */
 
 const char *const rs_bench_cause_names[BC_COUNT] = {
     "$", "wildcard", "percent-encoding", "group selection", "index.htm", "line handling", "other",
@@ -194,7 +196,7 @@ static char *example(const bw_workload *w, const bw_file *f, const rs_matcher *m
 void rs_bp_check(const bw_workload *w, const int8_t *answers, bp_result *r)
 {
     r->agreed = 0;
-    uint64_t classified = 0;
+    uint64_t classified = 0, work = 0;
     size_t pos_cap = 8192;
     size_t *pos = rs_malloc(pos_cap * sizeof *pos);
     char *path_buf = rs_malloc(8192);
@@ -207,7 +209,7 @@ void rs_bp_check(const bw_workload *w, const int8_t *answers, bp_result *r)
             const int a = answers[b->q0 + i];
             if (a < 0) continue;
             if (a == q->expect) { r->agreed++; continue; }
-            if (classified >= CLASSIFY_MAX || pos == NULL || path_buf == NULL) {
+            if (classified >= CLASSIFY_MAX || work >= CLASSIFY_WORK || pos == NULL || path_buf == NULL) {
                 r->cause[BC_OTHER]++;
                 r->unclassified++;
                 continue;
@@ -219,6 +221,7 @@ void rs_bp_check(const bw_workload *w, const int8_t *answers, bp_result *r)
                 r->cause[BC_OTHER]++;
                 continue;
             }
+            work += rs_matcher_rule_count(m) + 1;
             const size_t need = strlen(q->url) + 2;
             if (need > pos_cap) {
                 size_t *np = rs_realloc(pos, need * sizeof *pos);

@@ -117,7 +117,7 @@ rs_status rs_bench_text(const rs_bench *b, rs_outbuf *outb)
             for (int c = 0; c < BC_COUNT; c++)
                 if (r->cause[c]) { putf(&o, "%s %s %llu", first ? "" : ",", rs_bench_cause_names[c],
                                         (unsigned long long)r->cause[c]); first = 0; }
-            if (r->unclassified) putf(&o, " (%llu past the first 20,000 not classified, under other)",
+            if (r->unclassified) putf(&o, " (%llu of them not classified, past the classification budget)",
                                       (unsigned long long)r->unclassified);
             puts_(&o, "\n");
             for (int c = 0; c < BC_COUNT; c++)
@@ -256,8 +256,10 @@ static void svg_bars(out *o, const rs_bench *b, size_t wi, int which, const char
         const int y = (int)pi * row + 5;
         putf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"12\">", left - 6, y + 14);
         hesc(o, b->peers[pi].name);
-        putf(o, "</text><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"16\" fill=\"#4a78b5\"/>", left, y,
+        putf(o, "</text><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"16\" fill=\"#4a78b5\"><title>", left, y,
              (int)(frac * width));
+        hesc(o, b->peers[pi].name);
+        putf(o, ": %s</title></rect>", which == 2 ? agree_str(a, sizeof a, x) : x > 0 ? grouped(g, sizeof g, x) : "-");
         putf(o, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>", left + (int)(frac * width) + 4, y + 13,
              which == 2 ? agree_str(a, sizeof a, x) : x > 0 ? grouped(g, sizeof g, x) : "-");
     }
@@ -284,7 +286,9 @@ rs_status rs_bench_html(const rs_bench *b, rs_outbuf *outb)
         hesc(&o, w->name);
         putf(&o, "</h2><p>%s files, %s queries.</p>\n", grouped(g1, sizeof g1, (double)w->n_files),
              grouped(g2, sizeof g2, (double)w->n_q));
-        puts_(&o, "<table class=\"leaderboard\"><thead><tr><th>peer</th><th>status</th><th>queries/s</th>"
+        puts_(&o, "<table class=\"leaderboard\"><caption>Leaderboard: ");
+        hesc(&o, w->name);
+        puts_(&o, "</caption><thead><tr><th>peer</th><th>status</th><th>queries/s</th>"
                   "<th>files/s</th><th>peak RSS</th><th>agreement</th><th>disagreements</th><th>by cause</th>"
                   "</tr></thead><tbody>\n");
         for (size_t pi = 0; pi < b->n_peers; pi++) {

@@ -106,15 +106,15 @@ fi
 
 # ===== Built-in peers: every installed adapter; the Python ones confirmed directly =====
 if [ -d "$S/data/robots" ] && [ -d "$S/conformance" ]; then
-    "$R" bench --data "$S/data" --workload real --workload hard --queries 400 --save "$T/bp" --format json \
-        --builtin-peers --timeout 20 >"$T/out" 2>"$T/err"
+    "$R" bench --data "$S/data" --workload hard --queries 300 --save "$T/bp" --format json \
+        --builtin-peers --timeout 20 --html "$T/bench.html" >"$T/out" 2>"$T/err"
     rc=$?
     [ "$rc" = 0 ] || fail "builtin peers: exit $rc: $(head -c 600 "$T/err"; grep -o '"detail":"[^"]*"' "$T/out" | grep -v '""' | head -5)"
     cp "$T/out" "$T/builtin.json"
     # the peers that cannot run here are named with their package, and reported as skipped
     $PY -c 'import json,sys; m = json.load(open(sys.argv[1]))["not_installed"]
 for part in filter(None, m.split("), ")): print("SKIP: bench peer %s)" % part.rstrip(")"))' "$T/builtin.json"
-    for w in real hard; do
+    for w in hard; do
         for p in robotscan robotscan-serve robotscan-python; do
             if grep -q "\"name\":\"$p\"" "$T/builtin.json"; then expect_field "$w: $p 100%" $w $p agreement_pct 100; fi
         done
@@ -126,6 +126,17 @@ for part in filter(None, m.split("), ")): print("SKIP: bench peer %s)" % part.rs
         done < "$T/direct.txt"
         grep -q '^protego ' "$T/direct.txt" || skip "$w: Protego confirmed directly" "python3-protego not installed (scripts/deps.sh)"
     done
+    # --html: the same figures in headless Chromium (one launch)
+    CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+    if [ -n "$CHROMIUM" ]; then
+        $PY "$here/check_bench_page.py" "$CHROMIUM" "$T/bench.html" "$T/chk" "$T/builtin.json" >"$T/chk.log" 2>&1 \
+            || fail "--html page: $(grep -E '^FAIL' "$T/chk.log" | head -5)"
+        grep -q 'all checks passed' "$T/chk.log" || fail "--html page: checker did not finish: $(tail -3 "$T/chk.log")"
+    else
+        skip "--html in Chromium" "no chromium (scripts/deps.sh installs it)"
+        $PY "$here/check_bench_page.py" --no-browser "$T/bench.html" "$T/chk" "$T/builtin.json" >/dev/null \
+            || fail "--html page (DOM only)"
+    fi
 else
     skip "built-in peers" "$S/data/robots or $S/conformance missing (make testdata)"
 fi
