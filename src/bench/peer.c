@@ -10,7 +10,8 @@
  *   parse     per block, its `robots` line and first query alone, from writing
  *             them to the answer (the file's parse, one query, one round trip);
  *   query     per block, the other nq - 1 queries, pipelined (written while
- *             answers are read), from writing the first to the last answer.
+ *             answers are read) in chunks of CHUNK, from writing a chunk to its
+ *             last answer; --seconds is checked between chunks.
  * The arena waits for the answers it asked for before it goes on, so a
  * peer must flush its answers before it waits for more input. A peer that gives no answer for
  * `timeout` seconds is killed (timeout), one whose output ends early crashed,
@@ -294,11 +295,12 @@ static bp_status exchange(child *c, const char *out, size_t out_len, size_t want
     return BP_OK;
 }
 
-/* The block's `robots` line and its first query (@part 0), or its other queries (@part 1). */
-static rs_status block_input(const bw_workload *w, const bw_block *b, int part, rs_outbuf *o)
+/* Queries [from, to) of block @b, after its `robots` line when @with_robots. */
+static rs_status block_input(const bw_workload *w, const bw_block *b, int with_robots, uint32_t from, uint32_t to,
+                             rs_outbuf *o)
 {
     o->len = 0;
-    if (part == 0) {
+    if (with_robots) {
         const char *path = w->files[b->file].path;
         RS_FORWARD(rs_outbuf_append(o, "robots\t", 7));
         if (path[0] != '/') {
@@ -308,7 +310,6 @@ static rs_status block_input(const bw_workload *w, const bw_block *b, int part, 
         RS_FORWARD(rs_outbuf_append(o, path, strlen(path)));
         RS_FORWARD(rs_outbuf_append(o, "\n", 1));
     }
-    const uint32_t from = part == 0 ? 0 : 1, to = part == 0 ? RS_MIN(1, b->nq) : b->nq;
     for (uint32_t i = from; i < to; i++) {
         const bw_query *q = &w->q[b->q0 + i];
         RS_FORWARD(rs_outbuf_append(o, q->agent, strlen(q->agent)));
@@ -318,6 +319,9 @@ static rs_status block_input(const bw_workload *w, const bw_block *b, int part, 
     }
     return RS_OK;
 }
+
+/* Queries are pipelined in chunks of this many: --seconds is checked between them. */
+#define CHUNK 512u
 
 void rs_bp_run(const char *command, const bw_workload *w, double timeout, double seconds,
                int8_t *answers, bp_result *r)
@@ -347,46 +351,48 @@ void rs_bp_run(const char *command, const bw_workload *w, double timeout, double
         const size_t l = strlen(r->detail);
         snprintf(r->detail + l, sizeof r->detail - l, " (at start-up)");
     }
-    double spent = 0;
     for (size_t bi = 0; bi < w->n_blocks && st == BP_OK; bi++) {
         const bw_block *b = &w->blocks[bi];
-        if (seconds > 0 && spent > seconds) {
-            st = BP_PARTIAL;
-            snprintf(r->detail, sizeof r->detail, "stopped after %g s (--seconds): %llu of %zu queries asked",
-                     seconds, (unsigned long long)r->answered, w->n_q);
-            break;
-        }
-        /* The `robots` line and the first query, answered; then the others, pipelined. */
-        const double start = rs_bench_now();
-        double mid = start;
-        for (int part = 0; part < 2 && st == BP_OK; part++) {
-            const size_t want = part == 0 ? RS_MIN(1, b->nq) : (b->nq > 0 ? b->nq - 1 : 0);
-            if (part == 1 && want == 0) break;
-            if (block_input(w, b, part, &o) != RS_OK) {
+        /* The `robots` line and the first query, answered; then the others, pipelined in chunks. */
+        for (uint32_t i = 0; i < b->nq && st == BP_OK;) {
+            if (seconds > 0 && r->parse_s + r->query_s > seconds) {
+                st = BP_PARTIAL;
+                snprintf(r->detail, sizeof r->detail, "stopped after %g s (--seconds): %llu of %zu queries asked",
+                         seconds, (unsigned long long)r->answered, w->n_q);
+                break;
+            }
+            /* a chunk of about a quarter second at the rate so far (a slow peer must not run past --seconds) */
+            uint32_t chunk = CHUNK;
+            if (seconds > 0) {
+                const double rate = r->query_s > 0 ? (double)r->timed_queries / r->query_s : 16.0;
+                chunk = (uint32_t)RS_MAX(1.0, RS_MIN((double)CHUNK, rate / 4));
+            }
+            const uint32_t to = i == 0 ? 1 : RS_MIN(b->nq, i + chunk);
+            if (block_input(w, b, i == 0, i, to, &o) != RS_OK) {
                 st = BP_FAILED;
                 snprintf(r->detail, sizeof r->detail, "out of memory");
                 break;
             }
-            st = exchange(c, o.ptr, o.len, want, answers + b->q0 + part, timeout, &got, &t_first, &t_last,
+            const double start = rs_bench_now();
+            st = exchange(c, o.ptr, o.len, to - i, answers + b->q0 + i, timeout, &got, &t_first, &t_last,
                           r->detail, sizeof r->detail);
+            const double took = rs_bench_now() - start;
             r->answered += got;
-            if (part == 0) mid = rs_bench_now();
-        }
-        if (st == BP_OK && b->nq > 0) {
-            r->parse_s += mid - start;
-            r->parse_blocks++;
-            if (b->nq > 1) {
-                r->query_s += rs_bench_now() - mid;
-                r->timed_queries += b->nq - 1;
+            if (st == BP_OK && i == 0) {
+                r->parse_s += took;
+                r->parse_blocks++;
+            } else if (st == BP_OK) {
+                r->query_s += took;
+                r->timed_queries += to - i;
             }
-        }
-        spent = r->parse_s + r->query_s;
-        if (st != BP_OK) {
-            char where[120];
-            snprintf(where, sizeof where, " at query %llu of %zu (%s)", (unsigned long long)r->answered + 1,
-                     w->n_q, w->files[b->file].path);
-            const size_t l = strlen(r->detail);
-            snprintf(r->detail + l, sizeof r->detail - l, "%s", where);
+            if (st != BP_OK) {
+                char where[120];
+                snprintf(where, sizeof where, " at query %llu of %zu (%s)", (unsigned long long)r->answered + 1,
+                         w->n_q, w->files[b->file].path);
+                const size_t l = strlen(r->detail);
+                snprintf(r->detail + l, sizeof r->detail - l, "%s", where);
+            }
+            i = to;
         }
     }
     rs_outbuf_free(&o);
