@@ -88,8 +88,9 @@ rs_status rs_bench_text(const rs_bench *b, rs_outbuf *outb)
     char g1[32], g2[32], g3[32], g4[32], g5[32];
     for (size_t wi = 0; wi < b->n_workloads && b->results; wi++) {
         const bw_workload *w = &b->workloads[wi];
-        putf(&o, "%s== workload %s: %s files, %s queries (seed %llu; %s)\n", wi ? "\n" : "", w->name,
-             grouped(g1, sizeof g1, (double)w->n_files), grouped(g2, sizeof g2, (double)w->n_q),
+        putf(&o, "%s== workload %s: %s files", wi ? "\n" : "", w->name, grouped(g1, sizeof g1, (double)w->n_files));
+        if (w->n_blocks != w->n_files) putf(&o, " loaded %s times", grouped(g1, sizeof g1, (double)w->n_blocks));
+        putf(&o, ", %s queries (seed %llu; %s)\n", grouped(g2, sizeof g2, (double)w->n_q),
              (unsigned long long)w->seed, w->temp ? "generated" : w->dir);
         putf(&o, "%-18s %-8s %12s %10s %10s %10s %13s\n", "peer", "status", "queries/s", "files/s",
              "peak RSS", "agreement", "disagreements");
@@ -284,8 +285,8 @@ rs_status rs_bench_html(const rs_bench *b, rs_outbuf *outb)
         const bw_workload *w = &b->workloads[wi];
         puts_(&o, "<section><h2>Workload ");
         hesc(&o, w->name);
-        putf(&o, "</h2><p>%s files, %s queries.</p>\n", grouped(g1, sizeof g1, (double)w->n_files),
-             grouped(g2, sizeof g2, (double)w->n_q));
+        putf(&o, "</h2><p>%s files (loaded %s times), %s queries.</p>\n", grouped(g1, sizeof g1, (double)w->n_files),
+             grouped(g3, sizeof g3, (double)w->n_blocks), grouped(g2, sizeof g2, (double)w->n_q));
         puts_(&o, "<table class=\"leaderboard\"><caption>Leaderboard: ");
         hesc(&o, w->name);
         puts_(&o, "</caption><thead><tr><th>peer</th><th>status</th><th>queries/s</th>"
