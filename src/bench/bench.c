@@ -100,7 +100,7 @@ rs_status rs_bench_add_workload(rs_bench *b, const char *name, const char *save_
         int temp = 0;
         if (save_dir) {
             if (mkdir(save_dir, 0755) != 0 && errno != EEXIST) {
-                seterr(b, "--save %s: cannot create: %s", save_dir, strerror(errno));
+                seterr(b, "%s: cannot create: %s", save_dir, strerror(errno));
                 return RS_ERR_IO;
             }
             snprintf(dir, sizeof dir, "%s/%s", save_dir, name);

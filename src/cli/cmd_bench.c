@@ -59,10 +59,12 @@ static int serve(void)
     return 2;
 }
 
-/* Fails (2) with the library's message, one line (it names the peer, workload or file). */
+/* Fails (2) with the library's message, one line: "FILE: what failed: reason" for I/O
+ * (the shape of every command), "bench: ..." for the rest (it names the peer or workload). */
 static int fail(const rs_bench *b, rs_status st)
 {
-    cli_error("bench: %s", st == RS_ERR_NOMEM ? "out of memory" : rs_bench_errmsg(b));
+    if (st == RS_ERR_IO) cli_error("%s", rs_bench_errmsg(b));
+    else cli_error("bench: %s", st == RS_ERR_NOMEM ? "out of memory" : rs_bench_errmsg(b));
     return 2;
 }
 

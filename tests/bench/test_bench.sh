@@ -161,7 +161,7 @@ if [ "$(id -u)" = 0 ] && touch "$T/ro/probe" 2>/dev/null; then
 else
     expect_run "unwritable --save" 2 "$R" bench --data "$S/data" --workload hard --queries 10 --save "$T/ro/sub" --peer toy="$TOY"
 fi
-one_line "unwritable --save" "--save .*cannot create"
+one_line "unwritable --save" "^robotscan: $T/(ro|file)/sub(/hard)?: cannot create: "
 expect_run "bad --peer" 2 "$R" bench --peer nocommand
 expect_err "bad --peer" "NAME=COMMAND"
 expect_run "bad --timeout" 2 "$R" bench --peer toy="$TOY" --timeout 0
