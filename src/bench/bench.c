@@ -260,14 +260,15 @@ rs_status rs_bench_add_builtin_peers(rs_bench *b, const char *self, char *missin
     char dir[PATH_MAX];
     const int have_dir = peers_dir(self, dir, sizeof dir) == 0;
     size_t ml = 0;
+    b->n_missing = 0;
     for (size_t i = 0; i < sizeof BUILTINS / sizeof BUILTINS[0]; i++) {
         const builtin *bi = &BUILTINS[i];
         char check[PATH_MAX * 2];
-        int ok = have_dir;
+        int ok = have_dir, script_ok = 1;
         if (ok) {
             char script[PATH_MAX + 64];
             subst(script, sizeof script, strrchr(bi->command, ' ') + 1, dir);
-            ok = access(script, R_OK) == 0;
+            ok = script_ok = access(script, R_OK) == 0;
         }
         if (ok) {
             subst(check, sizeof check, bi->check, dir);
@@ -276,9 +277,13 @@ rs_status rs_bench_add_builtin_peers(rs_bench *b, const char *self, char *missin
         if (ok) {
             subst(cmd, sizeof cmd, bi->command, dir);
             RS_FORWARD(add_peer(b, bi->name, cmd, 0));
-        } else if (missing && ml < missing_cap) {
-            const int n = snprintf(missing + ml, missing_cap - ml, "%s%s (%s)", ml ? ", " : "", bi->name,
-                                   have_dir ? bi->package : "scripts/peers not found beside the program");
+        } else {
+            const char *why = !have_dir ? "scripts/peers not found beside the program" :
+                              !script_ok ? "its adapter is missing from scripts/peers" : bi->package;
+            b->missing_name[b->n_missing] = bi->name;
+            b->missing_why[b->n_missing++] = why;
+            if (missing == NULL || ml >= missing_cap) continue;
+            const int n = snprintf(missing + ml, missing_cap - ml, "%s%s (%s)", ml ? ", " : "", bi->name, why);
             if (n > 0) ml += (size_t)n;
             if (ml >= missing_cap) ml = missing_cap - 1;
         }

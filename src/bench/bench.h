@@ -99,6 +99,9 @@ struct rs_bench {
     size_t n_peers;
     bp_result *results;        /* [workload * n_peers + peer] after rs_bench_run */
     char *missing;             /* built-in peers that cannot run here: "name (package), ..." */
+    const char *missing_name[RS_BENCH_MAX];   /* the same, one by one (static strings) */
+    const char *missing_why[RS_BENCH_MAX];
+    size_t n_missing;
     rs_bench_note_fn note;
     void *note_user;
     char err[1024];

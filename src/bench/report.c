@@ -208,9 +208,15 @@ rs_status rs_bench_json(const rs_bench *b, rs_outbuf *outb)
         }
         puts_(&o, "]}");
     }
-    puts_(&o, "],\"not_installed\":");
-    jstr(&o, b->missing ? b->missing : "");
-    puts_(&o, "}\n");
+    puts_(&o, "],\"not_installed\":[");
+    for (size_t i = 0; i < b->n_missing; i++) {
+        puts_(&o, i ? ",{\"name\":" : "{\"name\":");
+        jstr(&o, b->missing_name[i]);
+        puts_(&o, ",\"package\":");
+        jstr(&o, b->missing_why[i]);
+        puts_(&o, "}");
+    }
+    puts_(&o, "]}\n");
     return o.st;
 }
 

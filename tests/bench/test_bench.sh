@@ -112,8 +112,8 @@ if [ -d "$S/data/robots" ] && [ -d "$S/conformance" ]; then
     [ "$rc" = 0 ] || fail "builtin peers: exit $rc: $(head -c 600 "$T/err"; grep -o '"detail":"[^"]*"' "$T/out" | grep -v '""' | head -5)"
     cp "$T/out" "$T/builtin.json"
     # the peers that cannot run here are named with their package, and reported as skipped
-    $PY -c 'import json,sys; m = json.load(open(sys.argv[1]))["not_installed"]
-for part in filter(None, m.split("), ")): print("SKIP: bench peer %s)" % part.rstrip(")"))' "$T/builtin.json"
+    $PY -c 'import json,sys
+for m in json.load(open(sys.argv[1]))["not_installed"]: print("SKIP: bench peer %s: not run (%s)" % (m["name"], m["package"]))' "$T/builtin.json"
     for w in hard; do
         for p in robotscan robotscan-serve robotscan-python; do
             if grep -q "\"name\":\"$p\"" "$T/builtin.json"; then expect_field "$w: $p 100%" $w $p agreement_pct 100; fi
@@ -140,6 +140,17 @@ for part in filter(None, m.split("), ")): print("SKIP: bench peer %s)" % part.rs
 else
     skip "built-in peers" "$S/data/robots or $S/conformance missing (make testdata)"
 fi
+
+# a peer that cannot run is named with what brings it, and the others run
+mkdir -p "$T/somepeers" && cp "$here/../../scripts/peers/urllib_peer.py" "$T/somepeers/"
+RS_PEERS_DIR=$T/somepeers expect_ok "missing adapters" "$R" bench --workload "$W" --builtin-peers --format json
+$PY -c 'import json,sys; d = json.load(open(sys.argv[1]))
+names = [p["name"] for p in d["workloads"][0]["peers"]]
+missing = {m["name"]: m["package"] for m in d["not_installed"]}
+assert names == ["robotscan", "robotscan-serve", "urllib"], names
+assert set(missing) == {"robotscan-python", "protego", "robots-parser", "www-robotrules", "webrobots"}, missing
+assert all("adapter is missing" in v for v in missing.values()), missing' "$T/out" || fail "missing adapters: $(head -c 500 "$T/out")"
+expect_err "missing adapters" "not installed, not run: robotscan-python"
 
 # ===== Bad input: one line, exit 2 =====
 one_line() { # NAME REGEX
