@@ -215,7 +215,7 @@ class _Runner:
         self.stats = None
         self.totals = None
         self.notes = []
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()   # a finalizer may run on the job's thread
         self.freed = False
         # ctypes callbacks: referenced here for the job's life
         self._records_cb = _lib.RS_JOB_RECORDS_FN(self._on_records)

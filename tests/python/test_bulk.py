@@ -206,6 +206,16 @@ def test_batches_are_the_records_as_columns(data):
     assert job.totals.partitions > 0 and job.stats["urls"] == len(recs)
 
 
+@pytest.mark.parametrize("gap,ptr64", [(-1, True), (64, False)], ids=["copy-per-field", "ctypes-per-field"])
+def test_slow_conversion_paths_agree(data, monkeypatch, gap, ptr64):
+    """The field copies that do not take the one-copy fast path give the same records."""
+    robots, inp = os.path.join(data, "robots"), os.path.join(data, "urls", URLS)
+    want = list(robotscan.urls(inp, robots=[robots], agents=AGENTS))
+    monkeypatch.setattr(bulk, "_GAP", gap)
+    monkeypatch.setattr(bulk, "_PTR64", ptr64)
+    assert list(robotscan.urls(inp, robots=[robots], agents=AGENTS)) == want
+
+
 def test_bytes_and_file_inputs(data, tmp_path):
     robots, inp = os.path.join(data, "robots"), os.path.join(data, "urls", URLS)
     with open(inp, "rb") as f:
@@ -225,6 +235,22 @@ def test_bytes_and_file_inputs(data, tmp_path):
         UrlRecord(4, "https://www.sec.gov/edgar.shtml", "https://www.sec.gov", "Googlebot", "allow", 0, "",
                   "no-match")]
     assert small.totals.blank == 2
+
+
+def test_bytes_not_utf8_equal_cli(data, robotscan_bin, tmp_path):
+    """Bytes that are not UTF-8 come surrogate-escaped (str.encode("utf-8", "surrogateescape")
+    gives them back); the command's JSONL shows them as \\u00XX."""
+    robots = os.path.join(data, "robots")
+    content = (b"https://www.sec.gov/caf\xe9/x\nhttps://www.sec.gov/cgi-bin/\xc3\xa9\xff\n"
+               b"https://www.wikipedia.org/wiki/K\xc3\xa4ytt\xc3\xa4j\xc3\xa4:X\n")
+    inp = tmp_path / "urls.txt"
+    inp.write_bytes(content)
+    for kw, args in (({}, []), ({"encode_urls": True}, ["--encode-urls"])):
+        recs = list(robotscan.urls(content, robots=[robots], agents=["Googlebot"], **kw))
+        cli_recs, _, _ = run_cli(robotscan_bin, "urls", ["--robots", robots, "--agent", "Googlebot"] + args,
+                                 [str(inp)], tmp_path)
+        assert_same_records(recs, cli_recs)
+        assert recs[0].url.encode("utf-8", "surrogateescape") == b"https://www.sec.gov/caf\xe9/x"
 
 
 def test_sites_from_memory():
