@@ -20,6 +20,9 @@ the job: its worker threads end and its temporary files are gone. An exception i
 job's thread (a progress callback's, a conversion's) stops the run and is raised to the
 caller; a failed run raises RobotscanError with the library's message, after the records
 before the failure.
+
+A BulkJob is consumed by one thread at a time. robotscan.bulk.supported("logs") says
+whether this librobotscan runs logs jobs (robotscan.logs() raises RobotscanError if not).
 """
 import json
 import os
@@ -87,8 +90,8 @@ def _record_type(kind, columns):
         if names == UrlRecord._fields:
             t = UrlRecord
         else:
-            name = "".join(w.capitalize() for w in _KINDS.get(kind, "job").split("_")) + "Record"
-            t = namedtuple(name.replace("Logs", "Log").replace("Urls", "Url"), names, rename=True)
+            name = {_lib.RS_JOB_URLS: "UrlRecord", _lib.RS_JOB_LOGS: "LogRecord"}.get(kind, "JobRecord")
+            t = namedtuple(name, names, rename=True)
         _record_types[key] = t
     return t
 
@@ -107,6 +110,7 @@ def _batch_type(kind, columns):
                        "gives them as %s." % (rt.__name__ + "s", rt.__name__))
 
             def records(self):
+                """The batch's records, an iterator."""
                 return map(rt._make, zip(*self))
 
         Batch.__name__ = Batch.__qualname__ = base.__name__
@@ -128,9 +132,15 @@ def _ints(values, as_array):
     try:
         out = list(map(int, values))
     except ValueError:
-        out = [int(v) if v.isdigit() else v for v in values]
-        return out
+        return [_int_or_str(v) for v in values]
     return array("Q", out) if as_array else out
+
+
+def _int_or_str(v):
+    try:
+        return int(v)
+    except ValueError:
+        return v
 
 
 def _columns(recs, lo, hi, ncols):
