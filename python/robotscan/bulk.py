@@ -452,7 +452,14 @@ class BulkJob:
         if r.thread is None:
             r.start()
         while True:
-            item = r.q.get()
+            try:
+                item = r.q.get(timeout=0.1)
+            except queue.Empty:
+                # closed from another thread: the job's thread is gone without an end mark
+                if r.stop.is_set() and not r.thread.is_alive() and r.q.empty():
+                    self._done = True
+                    raise StopIteration
+                continue
             if item is _END:
                 self._finish()
                 raise StopIteration
@@ -474,7 +481,8 @@ class BulkJob:
         self._r.thread.join()
 
     def close(self):
-        """Stops the job if it still runs and releases its thread and temporary files."""
+        """Stops the job if it still runs and releases its thread and temporary files.
+        Another thread may call it: the loop over the job then ends."""
         self._done = True
         self._chunk = None
         self._finalizer()

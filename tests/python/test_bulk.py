@@ -314,6 +314,19 @@ def test_abandoned_job_releases_threads_and_files(data, tmp_path, how):
     assert os.listdir(spill) == []
 
 
+def test_close_from_another_thread_ends_the_loop(data):
+    job = _spilling_job(data, None)
+    got = [next(job)]
+    timer = threading.Timer(0.2, job.close)
+    timer.start()
+    for r in job:                # the consumer is slower than the job: it is waiting on it
+        got.append(r)
+        time.sleep(0.001)
+    timer.join()
+    assert 1 < len(got) < 95718 and job.stats is None
+    assert [r.input_line for r in got] == sorted(r.input_line for r in got)
+
+
 def test_slow_consumer_keeps_memory_bounded(data):
     """The job's thread waits for the caller: records held in Python stay within the queue."""
     job = robotscan.urls(os.path.join(data, "urls", URLS), robots=[os.path.join(data, "robots")],
