@@ -310,9 +310,11 @@ void job_set_columns(rs_job *job, const char *const *names, size_t n)
     job->n_columns = k;
 }
 
+static rs_status start(rs_job *job);
+
 const char *const *rs_job_columns(rs_job *job, size_t *n)
 {
-    if (!job->started && job->ops->start(job) == RS_OK) job->started = 1;
+    (void)start(job);   /* a failure is on the handle, as any call's */
     *n = job->n_columns;
     return job->columns;
 }
@@ -351,7 +353,10 @@ static rs_status start(rs_job *job)
     job->errmsg[0] = '\0';
     job->t_start = job_now();
     const rs_status st = job->ops->start(job);
-    if (st != RS_OK) return io_result(job, st);
+    if (st != RS_OK) {
+        if (job->ops->free) job->ops->free(job);    /* what it set up: a later call starts afresh, leaking nothing */
+        return io_result(job, st);
+    }
     job->started = 1;
     return RS_OK;
 }

@@ -356,6 +356,31 @@ def test_bad_robots_path_raises_library_message(data, robotscan_bin, tmp_path):
     assert job.stats is None
 
 
+def test_columns_before_the_first_run(data, tmp_path):
+    """rs_job_columns starts the job as a run does: a failing start puts its error on the
+    handle and is undone (a later run starts afresh and fails the same way)."""
+    from ctypes import byref, c_size_t
+    from robotscan import _lib
+    lib = _lib.lib
+    n = c_size_t()
+    for robots, ok in ((str(tmp_path / "nope"), False), (os.path.join(data, "robots"), True)):
+        job = lib.rs_job_create(_lib.RS_JOB_URLS)
+        try:
+            assert lib.rs_job_add_robots(job, robots.encode()) == 0
+            assert lib.rs_job_add_agent(job, b"Googlebot") == 0
+            cols = lib.rs_job_columns(job, byref(n))
+            assert [cols[i] for i in range(n.value)] == [b"url", b"origin", b"agent", b"verdict", b"line",
+                                                         b"rule", b"reason"]
+            msg = lib.rs_job_errmsg(job).decode()
+            assert ("cannot open robots source" in msg) == (not ok), msg
+            for _ in range(2):
+                st = lib.rs_job_run_buffer(job, b"https://a.com/\n", 15, None)
+                assert (st == 0) == ok
+                assert lib.rs_job_errmsg(job).decode() == ("" if ok else msg)
+        finally:
+            lib.rs_job_free(job)
+
+
 def test_bad_input_raises_after_earlier_inputs(data):
     robots = os.path.join(data, "robots")
     job = robotscan.urls([b"https://a.com/1\nhttps://a.com/2\n", "/no/such/input.txt"], robots=[robots],
