@@ -164,7 +164,7 @@ def _columns(recs, lo, hi, ncols):
     fptrs = rec[1::2]
     width = 16 * ncols
     # the records' field arrays: one copy when they follow each other closely
-    if n and all(0 <= b - a - width <= _GAP for a, b in zip(fptrs, fptrs[1:])):
+    if n and all(0 <= b - a - width <= _GAP and (b - a) % 8 == 0 for a, b in zip(fptrs, fptrs[1:])):
         span = array("Q", string_at(fptrs[0], fptrs[-1] - fptrs[0] + width))
         base = fptrs[0]
         pairs = array("Q")
@@ -420,6 +420,8 @@ class BulkJob:
             for p in robots or ():
                 check(lib.rs_job_add_robots(job, _path(p)))
             if sites is not None:
+                if not getattr(sites, "_s", None):
+                    raise ValueError("sites: an open robotscan.Sites")
                 check(lib.rs_job_use_sites(job, sites._s))
             for a in agents or ():
                 check(lib.rs_job_add_agent(job, a.encode() if isinstance(a, str) else bytes(a)))
