@@ -189,6 +189,14 @@ typedef struct {
 /** @return RS_OK and fills @out, or RS_ERR_USAGE for a bad index. */
 RS_API rs_status rs_matcher_rule(const rs_matcher *m, int32_t rule, rs_rule_info *out);
 
+/**
+ * The rule as records show it: "allow: PATTERN" or "disallow: PATTERN" (the one
+ * spelling of every command, binding and statistics file). Writes at most @cap
+ * bytes at @dst, NUL-terminated when @cap > 0.
+ * @return the length of the whole text (as snprintf: >= @cap means cut).
+ */
+RS_API size_t rs_rule_text(const rs_rule_info *rule, char *dst, size_t cap);
+
 /** @return the number of rules compiled into @m. */
 RS_API size_t rs_matcher_rule_count(const rs_matcher *m);
 
