@@ -306,53 +306,16 @@ RS_API rs_status rs_matcher_check_urls(const rs_matcher *m, const char *urls, co
 
 /* ===== Origins and robots sources (src/sites) =====
  *
- * An origin is what one robots.txt governs: scheme, host and port (SPEC 3).
- * rs_origin_parse() turns a URL into its canonical origin string
- * "scheme://host[:port]" so that two URLs share a robots.txt iff their
- * origin strings are byte-equal. Canonicalisation (decided here, see
- * src/sites/origin.c for the reasons):
- *  - a leading UTF-8 BOM and leading/trailing ASCII whitespace and control
- *    bytes of the line are ignored;
- *  - scheme lower-cased; a URL without "scheme://" (`example.com/x`,
- *    `//example.com/x`) is taken as http; without a leading "//" it may not
- *    carry userinfo or an empty port (`mailto:a@b.c`, `http:/x` are malformed);
- *  - "scheme://" counts only before the first '/', '?' or ';' (as in
- *    rs_url_path); the authority ends at the first '/', '?', '#' or ';';
- *  - userinfo (`user:pw@`, up to the last '@') dropped;
- *  - host: %XX escapes decoded once; ASCII lower-cased; a host with a byte
- *    >= 0x80 converted to punycode with libidn2 (UTS#46 non-transitional,
- *    falling back to transitional); one trailing dot removed (`a.com.` =
- *    `a.com`); allowed ASCII bytes [a-z0-9-_.]; no empty label, labels <= 63
- *    and host <= 253 bytes;
- *  - a host ending in a number is an IPv4 address (WHATWG rules: `0x7f.1` =
- *    `127.0.0.1`), written dotted-decimal; `[v6]` is written in RFC 5952
- *    form (lower-case hex, longest zero run as `::`, no dotted quad);
- *  - port: decimal 1..65535 (leading zeros allowed, 0 malformed); http 80, https 443 and
- *    ftp 21 are elided; an empty port (`http://a.com:/`) is the default.
- * Malformed input is not an error: rs_origin_parse() returns RS_OK and sets
- * rs_origin.error; callers count it.
- *
- * Robots sources (`--robots PATH`, first one that knows an origin wins):
- *  - a regular file not ending in `.tsv`: one robots.txt for every origin;
- *  - a directory: entries `HOST`, `HOST.txt`, `HOST:PORT`, `HOST:PORT.txt`,
- *    `HOST_PORT`, `HOST_PORT.txt` (the `_` form is the protego test-data
- *    convention, e.g. `moodle.org_443.txt`) or `HOST/robots.txt`; HOST is
- *    normalised like an origin's host (IDN included). `HOST` serves http and
- *    https on their default ports; `HOST:PORT` serves http and https on
- *    PORT. Other schemes are not served. Entries whose name is not a valid
- *    host, dot-files and `*.tsv` are skipped (counted). When two entries name
- *    the same host and port, the name that sorts first (bytewise) wins.
- *  - a manifest `*.tsv`: lines `ORIGIN<TAB>STATUS<TAB>FILE` (FILE relative
- *    to the manifest's directory; optional or `-` unless STATUS is 2xx);
- *    ORIGIN may be written as an origin or as its robots.txt URL
- *    (`https://a.com/robots.txt`); STATUS is 200..599 or `error`. Blank lines
- *    and lines starting with `#` are skipped; CRLF accepted; the first line
- *    for an origin wins. Any other line fails rs_sites_create() with
- *    RS_ERR_CORRUPT and an errmsg naming the manifest and line.
- * Bodies are read lazily (at most RS_ROBOTS_MAX_BODY bytes), parsed once per
- * file, and compiled once per (file, agent); all of it is cached until
- * rs_sites_free(), so memory grows with the number of origins and agents,
- * never with the number of URLs.
+ * An origin (scheme, host, port: SPEC 3) is what one robots.txt governs.
+ * rs_origin_parse() gives a URL's canonical origin "scheme://host[:port]":
+ * two URLs share a robots.txt iff their origins are byte-equal. Malformed
+ * input is not an error: RS_OK with rs_origin.error set. Robots sources are
+ * a robots.txt file (every origin), a directory of HOST[.txt] /
+ * HOST:PORT[.txt] / HOST/robots.txt entries, a manifest `*.tsv`
+ * (ORIGIN<TAB>STATUS<TAB>FILE) or a WARC; the first source that knows an
+ * origin wins. Bodies are read lazily, parsed once per file and compiled
+ * once per (file, agent), cached until rs_sites_free() or rs_sites_release().
+ * The canonicalisation and source rules in full: docs/origins.md.
  */
 
 /** Bytes rs_origin_parse() may write: pass a dst of at least this size. */
