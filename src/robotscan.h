@@ -860,6 +860,11 @@ RS_API rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, 
 /** The default agents of survey (data/ai-agents.txt, built in). @param n OUT: how many. */
 RS_API const char *const *rs_survey_default_agents(size_t *n);
 
+/** @return 1 if a Sitemap value is an absolute http(s) URL with a valid host. */
+RS_API int rs_sitemap_is_valid(const char *url, size_t len);
+
+/* ===== WARC files and compressed bodies (src/warc) ===== */
+
 /**
  * Reads a robots.txt body that may be gzip- or zstd-compressed (detected from
  * the content) into a new buffer of at most @max bytes.
@@ -893,11 +898,6 @@ RS_API rs_status rs_warc_each_capture(const char *path, int keep_going, rs_warc_
 
 /** @return 1 if the file at @path is a WARC file (plain, gzip or zstd), 0 if not or unreadable. */
 RS_API int rs_is_warc_file(const char *path);
-
-/** @return 1 if a Sitemap value is an absolute http(s) URL with a valid host. */
-RS_API int rs_sitemap_is_valid(const char *url, size_t len);
-
-
 
 /* ===== Lint (src/lint) ===== */
 
