@@ -794,7 +794,8 @@ RS_API rs_status rs_job_add_agent(rs_job *job, const char *token);
 RS_API rs_status rs_job_set_output(rs_job *job, rs_job_output_fn fn, void *user);
 /** Records as fields (replaces rs_job_set_output). */
 RS_API rs_status rs_job_set_records(rs_job *job, rs_job_records_fn fn, void *user);
-/** The column names of the records, in field order; *n their count. */
+/** The column names of the records, in field order; *n their count. Takes the settings
+ *  as the first run does (0 columns when they fail: see rs_job_errmsg). */
 RS_API const char *const *rs_job_columns(rs_job *job, size_t *n);
 /** Diagnostics (malformed lines with RS_JOB_VERBOSE, the end-of-job note); default: dropped. */
 RS_API rs_status rs_job_set_diag(rs_job *job, rs_job_diag_fn fn, void *user);
@@ -807,7 +808,8 @@ RS_API rs_status rs_job_run(rs_job *job, const char *path);
 RS_API rs_status rs_job_run_fd(rs_job *job, int fd, const char *name);
 /** Runs @size bytes in memory (plain, .zst or .gz) as one input. */
 RS_API rs_status rs_job_run_buffer(rs_job *job, const void *data, size_t size, const char *name);
-/** Stops a run as soon as possible; its rs_job_run* returns RS_ERR_CANCELED. Any thread. */
+/** Stops a run as soon as possible: its rs_job_run* returns RS_ERR_CANCELED, and so does
+ *  every later run. Any thread, any time (also from a callback). */
 RS_API void rs_job_cancel(rs_job *job);
 /** After the last run: the passes that need every input (logs: crawl-delay, whose records
  *  come out here), then the end-of-job note to the diag callback. Statistics are final. */

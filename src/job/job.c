@@ -310,13 +310,6 @@ void job_set_columns(rs_job *job, const char *const *names, size_t n)
     job->n_columns = k;
 }
 
-const char *const *rs_job_columns(rs_job *job, size_t *n)
-{
-    if (!job->started && job->ops->start(job) == RS_OK) job->started = 1;
-    *n = job->n_columns;
-    return job->columns;
-}
-
 const char *job_spill_dir(const rs_job *job)
 {
     if (job->spill_dir) return job->spill_dir;
@@ -354,6 +347,14 @@ static rs_status start(rs_job *job)
     if (st != RS_OK) return io_result(job, st);
     job->started = 1;
     return RS_OK;
+}
+
+const char *const *rs_job_columns(rs_job *job, size_t *n)
+{
+    *n = 0;
+    if (start(job) != RS_OK) return job->columns;  /* an empty list; the error is on the handle */
+    *n = job->n_columns;
+    return job->columns;
 }
 
 static rs_status run(rs_job *job, const job_input *in, const char *record_name)
