@@ -65,7 +65,7 @@ STEP         = tests/run-step.sh $(RESULTS)
 
 .PHONY: all lib cli test check test-unit test-cli test-conformance test-scalar demo \
         bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install clean help deps \
-        test-mutants test-optional testdata update-testdata FORCE \
+        test-mutants test-optional testdata update-testdata FORCE tsan \
         so test-python test-install uninstall
 
 all: lib so cli ## build librobotscan.a, librobotscan.so and ./robotscan (default)
@@ -252,6 +252,12 @@ ubsan: ## like sanitize, UndefinedBehaviorSanitizer only (build-ubsan/)
 	$(SAN_ENV) $(MAKE) BUILD=build-ubsan BIN=build-ubsan/robotscan CC=$(SAN_CC) MOREFLAGS= \
 	    CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=all" LDFLAGS="-fsanitize=undefined" \
 	    build-ubsan/robotscan test-unit test-cli test-conformance test-fuzz-replay
+tsan: ## ThreadSanitizer build in build-tsan/: the job unit tests and urls/logs/diff -j 2 (tests/tsan)
+	$(MAKE) BUILD=build-tsan BIN=build-tsan/robotscan CC=$(SAN_CC) MOREFLAGS= \
+	    CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
+	    build-tsan/robotscan $(patsubst $(BUILD)/%,build-tsan/%,$(filter $(BUILD)/tests/test_job%,$(TEST_BIN))) $(SHARED_DEP)
+	bash tests/tsan/run.sh build-tsan build-tsan/robotscan $(SHARED)
+
 $(BUILD)/bench/%: bench/%.cc $(LIB) $(SHARED_STAMP) | $(DEPS_ALL) $(SHARED_DEP)
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -std=c++17 -DRS_STATIC_LINKING_ONLY -Isrc $(PKG_CFLAGS) -DRS_SHARED_DIR='"$(SHARED)"' \

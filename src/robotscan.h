@@ -189,6 +189,14 @@ typedef struct {
 /** @return RS_OK and fills @out, or RS_ERR_USAGE for a bad index. */
 RS_API rs_status rs_matcher_rule(const rs_matcher *m, int32_t rule, rs_rule_info *out);
 
+/**
+ * The rule as records show it: "allow: PATTERN" or "disallow: PATTERN" (the one
+ * spelling of every command, binding and statistics file). Writes at most @cap
+ * bytes at @dst, NUL-terminated when @cap > 0.
+ * @return the length of the whole text (as snprintf: >= @cap means cut).
+ */
+RS_API size_t rs_rule_text(const rs_rule_info *rule, char *dst, size_t cap);
+
 /** @return the number of rules compiled into @m. */
 RS_API size_t rs_matcher_rule_count(const rs_matcher *m);
 
@@ -298,53 +306,16 @@ RS_API rs_status rs_matcher_check_urls(const rs_matcher *m, const char *urls, co
 
 /* ===== Origins and robots sources (src/sites) =====
  *
- * An origin is what one robots.txt governs: scheme, host and port (SPEC 3).
- * rs_origin_parse() turns a URL into its canonical origin string
- * "scheme://host[:port]" so that two URLs share a robots.txt iff their
- * origin strings are byte-equal. Canonicalisation (decided here, see
- * src/sites/origin.c for the reasons):
- *  - a leading UTF-8 BOM and leading/trailing ASCII whitespace and control
- *    bytes of the line are ignored;
- *  - scheme lower-cased; a URL without "scheme://" (`example.com/x`,
- *    `//example.com/x`) is taken as http; without a leading "//" it may not
- *    carry userinfo or an empty port (`mailto:a@b.c`, `http:/x` are malformed);
- *  - "scheme://" counts only before the first '/', '?' or ';' (as in
- *    rs_url_path); the authority ends at the first '/', '?', '#' or ';';
- *  - userinfo (`user:pw@`, up to the last '@') dropped;
- *  - host: %XX escapes decoded once; ASCII lower-cased; a host with a byte
- *    >= 0x80 converted to punycode with libidn2 (UTS#46 non-transitional,
- *    falling back to transitional); one trailing dot removed (`a.com.` =
- *    `a.com`); allowed ASCII bytes [a-z0-9-_.]; no empty label, labels <= 63
- *    and host <= 253 bytes;
- *  - a host ending in a number is an IPv4 address (WHATWG rules: `0x7f.1` =
- *    `127.0.0.1`), written dotted-decimal; `[v6]` is written in RFC 5952
- *    form (lower-case hex, longest zero run as `::`, no dotted quad);
- *  - port: decimal 1..65535 (leading zeros allowed, 0 malformed); http 80, https 443 and
- *    ftp 21 are elided; an empty port (`http://a.com:/`) is the default.
- * Malformed input is not an error: rs_origin_parse() returns RS_OK and sets
- * rs_origin.error; callers count it.
- *
- * Robots sources (`--robots PATH`, first one that knows an origin wins):
- *  - a regular file not ending in `.tsv`: one robots.txt for every origin;
- *  - a directory: entries `HOST`, `HOST.txt`, `HOST:PORT`, `HOST:PORT.txt`,
- *    `HOST_PORT`, `HOST_PORT.txt` (the `_` form is the protego test-data
- *    convention, e.g. `moodle.org_443.txt`) or `HOST/robots.txt`; HOST is
- *    normalised like an origin's host (IDN included). `HOST` serves http and
- *    https on their default ports; `HOST:PORT` serves http and https on
- *    PORT. Other schemes are not served. Entries whose name is not a valid
- *    host, dot-files and `*.tsv` are skipped (counted). When two entries name
- *    the same host and port, the name that sorts first (bytewise) wins.
- *  - a manifest `*.tsv`: lines `ORIGIN<TAB>STATUS<TAB>FILE` (FILE relative
- *    to the manifest's directory; optional or `-` unless STATUS is 2xx);
- *    ORIGIN may be written as an origin or as its robots.txt URL
- *    (`https://a.com/robots.txt`); STATUS is 200..599 or `error`. Blank lines
- *    and lines starting with `#` are skipped; CRLF accepted; the first line
- *    for an origin wins. Any other line fails rs_sites_create() with
- *    RS_ERR_CORRUPT and an errmsg naming the manifest and line.
- * Bodies are read lazily (at most RS_ROBOTS_MAX_BODY bytes), parsed once per
- * file, and compiled once per (file, agent); all of it is cached until
- * rs_sites_free(), so memory grows with the number of origins and agents,
- * never with the number of URLs.
+ * An origin (scheme, host, port: SPEC 3) is what one robots.txt governs.
+ * rs_origin_parse() gives a URL's canonical origin "scheme://host[:port]":
+ * two URLs share a robots.txt iff their origins are byte-equal. Malformed
+ * input is not an error: RS_OK with rs_origin.error set. Robots sources are
+ * a robots.txt file (every origin), a directory of HOST[.txt] /
+ * HOST:PORT[.txt] / HOST/robots.txt entries, a manifest `*.tsv`
+ * (ORIGIN<TAB>STATUS<TAB>FILE) or a WARC; the first source that knows an
+ * origin wins. Bodies are read lazily, parsed once per file and compiled
+ * once per (file, agent), cached until rs_sites_free() or rs_sites_release().
+ * The canonicalisation and source rules in full: docs/origins.md.
  */
 
 /** Bytes rs_origin_parse() may write: pass a dst of at least this size. */
@@ -823,7 +794,8 @@ RS_API rs_status rs_job_add_agent(rs_job *job, const char *token);
 RS_API rs_status rs_job_set_output(rs_job *job, rs_job_output_fn fn, void *user);
 /** Records as fields (replaces rs_job_set_output). */
 RS_API rs_status rs_job_set_records(rs_job *job, rs_job_records_fn fn, void *user);
-/** The column names of the records, in field order; *n their count. */
+/** The column names of the records, in field order; *n their count. Takes the settings
+ *  as the first run does (0 columns when they fail: see rs_job_errmsg). */
 RS_API const char *const *rs_job_columns(rs_job *job, size_t *n);
 /** Diagnostics (malformed lines with RS_JOB_VERBOSE, the end-of-job note); default: dropped. */
 RS_API rs_status rs_job_set_diag(rs_job *job, rs_job_diag_fn fn, void *user);
@@ -836,7 +808,8 @@ RS_API rs_status rs_job_run(rs_job *job, const char *path);
 RS_API rs_status rs_job_run_fd(rs_job *job, int fd, const char *name);
 /** Runs @size bytes in memory (plain, .zst or .gz) as one input. */
 RS_API rs_status rs_job_run_buffer(rs_job *job, const void *data, size_t size, const char *name);
-/** Stops a run as soon as possible; its rs_job_run* returns RS_ERR_CANCELED. Any thread. */
+/** Stops a run as soon as possible: its rs_job_run* returns RS_ERR_CANCELED, and so does
+ *  every later run. Any thread, any time (also from a callback). */
 RS_API void rs_job_cancel(rs_job *job);
 /** After the last run: the passes that need every input (logs: crawl-delay, whose records
  *  come out here), then the end-of-job note to the diag callback. Statistics are final. */
@@ -889,6 +862,11 @@ RS_API rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, 
 /** The default agents of survey (data/ai-agents.txt, built in). @param n OUT: how many. */
 RS_API const char *const *rs_survey_default_agents(size_t *n);
 
+/** @return 1 if a Sitemap value is an absolute http(s) URL with a valid host. */
+RS_API int rs_sitemap_is_valid(const char *url, size_t len);
+
+/* ===== WARC files and compressed bodies (src/warc) ===== */
+
 /**
  * Reads a robots.txt body that may be gzip- or zstd-compressed (detected from
  * the content) into a new buffer of at most @max bytes.
@@ -922,11 +900,6 @@ RS_API rs_status rs_warc_each_capture(const char *path, int keep_going, rs_warc_
 
 /** @return 1 if the file at @path is a WARC file (plain, gzip or zstd), 0 if not or unreadable. */
 RS_API int rs_is_warc_file(const char *path);
-
-/** @return 1 if a Sitemap value is an absolute http(s) URL with a valid host. */
-RS_API int rs_sitemap_is_valid(const char *url, size_t len);
-
-
 
 /* ===== Lint (src/lint) ===== */
 
@@ -2227,4 +2200,94 @@ RS_STATIC_API rs_status rs_report_html(const rs_report_input *in, size_t n, cons
 #ifdef __cplusplus
 }
 #endif
+/* ===== Shard and merge (internal) =====
+ *
+ * `robotscan shard` and `robotscan merge` (SPEC 12, docs/scale-out.md) as
+ * library calls (src/shard, src/log/site_origin.c). They print nothing: an error
+ * is a returned status with a message in the caller's @err buffer
+ * (NUL-terminated, cut to @err_cap), warnings go to a callback.
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * The origin key of an access-log line's site, "SCHEME://HOST[:PORT]" (not
+ * yet canonical: rs_origin_parse it): the one rule of rs_log_auditor and
+ * rs_shard_split. SCHEME is @line_scheme when it is http or https (any case),
+ * else https for port 443 and http for another port, else @default_scheme
+ * (NULL: "https"). @host is the line's host, or the configured one (--host)
+ * when the line names none.
+ * @return the key's length (written to @key, NUL-terminated), or 0 when it
+ *         does not fit @cap (the line has no site).
+ */
+RS_STATIC_API size_t rs_log_origin_key(const char *default_scheme, rs_str line_scheme, rs_str host, rs_str port,
+                                       char *key, size_t cap);
+/**
+ * rs_log_origin_key, then rs_origin_parse into @buf (@buf_cap >= RS_ORIGIN_MAX).
+ * @return 1 and *out when the line names a valid site, else 0.
+ */
+RS_STATIC_API int rs_log_origin(const char *default_scheme, rs_str line_scheme, rs_str host, rs_str port,
+                                char *buf, size_t buf_cap, rs_origin *out);
+
+#define RS_SHARD_MAX 4096
+
+/** What rs_shard_split splits, and how. Pointers are borrowed for the call. */
+typedef struct {
+    uint32_t           n;            /* shards, 1..RS_SHARD_MAX */
+    const char        *dir;          /* output directory: created, or an existing empty one */
+    int                logs;         /* 1: the inputs are access logs; 0: URL lists */
+    const char        *log_format;   /* logs: rs_logparser_create's spec; NULL: "combined" */
+    const char *const *fields;       /* logs: NAME=KEY (json formats) */
+    size_t             n_fields;
+    const char        *host;         /* logs: the site of lines that name none; NULL: none */
+    const char        *scheme;       /* logs: "http"/"https" for such lines; NULL: "https" */
+    const char *const *robots;       /* robots sources to split per shard (directory, *.tsv
+                                      * manifest, WARC; another file is given to every shard) */
+    size_t             n_robots;
+    void             (*warn)(void *ctx, const char *msg); /* warnings (a WARC not split); may be NULL */
+    void              *warn_ctx;
+} rs_shard_config;
+
+/**
+ * Splits @inputs (paths, "-" for stdin; none: stdin) into cfg->n shards by
+ * the site of each line (rs_shard_of_url / rs_log_origin_key), writing
+ * DIR/shard-K.zst (the lines), DIR/shard-K.pos (each line's 1-based input
+ * position, little-endian uint64; 0 for a #Fields: line copied in), with
+ * robots sources DIR/shard-K.robots and DIR/robots-K/, and DIR/shards.tsv.
+ * @param err OUT: the message of a failure.
+ * @return RS_OK; RS_ERR_USAGE (a bad config: n, log format, no host for a
+ *         format without one, DIR not empty, a big-endian machine);
+ *         RS_ERR_IO (an input or output cannot be opened, read or written);
+ *         RS_ERR_CORRUPT (a damaged compressed input); RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_shard_split(const rs_shard_config *cfg, const char *const *inputs, size_t n_inputs,
+                                       char *err, size_t err_cap);
+
+/**
+ * `merge --records`: the outputs @outs[K] of `urls`/`logs --input-line` on
+ * shard K of @dir (rs_shard_split), in format @fmt (tsv, csv, jsonl), written
+ * to @out in input order without their input_line column.
+ * @return RS_OK; RS_ERR_USAGE (n is not the shard count, a bad format);
+ *         RS_ERR_CORRUPT (no input_line column, records out of order, a line
+ *         number outside its shard); RS_ERR_IO; RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_merge_records(const char *dir, rs_format fmt, const char *const *outs, size_t n,
+                                         FILE *out, char *err, size_t err_cap);
+
+/**
+ * `merge --stats`: merges the --stats JSON @files of runs over disjoint parts
+ * of an input into one document (one line on @out): sums, minima, maxima and
+ * keyed lists (docs/scale-out.md). With @dir (NULL: none), the statistics of
+ * every shard of @dir: the #Fields: lines shard copied are taken off.
+ * @return RS_OK; RS_ERR_CORRUPT (not JSON, not mergeable, mismatched labels);
+ *         RS_ERR_USAGE (n is not @dir's shard count); RS_ERR_IO; RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_merge_stats(const char *const *files, size_t n, const char *dir, FILE *out,
+                                       char *err, size_t err_cap);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* RS_STATIC_LINKING_ONLY */

@@ -310,15 +310,6 @@ void job_set_columns(rs_job *job, const char *const *names, size_t n)
     job->n_columns = k;
 }
 
-static rs_status start(rs_job *job);
-
-const char *const *rs_job_columns(rs_job *job, size_t *n)
-{
-    (void)start(job);   /* a failure is on the handle, as any call's */
-    *n = job->n_columns;
-    return job->columns;
-}
-
 const char *job_spill_dir(const rs_job *job)
 {
     if (job->spill_dir) return job->spill_dir;
@@ -359,6 +350,14 @@ static rs_status start(rs_job *job)
     }
     job->started = 1;
     return RS_OK;
+}
+
+const char *const *rs_job_columns(rs_job *job, size_t *n)
+{
+    *n = 0;
+    if (start(job) != RS_OK) return job->columns;  /* an empty list; the error is on the handle */
+    *n = job->n_columns;
+    return job->columns;
 }
 
 static rs_status run(rs_job *job, const job_input *in, const char *record_name)

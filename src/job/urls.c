@@ -266,11 +266,10 @@ static rs_str rule_string(worker_state *w, const rs_matcher *m, int32_t rule)
     rs_rule_info info;
     w->rule_matcher = NULL;
     if (rs_matcher_rule(m, rule, &info) != RS_OK) return s;
+    const size_t need = rs_rule_text(&info, NULL, 0) + 1;
     w->rule_text.len = 0;
-    const char *kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
-    if (rs_outbuf_append(&w->rule_text, kind, strlen(kind)) != RS_OK
-        || rs_outbuf_append(&w->rule_text, info.pattern.ptr, info.pattern.len) != RS_OK)
-        return s;
+    if (rs_outbuf_reserve(&w->rule_text, need) != RS_OK) return s;
+    w->rule_text.len = rs_rule_text(&info, w->rule_text.ptr, need);
     w->rule_matcher = m;
     w->rule_index = rule;
     s.ptr = w->rule_text.ptr;
@@ -345,21 +344,13 @@ static rs_status rec_prefix(const urls_job *job, rec_cache *c, const rs_scan_rec
 /* rec_render for TSV, field by field (the same bytes as rs_format_record's, cheaper: a
  * key seen first costs this once). */
 static rs_status rec_render_tsv(const urls_job *job, rec_cache *c, const rs_scan_record *r, rs_str agent,
-                                rec_entry *e)
+                                rs_str rule, rec_entry *e)
 {
     rs_outbuf *t = &c->text;
     rec_span pre;
     RS_FORWARD(rec_prefix(job, c, r, agent, &pre));
-    const char *kind = "";
-    rs_str pattern = { "", 0 };
-    rs_rule_info info;
-    if (r->matcher != NULL && r->rule >= 0 && rs_matcher_rule(r->matcher, r->rule, &info) == RS_OK) {
-        kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
-        pattern = info.pattern;
-    }
     const rs_str reason = job->reasons_tsv[r->reason];
-    const size_t kind_len = strlen(kind);
-    const size_t need = pre.len + RS_FORMAT_VALUE_BOUND(pattern.len) + kind_len + reason.len + 32;
+    const size_t need = pre.len + RS_FORMAT_VALUE_BOUND(rule.len) + reason.len + 32;
     RS_FORWARD(rs_outbuf_reserve(t, need));
     char *const start = t->ptr + t->len, *d = start;
     memcpy(d, c->prefix_text.ptr + pre.off, pre.len);
@@ -368,9 +359,7 @@ static rs_status rec_render_tsv(const urls_job *job, rec_cache *c, const rs_scan
     d += r->disallowed ? 9 : 6;
     d += rs_format_uint(d, r->line);
     *d++ = '\t';
-    memcpy(d, kind, kind_len); /* no byte of either kind is escaped */
-    d += kind_len;
-    d += rs_format_value(d, RS_FORMAT_VALUE_BOUND(pattern.len), RS_FORMAT_TSV, pattern.ptr, pattern.len);
+    d += rs_format_value(d, RS_FORMAT_VALUE_BOUND(rule.len), RS_FORMAT_TSV, rule.ptr, rule.len);
     *d++ = '\t';
     memcpy(d, reason.ptr, reason.len);
     d += reason.len;
@@ -386,7 +375,7 @@ static rs_status rec_render(const urls_job *job, worker_state *w, const rs_scan_
                             rec_entry *e)
 {
     rec_cache *c = &w->recs;
-    if (job->format == RS_FORMAT_TSV) return rec_render_tsv(job, c, r, agent, e);
+    if (job->format == RS_FORMAT_TSV) return rec_render_tsv(job, c, r, agent, rule_string(w, r->matcher, r->rule), e);
     const rs_str empty = { "", 0 };
     const rs_field fields[N_COLUMNS] = {
         { empty, 0, 0 },
