@@ -260,3 +260,43 @@ Test(job_logs, settings_the_format_needs, .init = write_robots, .fini = remove_r
     cr_assert(strstr(rs_job_errmsg(job), "TOKEN=FILE") != NULL, "%s", rs_job_errmsg(job));
     rs_job_free(job);
 }
+
+void rs_alloc_fail_after(unsigned long n);   /* src/common: allocation failure injection */
+
+/* Every allocation of a job's life failing in turn: an error status, never a crash or a leak
+ * (under ASan), and the records delivered are whole. */
+Test(job_logs, allocation_failures, .init = write_robots, .fini = remove_robots, .timeout = 120)
+{
+    rs_outbuf log = { 0 };
+    line(&log, 36000, "/a", UA_GB);
+    line(&log, 36002, "/b", UA_GB);
+    line(&log, 36030, "/private/c", UA_BING);
+    line(&log, 36031, "/robots.txt", UA_GB);
+    int succeeded = 0;
+    for (unsigned long n = 1; n < 400 && succeeded < 3; n++) {
+        collected c = { .n_fields = 13 };
+        rs_alloc_fail_after(n);
+        rs_job *job = rs_job_create(RS_JOB_LOGS);
+        rs_status st = job ? RS_OK : RS_ERR_NOMEM;
+        if (st == RS_OK) st = rs_job_add_robots(job, robots_path);
+        if (st == RS_OK) st = rs_job_set_string(job, RS_JOB_HOST, "a.com");
+        if (st == RS_OK) st = rs_job_set(job, RS_JOB_MEMORY_LIMIT, 1 << 20);
+        if (st == RS_OK) st = rs_job_set_records(job, on_records, &c);
+        if (st == RS_OK) st = rs_job_run_buffer(job, log.ptr, log.len, "mem.log");
+        if (st == RS_OK) st = rs_job_finish(job);
+        const char *js;
+        size_t len;
+        if (st == RS_OK) st = rs_job_stats_json(job, &js, &len);
+        rs_alloc_fail_after(0);
+        if (st == RS_OK) {
+            cr_assert_eq(c.n, 4, "after %lu allocations: %zu records", n, c.n);
+            succeeded++;
+        } else {
+            cr_assert(c.n == 0 || c.n == 4, "after %lu allocations: %zu records", n, c.n);
+        }
+        rs_job_free(job);
+        rs_outbuf_free(&c.text);
+    }
+    cr_assert_eq(succeeded, 3, "the sweep reached the end of the job's allocations");
+    rs_outbuf_free(&log);
+}
