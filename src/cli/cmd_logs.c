@@ -232,6 +232,7 @@ static int configure(rs_job *job, const struct cli_opts *o, const char *host, co
     if (st == RS_OK) st = rs_job_set(job, RS_JOB_INPUT_LINE, o->input_line);
     if (st == RS_OK) st = rs_job_set(job, RS_JOB_VERBOSE, o->verbose);
     if (st == RS_OK) st = rs_job_set(job, RS_JOB_NO_RECORDS, o->quiet);
+    if (st == RS_OK) st = rs_job_set(job, RS_JOB_TALLIES, o->stats_path != NULL);
     if (st == RS_OK) st = cli_job_io(job, o);
     if (st == RS_OK) return 0;
     cli_error("%s", rs_job_errmsg(job));

@@ -81,6 +81,7 @@ typedef struct {
     const char *input_name;
     rs_format format;
     int only_violations, quiet, verbose, input_line;
+    int tallies;           /* the rules, hours and days of the statistics (RS_JOB_TALLIES) */
     pipeline pipe;
     int pipe_inited;
     /* in-order state (calling thread) */
@@ -288,6 +289,8 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
             w->time_epoch = rec->epoch;
         }
         time_col = w->time_iso;
+    }
+    if (has_time && job->tallies) {
         /* the hour's and day's keys of this bot, remembered (years 1970..9999) */
         const int64_t hour = rec->epoch >= 0 && rec->epoch < INT64_C(253402300800) ? rec->epoch / 3600 : -1;
         struct period_memo *m = &w->period_ix[((uint64_t)hour * 31 + ((uintptr_t)bot.token.ptr >> 3)) & 63];
@@ -322,6 +325,8 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
         RS_FORWARD(rs_outbuf_append(k, path.ptr, path.len));
         RS_FORWARD(rs_tally_find(acc->paths, k->ptr, k->len, &ix));
         rs_tally_counters(acc->paths, ix)[0]++;
+    }
+    if (v.disallowed && !spoofed && job->tallies) {
         char num[32];
         size_t nl = sizeof num;
         num[--nl] = '\0';
@@ -940,6 +945,7 @@ static rs_status logs_start(rs_job *jb)
     job->quiet = jb->no_records;
     job->verbose = jb->verbose;
     job->only_violations = jb->only == 1;
+    job->tallies = jb->tallies;
     job->input_line = jb->input_line || jb->format == RS_FORMAT_FIELDS; /* records carry their line */
     job->input_name = "(stdin)";
     job->budget = jb->memory_limit ? jb->memory_limit / 4 : UINT64_MAX;
