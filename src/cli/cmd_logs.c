@@ -73,7 +73,6 @@ static const char *const ACCEPTED[] = {
     "--fail-on-violation", "--input-line", "--help", NULL,
 };
 
-
 /* ===== Summary ===== */
 
 static void put(rs_outbuf *b, const char *s) { rs_outbuf_append(b, s, strlen(s)); }
