@@ -698,7 +698,8 @@ typedef struct rs_job rs_job;
 
 typedef enum {
     RS_JOB_URLS = 1,        /* a URL a line -> url, origin, agent, verdict, line, rule, reason */
-    RS_JOB_LOGS = 2         /* access-log lines -> the bot hits and their violations */
+    RS_JOB_LOGS = 2         /* access-log lines -> the bot hits and their violations; their records
+                               come out of rs_job_finish (crawl-delay needs every input) */
 } rs_job_kind;
 
 /** How records are written by rs_job_set_output (also the CLI's --format). */
@@ -720,7 +721,8 @@ typedef enum {
     RS_JOB_INPUT_LINE,      /* 1: an input_line column first in the output */
     RS_JOB_VERBOSE,         /* 1: a diagnostic line per malformed line (else one note at the end) */
     RS_JOB_NO_RECORDS,      /* 1: count only, deliver no record (--quiet) */
-    RS_JOB_TALLIES          /* 1 (default): tallies by origin and rule (bot, hour) in the statistics */
+    RS_JOB_TALLIES          /* 1 (default): tallies in the statistics (urls: by origin and rule;
+                               logs: by rule, hour and day) */
 } rs_job_param;
 
 typedef enum {
@@ -730,7 +732,9 @@ typedef enum {
     RS_JOB_HOST,            /* logs: the site of logs whose lines do not name it */
     RS_JOB_SCHEME,          /* logs: http or https (default https) */
     RS_JOB_FIELD,           /* logs, json formats: NAME=KEY (repeatable) */
-    RS_JOB_VERIFY           /* logs: [TOKEN=]FILE of published crawler IP ranges (repeatable) */
+    RS_JOB_VERIFY           /* logs: [TOKEN=]FILE of published crawler IP ranges (repeatable; Google's
+                               files are known by name); read by the first run, which fails with
+                               RS_ERR_USAGE for an unknown name or a malformed list */
 } rs_job_sparam;
 
 /** One record, delivered in input order: its fields in rs_job_columns() order, as raw

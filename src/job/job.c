@@ -110,7 +110,7 @@ static void io_progress(void *ctx, uint64_t lines, uint64_t bytes_in, uint64_t f
 
 rs_job *rs_job_create(rs_job_kind kind)
 {
-    const rs_job_ops *ops = kind == RS_JOB_URLS ? &rs_job_urls_ops : NULL;
+    const rs_job_ops *ops = kind == RS_JOB_URLS ? &rs_job_urls_ops : kind == RS_JOB_LOGS ? &rs_job_logs_ops : NULL;
     if (ops == NULL) return NULL;
     rs_job *job = rs_calloc(1, sizeof *job);
     if (job == NULL) return NULL;
