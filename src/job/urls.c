@@ -126,9 +126,9 @@ static void rec_cache_clear(rec_cache *c)
 
 static void rec_cache_free(rec_cache *c)
 {
-    free(c->tab);
+    rs_free(c->tab);
     rs_outbuf_free(&c->text);
-    free(c->prefix);
+    rs_free(c->prefix);
     rs_outbuf_free(&c->prefix_text);
     memset(c, 0, sizeof *c);
 }
@@ -141,7 +141,7 @@ static inline size_t rec_hash(uint64_t k1, uint64_t k2)
 
 /* @bytes (zeroed when @zero): at 2 MiB and more aligned to 2 MiB, with transparent huge pages asked
  * for (the cache is probed at random over tens of MB: a TLB miss a probe on 4 KiB pages).
- * Freed with free(). */
+ * Freed with rs_free(). */
 static void *rec_alloc(size_t bytes, int zero)
 {
     const size_t huge = (size_t)2 << 20;
@@ -167,7 +167,7 @@ static rs_status rec_cache_resize(rec_cache *c, size_t cap)
         while (t[j].k2) j = (j + 1) & (cap - 1);
         t[j] = *e;
     }
-    free(c->tab);
+    rs_free(c->tab);
     c->tab = t;
     c->cap = cap;
     c->gen++;
@@ -195,10 +195,10 @@ static void worker_state_free(void *p)
     worker_state *w = p;
     if (w == NULL) return;
     rs_scanner_free(w->sc);
-    free(w->tally_ix);
+    rs_free(w->tally_ix);
     rs_outbuf_free(&w->rule_text);
     rec_cache_free(&w->recs);
-    free(w);
+    rs_free(w);
 }
 
 /* Keeps line @line_no of the current input as the first malformed example if it comes first. */
