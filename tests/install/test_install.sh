@@ -17,7 +17,7 @@ VERSION=$(sed -n 's/^#define RS_VERSION_STRING "\(.*\)"/\1/p' src/robotscan.h)
 
 expect_run "make install" 0 $MAKE --no-print-directory install DESTDIR="$D" PREFIX=/usr BUILD="$BUILD"
 
-for f in usr/bin/robotscan usr/lib/librobotscan.a usr/lib/librobotscan.so.$VERSION usr/include/robotscan.h \
+for f in usr/bin/robotscan usr/bin/robotscan-dask usr/lib/librobotscan.a usr/lib/librobotscan.so.$VERSION usr/include/robotscan.h \
          usr/lib/pkgconfig/robotscan.pc usr/share/man/man1/robotscan.1 usr/share/man/man1/robotscan-check.1 \
          usr/share/man/man1/robotscan-urls.1 usr/share/man/man1/robotscan-logs.1 \
          usr/share/man/man1/robotscan-lint.1 usr/share/bash-completion/completions/robotscan \
