@@ -108,7 +108,7 @@ done
 [ "$(ls man/*.1 | wc -l)" -ge 11 ] || fail "expected at least 11 man pages"
 
 # Bash completion loads and completes commands and option values.
-out=$(bash -c '. "$1"; COMP_WORDS=(robotscan ur); COMP_CWORD=1; _robotscan; echo "${COMPREPLY[*]}";
+out=$(PATH="$D/usr/bin:$PATH" bash -c '. "$1"; COMP_WORDS=(robotscan ur); COMP_CWORD=1; _robotscan; echo "${COMPREPLY[*]}";
                COMP_WORDS=(robotscan check --format ""); COMP_CWORD=3; _robotscan; echo "${COMPREPLY[*]}"' \
       _ "$D/usr/share/bash-completion/completions/robotscan")
 [ "$out" = "urls
