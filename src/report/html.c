@@ -2043,6 +2043,8 @@ static const char STYLE[] =
     ".tbl{border:0}thead th{position:static}nav{display:none}"
     ".pair{grid-template-columns:1fr}section.fig{break-inside:avoid-page}h2{break-before:page}"
     "h2:first-of-type{break-before:auto}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n"
+    "@media (max-width:800px){header,main,footer{padding:0 8px}table{font-size:11px}th,td{padding:2px 2px}"
+    "td.k{white-space:normal}}\n"
     "</style>\n";
 
 /* Parses one document and checks the fields every kind shares. */
