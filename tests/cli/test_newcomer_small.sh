@@ -6,7 +6,8 @@
 #  * `shard` says in one line what it wrote and what to run next; its help names
 #    the files as they are written (shard-0000.pos, not shard-K.pos);
 #  * `merge --stats --shards DIR` lists the inputs shard split (not the shard
-#    files the runs read) and keeps urls_per_second a whole number.
+#    files the runs read) and keeps urls_per_second a whole number;
+#  * survey's text summary has the `none` group beside named and star.
 # Usage: bash tests/cli/test_newcomer_small.sh ./robotscan SHARED_DIR
 set -u
 BIN=${1:-./robotscan}
@@ -70,4 +71,11 @@ for b in bad:
     print("FAIL: merged stats: " + b)
 sys.exit(1 if bad else 0)
 PY
+# --- survey's summary counts the agents no group applies to (the `none` group)
+mkdir -p "$T/srv"
+printf 'User-agent: OtherBot\nDisallow: /\n' > "$T/srv/a.example.txt"
+printf 'User-agent: *\nDisallow: /x\n' > "$T/srv/b.example.txt"
+expect_ok "survey" "$BIN" survey --robots "$T/srv" --agent Googlebot --format text
+grep -Eq '^agent .* named +star +none$' "$T/out" || fail "survey summary: no none column: $(head -3 "$T/out")"
+grep -Eq '^Googlebot .* 0 +1 +1$' "$T/out" || fail "survey summary: Googlebot named 0, star 1, none 1: $(cat "$T/out")"
 finish
