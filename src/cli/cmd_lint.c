@@ -300,7 +300,7 @@ static void lint_dir(lint_run *r, const char *dir)
         if ((names[n] = strdup(e->d_name)) != NULL) n++;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, name_cmp);
+    if (n) qsort(names, n, sizeof *names, name_cmp);
     const size_t dl = strlen(dir);
     const int slash = dl > 0 && dir[dl - 1] == '/';
     size_t linted = 0;

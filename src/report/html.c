@@ -1239,6 +1239,31 @@ static void render_logs(page *p, const json_t *d)
         } else {
             put(p, "<p class=\"lead\">No crawler fetched a URL robots.txt disallows.</p>");
         }
+        /* Crawlers by kind: violations, hits and how many crawlers, largest first. */
+        uint64_t kh[RS_KIND_COUNT] = { 0 }, kv[RS_KIND_COUNT] = { 0 };
+        size_t kn[RS_KIND_COUNT] = { 0 };
+        for (size_t i = 0; i < nb; i++) {
+            kh[bots[i].kind] += bots[i].hits;
+            kv[bots[i].kind] += bots[i].viol;
+            kn[bots[i].kind]++;
+        }
+        ranked kr[RS_KIND_COUNT];
+        size_t nk = 0;
+        for (int k = 0; k < RS_KIND_FETCHER; k++)
+            if (kn[k]) kr[nk++] = (ranked){ (kv[k] << 24) | RS_MIN(kh[k], (uint64_t)0xffffff), (size_t)k };
+        qsort(kr, nk, sizeof *kr, ranked_cmp);
+        if (nk) {
+            put(p, "<p class=\"lead\">Crawlers by kind: ");
+            for (size_t i = 0; i < nk; i++) {
+                const size_t k = kr[i].index;
+                if (i) put(p, "; ");
+                put(p, "<b>");
+                escs(p, KIND_NAME[k]);
+                putf(p, "</b> %llu violations of %llu hits (%zu crawler%s)", (unsigned long long)kv[k],
+                     (unsigned long long)kh[k], kn[k], kn[k] == 1 ? "" : "s");
+            }
+            put(p, "</p>");
+        }
         put(p, "</section>\n");
     }
 
