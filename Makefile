@@ -324,10 +324,11 @@ PYTHONDIR   ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PR
 MANPAGES    := $(sort $(wildcard man/*.1))
 PY_SRC      := $(sort $(wildcard python/robotscan/*.py))
 
-install: all ## install the binary, libraries, header, robotscan.pc, man pages, completion, Python package
+install: all ## install the binary, robotscan-dask, libraries, header, robotscan.pc, man pages, completion, Python package
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(PYTHONDIR)/robotscan
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/robotscan
+	install -m 755 scripts/robotscan-dask $(DESTDIR)$(BINDIR)/robotscan-dask
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SO).$(VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf librobotscan.so.$(VERSION) $(DESTDIR)$(LIBDIR)/librobotscan.so.$(SOMAJOR)
@@ -344,7 +345,7 @@ install: all ## install the binary, libraries, header, robotscan.pc, man pages, 
 	    '$(LIBDIR)' > $(DESTDIR)$(PYTHONDIR)/robotscan/_config.py
 
 uninstall: ## remove what make install installed (same PREFIX and DESTDIR)
-	rm -f $(DESTDIR)$(BINDIR)/robotscan $(DESTDIR)$(LIBDIR)/librobotscan.a \
+	rm -f $(DESTDIR)$(BINDIR)/robotscan $(DESTDIR)$(BINDIR)/robotscan-dask $(DESTDIR)$(LIBDIR)/librobotscan.a \
 	    $(DESTDIR)$(LIBDIR)/librobotscan.so $(DESTDIR)$(LIBDIR)/librobotscan.so.$(SOMAJOR) \
 	    $(DESTDIR)$(LIBDIR)/librobotscan.so.$(VERSION) $(DESTDIR)$(INCLUDEDIR)/robotscan.h \
 	    $(DESTDIR)$(PKGCONFIGDIR)/robotscan.pc $(DESTDIR)$(BASHCOMPDIR)/robotscan \

@@ -2176,17 +2176,22 @@ RS_STATIC_API rs_status rs_stats_finish(rs_stats_writer *w);
  * commands -> one self-contained HTML page (no scripts, no external fetches;
  * charts are inline SVG, each with a table of the same numbers beside it).
  * The kind of page follows each document's "command" field: logs, urls,
- * survey, diff. A document may carry "schema_version" (absent = 1, the
+ * survey, diff, sitemaps. A document may carry "schema_version" (absent = 1, the
  * first shape; logs stats are 2 since they count verified and spoofed hits
  * and per-day histograms); versions above RS_REPORT_SCHEMA_MAX are refused.
  */
 #define RS_REPORT_SCHEMA_MAX 2
 
-/** One statistics document: @name is shown in the page and in errors. */
+/** One statistics document: @name is shown in the page and in errors. @sites
+ * and @robots (optional, NULL: unknown) say what was audited when the caller
+ * knows it (`logs --host`, `--robots`): the page's title and header show them;
+ * without them the sites are taken from the origins the statistics name. */
 typedef struct {
     const char *name;
     const char *json;
     size_t      json_len;
+    const char *sites;      /* the site(s) audited, as text; NULL: from the statistics */
+    const char *robots;     /* the robots.txt source(s) used, as text; NULL: not known */
 } rs_report_input;
 
 /**

@@ -17,7 +17,7 @@ VERSION=$(sed -n 's/^#define RS_VERSION_STRING "\(.*\)"/\1/p' src/robotscan.h)
 
 expect_run "make install" 0 $MAKE --no-print-directory install DESTDIR="$D" PREFIX=/usr BUILD="$BUILD"
 
-for f in usr/bin/robotscan usr/lib/librobotscan.a usr/lib/librobotscan.so.$VERSION usr/include/robotscan.h \
+for f in usr/bin/robotscan usr/bin/robotscan-dask usr/lib/librobotscan.a usr/lib/librobotscan.so.$VERSION usr/include/robotscan.h \
          usr/lib/pkgconfig/robotscan.pc usr/share/man/man1/robotscan.1 usr/share/man/man1/robotscan-check.1 \
          usr/share/man/man1/robotscan-urls.1 usr/share/man/man1/robotscan-logs.1 \
          usr/share/man/man1/robotscan-lint.1 usr/share/bash-completion/completions/robotscan \
@@ -108,7 +108,7 @@ done
 [ "$(ls man/*.1 | wc -l)" -ge 11 ] || fail "expected at least 11 man pages"
 
 # Bash completion loads and completes commands and option values.
-out=$(bash -c '. "$1"; COMP_WORDS=(robotscan ur); COMP_CWORD=1; _robotscan; echo "${COMPREPLY[*]}";
+out=$(PATH="$D/usr/bin:$PATH" bash -c '. "$1"; COMP_WORDS=(robotscan ur); COMP_CWORD=1; _robotscan; echo "${COMPREPLY[*]}";
                COMP_WORDS=(robotscan check --format ""); COMP_CWORD=3; _robotscan; echo "${COMPREPLY[*]}"' \
       _ "$D/usr/share/bash-completion/completions/robotscan")
 [ "$out" = "urls
