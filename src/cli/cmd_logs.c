@@ -340,6 +340,13 @@ int cmd_logs(int argc, char **argv)
     const rs_format sum_fmt = o.quiet && o.format_given ? o.format : RS_FORMAT_TEXT;
     rs_job_totals t;
     rs_job_totals_get(job, &t);
+    /* Hits on sites no --robots source knows are not judged (reason no-robots): say so, or
+     * "0 disallowed" reads as an all-clear (SPEC 7: no silent guesses). */
+    const uint64_t unjudged = t.reason[RS_REASON_NO_ROBOTS];
+    if (rc == 0 && unjudged)
+        cli_warn("%s%llu of %llu bot hits are on sites that no --robots source knows (reason no-robots): "
+                 "they were not judged; give those sites' robots.txt", unjudged == t.records ? "all " : "",
+                 (unsigned long long)unjudged, (unsigned long long)t.records);
     if (rc == 0) {
         if (o.quiet || o.format == RS_FORMAT_TEXT) {
             if (!o.quiet) put(cli_out(), "\n");

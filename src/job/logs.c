@@ -251,6 +251,7 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
     /* Counters. A spoofed hit (claims a bot, comes from outside its ranges)
      * is counted apart: not among the real bot's violations. */
     res->counts.urls++;
+    if (strcmp(reason, "no-robots") == 0) res->counts.reason[RS_REASON_NO_ROBOTS]++; /* not judged */
     uint32_t ix;
     {
         struct bot_memo *m = &w->bot_ix[((uintptr_t)bot.token.ptr >> 3) & 31];
@@ -1045,6 +1046,7 @@ static void logs_totals(rs_job *jb, rs_job_totals *out)
     out->bytes_in = t->bytes_in;
     out->bytes_out = t->bytes_out;
     out->violations = job->violation ? job->violations : job->n_disallowed;
+    out->reason[RS_REASON_NO_ROBOTS] = c->reason[RS_REASON_NO_ROBOTS];
 }
 
 /* Stats JSON (SPEC 12), by the library's mergeable-statistics writer (rs_stats_*):
