@@ -336,7 +336,8 @@ static rs_status io_result(rs_job *job, rs_status st)
     }
     if (io->status != RS_OK) {
         const rs_status s = io->status;
-        snprintf(job->errmsg, sizeof job->errmsg, "%s", io->errmsg);
+        /* some sources fail without a message (rs_sites_errmsg after out of memory) */
+        snprintf(job->errmsg, sizeof job->errmsg, "%s", io->errmsg[0] ? io->errmsg : rs_status_str(s));
         io->status = RS_OK;
         io->errmsg[0] = '\0';
         return s;

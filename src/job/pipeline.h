@@ -94,7 +94,8 @@ int pipeline_run(pipeline *p, const char *path);
 int pipeline_run_input(pipeline *p, const job_input *in, rs_reader **rest, rs_block *pending);
 /* Writes the header row once (when configured). @return 0 or 2. */
 int pipeline_write_header(pipeline *p);
-/* Totals over every input so far; tallies merged on first call after a run. */
+/* Totals over every input so far; tallies merged on first call after a run (NULL when
+ * that ran out of memory). */
 const pipeline_totals *pipeline_totals_get(pipeline *p);
 /* The accumulators of each worker (for commands that post-process): count in *n. */
 void **pipeline_users(pipeline *p, int *n);
