@@ -628,6 +628,39 @@ Test(job, settings_after_the_first_run_are_refused, .init = make_fixture, .fini 
     rs_job_free(job);
 }
 
+/* Totals read between two runs change nothing: the statistics of two inputs are those of
+ * a job that did not look in between (the tallies are merged again after each run). */
+Test(job, totals_between_runs_keep_the_statistics, .init = make_fixture, .fini = drop_fixture, .timeout = 120)
+{
+    char *stats[2];
+    for (int look = 0; look < 2; look++) {
+        rs_job *job = rs_job_create(RS_JOB_URLS);
+        cr_assert_eq(rs_job_add_robots(job, robots_dir), RS_OK);
+        cr_assert_eq(rs_job_add_agent(job, "Googlebot"), RS_OK);
+        cr_assert_eq(rs_job_set(job, RS_JOB_WORKERS, 2), RS_OK);
+        cr_assert_eq(rs_job_set(job, RS_JOB_NO_RECORDS, 1), RS_OK);
+        cr_assert_eq(rs_job_run(job, alloc_path), RS_OK, "%s", rs_job_errmsg(job));
+        rs_job_totals t;
+        if (look) {
+            cr_assert_eq(rs_job_totals_get(job, &t), RS_OK);
+            cr_assert_eq(t.lines, 200);
+        }
+        cr_assert_eq(rs_job_run(job, small_path), RS_OK, "%s", rs_job_errmsg(job));
+        cr_assert_eq(rs_job_finish(job), RS_OK);
+        cr_assert_eq(rs_job_totals_get(job, &t), RS_OK);
+        cr_assert_eq(t.lines, 800);
+        const char *json;
+        size_t len;
+        cr_assert_eq(rs_job_stats_json(job, &json, &len), RS_OK);
+        stats[look] = stats_stable(json, len);
+        rs_job_free(job);
+    }
+    cr_assert_str_eq(stats[1], stats[0]);
+    cr_assert_not_null(strstr(stats[0], "s399.example.com"), "the second input's origins are tallied");
+    free(stats[0]);
+    free(stats[1]);
+}
+
 static void refused(int workers, int64_t limit, int output)
 {
     job_result r;
