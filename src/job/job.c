@@ -310,9 +310,13 @@ void job_set_columns(rs_job *job, const char *const *names, size_t n)
     job->n_columns = k;
 }
 
+static rs_status start(rs_job *job);
+
 const char *const *rs_job_columns(rs_job *job, size_t *n)
 {
-    if (!job->started && job->ops->start(job) == RS_OK) job->started = 1;
+    /* the kind's engine knows its columns: started here (a failure is on the handle,
+     * and the first run tries again) */
+    if (!job->started) (void)start(job);
     *n = job->n_columns;
     return job->columns;
 }
@@ -351,6 +355,7 @@ static rs_status start(rs_job *job)
     if (job->started) return RS_OK;
     job->errmsg[0] = '\0';
     job->t_start = job_now();
+    if (job->impl && job->ops->free) job->ops->free(job);  /* what a failed start left */
     const rs_status st = job->ops->start(job);
     if (st != RS_OK) return io_result(job, st);
     job->started = 1;

@@ -576,6 +576,20 @@ Test(job, a_bad_robots_path_is_named)
     rs_job_free(job);
 }
 
+Test(job, a_bad_robots_path_fails_columns_then_the_run)
+{
+    rs_job *job = rs_job_create(RS_JOB_URLS);
+    cr_assert_eq(rs_job_add_robots(job, "/nonexistent/robots-dir-xyz"), RS_OK);
+    cr_assert_eq(rs_job_add_agent(job, "Googlebot"), RS_OK);
+    size_t n = 99;
+    rs_job_columns(job, &n);
+    cr_assert_not_null(strstr(rs_job_errmsg(job), "/nonexistent/robots-dir-xyz"), "%s", rs_job_errmsg(job));
+    cr_assert_neq(rs_job_run_buffer(job, "https://a.com/x\n", 16, "mem"), RS_OK);
+    cr_assert_not_null(strstr(rs_job_errmsg(job), "/nonexistent/robots-dir-xyz"), "%s", rs_job_errmsg(job));
+    cr_assert_neq(rs_job_run_buffer(job, "https://a.com/x\n", 16, "mem"), RS_OK, "again");
+    rs_job_free(job);
+}
+
 Test(job, a_bad_input_path_is_named, .init = make_fixture, .fini = drop_fixture)
 {
     rs_job *job = rs_job_create(RS_JOB_URLS);
@@ -706,7 +720,13 @@ static rs_status small_job(unsigned long fail, int workers, int64_t limit, const
     if (st == RS_OK) st = rs_job_set_string(job, RS_JOB_SPILL_DIR, spill_dir);
     if (st == RS_OK) st = rs_job_set(job, RS_JOB_FORMAT, RS_FORMAT_TSV);
     if (st == RS_OK) st = rs_job_set_output(job, on_output, out);
-    if (st == RS_OK) st = rs_job_run(job, input);
+    if (st == RS_OK) {
+        /* starts the engine: a failure here is on the handle, and the run tries again */
+        size_t n_columns;
+        rs_job_columns(job, &n_columns);
+        if (n_columns != 7) cr_assert_neq(rs_job_errmsg(job)[0], '\0', "failure %lu: columns without a message", fail);
+        st = rs_job_run(job, input);
+    }
     if (st == RS_OK) st = rs_job_finish(job);
     const char *json;
     size_t len;
