@@ -1101,7 +1101,7 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
     return process_lines(ctx, state, block, NULL, res, NULL);
 }
 
-/* ===== Partitioned runs (past the memory budget, urls_spill.c) ===== */
+/* ===== Partitioned runs (past the memory budget, partition.c) ===== */
 
 #define DEFAULT_MEMORY_LIMIT ((uint64_t)1 << 30)
 
