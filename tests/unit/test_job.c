@@ -556,6 +556,8 @@ Test(job, cancel_before_the_run, .init = make_fixture, .fini = drop_fixture)
     rs_job_columns(job, &s.n_columns);
     rs_job_cancel(job);
     cr_assert_eq(rs_job_run(job, urls_path), RS_ERR_CANCELED);
+    cr_assert_str_eq(rs_job_errmsg(job), "canceled");
+    cr_assert_eq(rs_job_run(job, small_path), RS_ERR_CANCELED, "a canceled job stays canceled");
     cr_assert_eq(s.records, 0);
     rs_job_free(job);
     sink_free(&s);
