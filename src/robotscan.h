@@ -812,8 +812,9 @@ RS_API rs_status rs_job_run(rs_job *job, const char *path);
 RS_API rs_status rs_job_run_fd(rs_job *job, int fd, const char *name);
 /** Runs @size bytes in memory (plain, .zst or .gz) as one input. */
 RS_API rs_status rs_job_run_buffer(rs_job *job, const void *data, size_t size, const char *name);
-/** Stops a run as soon as possible: its rs_job_run* returns RS_ERR_CANCELED, and so does
- *  every later run. Any thread, any time (also from a callback). */
+/** Stops a run as soon as possible: no record reaches the callbacks after it, and its
+ *  rs_job_run* returns RS_ERR_CANCELED (as every later run of the job does). Any thread,
+ *  any time (also from a callback). */
 RS_API void rs_job_cancel(rs_job *job);
 /** After the last run: the passes that need every input (logs: crawl-delay, whose records
  *  come out here), then the end-of-job note to the diag callback. Statistics are final. */

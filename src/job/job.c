@@ -329,7 +329,8 @@ static rs_status io_result(rs_job *job, rs_status st)
     }
     if (io->status != RS_OK) {
         const rs_status s = io->status;
-        snprintf(job->errmsg, sizeof job->errmsg, "%s", io->errmsg);
+        /* some sources fail without a message (rs_sites_errmsg after out of memory) */
+        snprintf(job->errmsg, sizeof job->errmsg, "%s", io->errmsg[0] ? io->errmsg : rs_status_str(s));
         io->status = RS_OK;
         io->errmsg[0] = '\0';
         return s;
@@ -343,6 +344,7 @@ static rs_status start(rs_job *job)
     if (job->started) return RS_OK;
     job->errmsg[0] = '\0';
     job->t_start = job_now();
+    if (job->impl && job->ops->free) job->ops->free(job);  /* what a failed start left */
     const rs_status st = job->ops->start(job);
     if (st != RS_OK) {
         if (job->ops->free) job->ops->free(job);    /* what it set up: a later call starts afresh, leaking nothing */

@@ -1,7 +1,7 @@
 /*
- * urls_spill.c - `urls` when the sites of an input do not fit the memory
- * budget (--memory-limit, default 1 GiB): the input is partitioned by a hash
- * of each URL's host into temporary zstd spill files (src/scan/spill.c:
+ * partition.c - a urls job when the sites of an input do not fit the memory
+ * budget (RS_JOB_MEMORY_LIMIT, default 1 GiB): the input is partitioned by a
+ * hash of each URL's host into temporary zstd spill files (src/scan/spill.c:
  * anonymous, so removed whatever ends the process), the partitions are run
  * by -j N workers over the job's robots sources with only some partitions'
  * sites loaded at a time, each partition's output goes to a spill file of

@@ -312,6 +312,11 @@ int pipeline_run(pipeline *pl, const char *path)
 int pipeline_run_input(pipeline *pl, const job_input *in, rs_reader **rest, rs_block *pending)
 {
     pipeline_impl *p = pl->impl;
+    /* tallies merged before this run are merged again after it */
+    rs_tally_free(p->totals.origins);
+    rs_tally_free(p->totals.rules);
+    p->totals.origins = p->totals.rules = NULL;
+    p->merged = 0;
     rs_reader *r = NULL;
     if (rs_io_open_input(p->cfg.io, in, p->cfg.block_size ? p->cfg.block_size : BLOCK_SIZE, &r) != RS_OK)
         return 2;
@@ -403,13 +408,18 @@ const pipeline_totals *pipeline_totals_get(pipeline *pl)
 {
     pipeline_impl *p = pl->impl;
     if (!p->merged && p->cfg.tally_counters_origin) {
-        p->merged = 1;
-        if (rs_tally_create(p->cfg.tally_counters_origin, &p->totals.origins) == RS_OK
-            && rs_tally_create(1, &p->totals.rules) == RS_OK) {
-            for (int i = 0; i < p->cfg.jobs; i++) {
-                rs_tally_merge(p->totals.origins, p->workers[i].origins);
-                rs_tally_merge(p->totals.rules, p->workers[i].rules);
-            }
+        /* out of memory: no tallies (NULL), and the next call tries again */
+        rs_tally *o = NULL, *r = NULL;
+        int ok = rs_tally_create(p->cfg.tally_counters_origin, &o) == RS_OK && rs_tally_create(1, &r) == RS_OK;
+        for (int i = 0; ok && i < p->cfg.jobs; i++)
+            ok = rs_tally_merge(o, p->workers[i].origins) == RS_OK && rs_tally_merge(r, p->workers[i].rules) == RS_OK;
+        if (ok) {
+            p->totals.origins = o;
+            p->totals.rules = r;
+            p->merged = 1;
+        } else {
+            rs_tally_free(o);
+            rs_tally_free(r);
         }
     }
     return &p->totals;
