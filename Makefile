@@ -65,7 +65,7 @@ STEP         = tests/run-step.sh $(RESULTS)
 
 .PHONY: all lib cli test check test-unit test-cli test-conformance test-scalar demo \
         bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install clean help deps \
-        test-mutants test-optional test-bench testdata update-testdata FORCE \
+        test-mutants test-optional test-bench testdata update-testdata FORCE tsan \
         so test-python test-install uninstall
 
 all: lib so cli ## build librobotscan.a, librobotscan.so and ./robotscan (default)
@@ -255,6 +255,12 @@ ubsan: ## like sanitize, UndefinedBehaviorSanitizer only (build-ubsan/)
 	$(SAN_ENV) $(MAKE) BUILD=build-ubsan BIN=build-ubsan/robotscan CC=$(SAN_CC) MOREFLAGS= \
 	    CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=all" LDFLAGS="-fsanitize=undefined" \
 	    build-ubsan/robotscan test-unit test-cli test-conformance test-fuzz-replay
+tsan: ## ThreadSanitizer build in build-tsan/: the job unit tests and urls/logs/diff -j 2 (tests/tsan)
+	$(MAKE) BUILD=build-tsan BIN=build-tsan/robotscan CC=$(SAN_CC) MOREFLAGS= \
+	    CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
+	    build-tsan/robotscan $(patsubst $(BUILD)/%,build-tsan/%,$(filter $(BUILD)/tests/test_job%,$(TEST_BIN))) $(SHARED_DEP)
+	bash tests/tsan/run.sh build-tsan build-tsan/robotscan $(SHARED)
+
 $(BUILD)/bench/%: bench/%.cc $(LIB) $(SHARED_STAMP) | $(DEPS_ALL) $(SHARED_DEP)
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -std=c++17 -DRS_STATIC_LINKING_ONLY -Isrc $(PKG_CFLAGS) -DRS_SHARED_DIR='"$(SHARED)"' \
@@ -321,10 +327,11 @@ PYTHONDIR   ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PR
 MANPAGES    := $(sort $(wildcard man/*.1))
 PY_SRC      := $(sort $(wildcard python/robotscan/*.py))
 
-install: all ## install the binary, libraries, header, robotscan.pc, man pages, completion, Python package
+install: all ## install the binary, robotscan-dask, libraries, header, robotscan.pc, man pages, completion, Python package
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(PYTHONDIR)/robotscan
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/robotscan
+	install -m 755 scripts/robotscan-dask $(DESTDIR)$(BINDIR)/robotscan-dask
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SO).$(VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf librobotscan.so.$(VERSION) $(DESTDIR)$(LIBDIR)/librobotscan.so.$(SOMAJOR)
@@ -341,7 +348,7 @@ install: all ## install the binary, libraries, header, robotscan.pc, man pages, 
 	    '$(LIBDIR)' > $(DESTDIR)$(PYTHONDIR)/robotscan/_config.py
 
 uninstall: ## remove what make install installed (same PREFIX and DESTDIR)
-	rm -f $(DESTDIR)$(BINDIR)/robotscan $(DESTDIR)$(LIBDIR)/librobotscan.a \
+	rm -f $(DESTDIR)$(BINDIR)/robotscan $(DESTDIR)$(BINDIR)/robotscan-dask $(DESTDIR)$(LIBDIR)/librobotscan.a \
 	    $(DESTDIR)$(LIBDIR)/librobotscan.so $(DESTDIR)$(LIBDIR)/librobotscan.so.$(SOMAJOR) \
 	    $(DESTDIR)$(LIBDIR)/librobotscan.so.$(VERSION) $(DESTDIR)$(INCLUDEDIR)/robotscan.h \
 	    $(DESTDIR)$(PKGCONFIGDIR)/robotscan.pc $(DESTDIR)$(BASHCOMPDIR)/robotscan \

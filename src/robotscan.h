@@ -189,6 +189,14 @@ typedef struct {
 /** @return RS_OK and fills @out, or RS_ERR_USAGE for a bad index. */
 RS_API rs_status rs_matcher_rule(const rs_matcher *m, int32_t rule, rs_rule_info *out);
 
+/**
+ * The rule as records show it: "allow: PATTERN" or "disallow: PATTERN" (the one
+ * spelling of every command, binding and statistics file). Writes at most @cap
+ * bytes at @dst, NUL-terminated when @cap > 0.
+ * @return the length of the whole text (as snprintf: >= @cap means cut).
+ */
+RS_API size_t rs_rule_text(const rs_rule_info *rule, char *dst, size_t cap);
+
 /** @return the number of rules compiled into @m. */
 RS_API size_t rs_matcher_rule_count(const rs_matcher *m);
 
@@ -298,53 +306,16 @@ RS_API rs_status rs_matcher_check_urls(const rs_matcher *m, const char *urls, co
 
 /* ===== Origins and robots sources (src/sites) =====
  *
- * An origin is what one robots.txt governs: scheme, host and port (SPEC 3).
- * rs_origin_parse() turns a URL into its canonical origin string
- * "scheme://host[:port]" so that two URLs share a robots.txt iff their
- * origin strings are byte-equal. Canonicalisation (decided here, see
- * src/sites/origin.c for the reasons):
- *  - a leading UTF-8 BOM and leading/trailing ASCII whitespace and control
- *    bytes of the line are ignored;
- *  - scheme lower-cased; a URL without "scheme://" (`example.com/x`,
- *    `//example.com/x`) is taken as http; without a leading "//" it may not
- *    carry userinfo or an empty port (`mailto:a@b.c`, `http:/x` are malformed);
- *  - "scheme://" counts only before the first '/', '?' or ';' (as in
- *    rs_url_path); the authority ends at the first '/', '?', '#' or ';';
- *  - userinfo (`user:pw@`, up to the last '@') dropped;
- *  - host: %XX escapes decoded once; ASCII lower-cased; a host with a byte
- *    >= 0x80 converted to punycode with libidn2 (UTS#46 non-transitional,
- *    falling back to transitional); one trailing dot removed (`a.com.` =
- *    `a.com`); allowed ASCII bytes [a-z0-9-_.]; no empty label, labels <= 63
- *    and host <= 253 bytes;
- *  - a host ending in a number is an IPv4 address (WHATWG rules: `0x7f.1` =
- *    `127.0.0.1`), written dotted-decimal; `[v6]` is written in RFC 5952
- *    form (lower-case hex, longest zero run as `::`, no dotted quad);
- *  - port: decimal 1..65535 (leading zeros allowed, 0 malformed); http 80, https 443 and
- *    ftp 21 are elided; an empty port (`http://a.com:/`) is the default.
- * Malformed input is not an error: rs_origin_parse() returns RS_OK and sets
- * rs_origin.error; callers count it.
- *
- * Robots sources (`--robots PATH`, first one that knows an origin wins):
- *  - a regular file not ending in `.tsv`: one robots.txt for every origin;
- *  - a directory: entries `HOST`, `HOST.txt`, `HOST:PORT`, `HOST:PORT.txt`,
- *    `HOST_PORT`, `HOST_PORT.txt` (the `_` form is the protego test-data
- *    convention, e.g. `moodle.org_443.txt`) or `HOST/robots.txt`; HOST is
- *    normalised like an origin's host (IDN included). `HOST` serves http and
- *    https on their default ports; `HOST:PORT` serves http and https on
- *    PORT. Other schemes are not served. Entries whose name is not a valid
- *    host, dot-files and `*.tsv` are skipped (counted). When two entries name
- *    the same host and port, the name that sorts first (bytewise) wins.
- *  - a manifest `*.tsv`: lines `ORIGIN<TAB>STATUS<TAB>FILE` (FILE relative
- *    to the manifest's directory; optional or `-` unless STATUS is 2xx);
- *    ORIGIN may be written as an origin or as its robots.txt URL
- *    (`https://a.com/robots.txt`); STATUS is 200..599 or `error`. Blank lines
- *    and lines starting with `#` are skipped; CRLF accepted; the first line
- *    for an origin wins. Any other line fails rs_sites_create() with
- *    RS_ERR_CORRUPT and an errmsg naming the manifest and line.
- * Bodies are read lazily (at most RS_ROBOTS_MAX_BODY bytes), parsed once per
- * file, and compiled once per (file, agent); all of it is cached until
- * rs_sites_free(), so memory grows with the number of origins and agents,
- * never with the number of URLs.
+ * An origin (scheme, host, port: SPEC 3) is what one robots.txt governs.
+ * rs_origin_parse() gives a URL's canonical origin "scheme://host[:port]":
+ * two URLs share a robots.txt iff their origins are byte-equal. Malformed
+ * input is not an error: RS_OK with rs_origin.error set. Robots sources are
+ * a robots.txt file (every origin), a directory of HOST[.txt] /
+ * HOST:PORT[.txt] / HOST/robots.txt entries, a manifest `*.tsv`
+ * (ORIGIN<TAB>STATUS<TAB>FILE) or a WARC; the first source that knows an
+ * origin wins. Bodies are read lazily, parsed once per file and compiled
+ * once per (file, agent), cached until rs_sites_free() or rs_sites_release().
+ * The canonicalisation and source rules in full: docs/origins.md.
  */
 
 /** Bytes rs_origin_parse() may write: pass a dst of at least this size. */
@@ -727,7 +698,8 @@ typedef struct rs_job rs_job;
 
 typedef enum {
     RS_JOB_URLS = 1,        /* a URL a line -> url, origin, agent, verdict, line, rule, reason */
-    RS_JOB_LOGS = 2         /* access-log lines -> the bot hits and their violations */
+    RS_JOB_LOGS = 2         /* access-log lines -> the bot hits and their violations; their records
+                               come out of rs_job_finish (crawl-delay needs every input) */
 } rs_job_kind;
 
 /** How records are written by rs_job_set_output (also the CLI's --format). */
@@ -749,7 +721,8 @@ typedef enum {
     RS_JOB_INPUT_LINE,      /* 1: an input_line column first in the output */
     RS_JOB_VERBOSE,         /* 1: a diagnostic line per malformed line (else one note at the end) */
     RS_JOB_NO_RECORDS,      /* 1: count only, deliver no record (--quiet) */
-    RS_JOB_TALLIES          /* 1 (default): tallies by origin and rule (bot, hour) in the statistics */
+    RS_JOB_TALLIES          /* 1 (default): tallies in the statistics (urls: by origin and rule;
+                               logs: by rule, hour and day) */
 } rs_job_param;
 
 typedef enum {
@@ -759,7 +732,9 @@ typedef enum {
     RS_JOB_HOST,            /* logs: the site of logs whose lines do not name it */
     RS_JOB_SCHEME,          /* logs: http or https (default https) */
     RS_JOB_FIELD,           /* logs, json formats: NAME=KEY (repeatable) */
-    RS_JOB_VERIFY           /* logs: [TOKEN=]FILE of published crawler IP ranges (repeatable) */
+    RS_JOB_VERIFY           /* logs: [TOKEN=]FILE of published crawler IP ranges (repeatable; Google's
+                               files are known by name); read by the first run, which fails with
+                               RS_ERR_USAGE for an unknown name or a malformed list */
 } rs_job_sparam;
 
 /** One record, delivered in input order: its fields in rs_job_columns() order, as raw
@@ -823,7 +798,8 @@ RS_API rs_status rs_job_add_agent(rs_job *job, const char *token);
 RS_API rs_status rs_job_set_output(rs_job *job, rs_job_output_fn fn, void *user);
 /** Records as fields (replaces rs_job_set_output). */
 RS_API rs_status rs_job_set_records(rs_job *job, rs_job_records_fn fn, void *user);
-/** The column names of the records, in field order; *n their count. */
+/** The column names of the records, in field order; *n their count. Takes the settings
+ *  as the first run does (0 columns when they fail: see rs_job_errmsg). */
 RS_API const char *const *rs_job_columns(rs_job *job, size_t *n);
 /** Diagnostics (malformed lines with RS_JOB_VERBOSE, the end-of-job note); default: dropped. */
 RS_API rs_status rs_job_set_diag(rs_job *job, rs_job_diag_fn fn, void *user);
@@ -836,7 +812,9 @@ RS_API rs_status rs_job_run(rs_job *job, const char *path);
 RS_API rs_status rs_job_run_fd(rs_job *job, int fd, const char *name);
 /** Runs @size bytes in memory (plain, .zst or .gz) as one input. */
 RS_API rs_status rs_job_run_buffer(rs_job *job, const void *data, size_t size, const char *name);
-/** Stops a run as soon as possible; its rs_job_run* returns RS_ERR_CANCELED. Any thread. */
+/** Stops a run as soon as possible: no record reaches the callbacks after it, and its
+ *  rs_job_run* returns RS_ERR_CANCELED (as every later run of the job does). Any thread,
+ *  any time (also from a callback). */
 RS_API void rs_job_cancel(rs_job *job);
 /** After the last run: the passes that need every input (logs: crawl-delay, whose records
  *  come out here), then the end-of-job note to the diag callback. Statistics are final. */
@@ -889,6 +867,11 @@ RS_API rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, 
 /** The default agents of survey (data/ai-agents.txt, built in). @param n OUT: how many. */
 RS_API const char *const *rs_survey_default_agents(size_t *n);
 
+/** @return 1 if a Sitemap value is an absolute http(s) URL with a valid host. */
+RS_API int rs_sitemap_is_valid(const char *url, size_t len);
+
+/* ===== WARC files and compressed bodies (src/warc) ===== */
+
 /**
  * Reads a robots.txt body that may be gzip- or zstd-compressed (detected from
  * the content) into a new buffer of at most @max bytes.
@@ -922,11 +905,6 @@ RS_API rs_status rs_warc_each_capture(const char *path, int keep_going, rs_warc_
 
 /** @return 1 if the file at @path is a WARC file (plain, gzip or zstd), 0 if not or unreadable. */
 RS_API int rs_is_warc_file(const char *path);
-
-/** @return 1 if a Sitemap value is an absolute http(s) URL with a valid host. */
-RS_API int rs_sitemap_is_valid(const char *url, size_t len);
-
-
 
 /* ===== Lint (src/lint) ===== */
 
@@ -2199,17 +2177,22 @@ RS_STATIC_API rs_status rs_stats_finish(rs_stats_writer *w);
  * commands -> one self-contained HTML page (no scripts, no external fetches;
  * charts are inline SVG, each with a table of the same numbers beside it).
  * The kind of page follows each document's "command" field: logs, urls,
- * survey, diff. A document may carry "schema_version" (absent = 1, the
+ * survey, diff, sitemaps. A document may carry "schema_version" (absent = 1, the
  * first shape; logs stats are 2 since they count verified and spoofed hits
  * and per-day histograms); versions above RS_REPORT_SCHEMA_MAX are refused.
  */
 #define RS_REPORT_SCHEMA_MAX 2
 
-/** One statistics document: @name is shown in the page and in errors. */
+/** One statistics document: @name is shown in the page and in errors. @sites
+ * and @robots (optional, NULL: unknown) say what was audited when the caller
+ * knows it (`logs --host`, `--robots`): the page's title and header show them;
+ * without them the sites are taken from the origins the statistics name. */
 typedef struct {
     const char *name;
     const char *json;
     size_t      json_len;
+    const char *sites;      /* the site(s) audited, as text; NULL: from the statistics */
+    const char *robots;     /* the robots.txt source(s) used, as text; NULL: not known */
 } rs_report_input;
 
 /**

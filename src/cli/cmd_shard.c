@@ -10,20 +10,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_SHARDS RS_SHARD_MAX
 
 static const char HELP[] =
     "Usage: robotscan shard --by site -n N --out DIR [--robots PATH]... [LOG OPTIONS] INPUT...\n"
     "Splits URL lists (default) or access logs into N zstd shards by a stable hash of the\n"
-    "site (scheme, host, port): all of a site's URLs or hits land in one shard. Each line\n"
-    "keeps its input position (DIR/shard-K.pos) for `robotscan merge --records`.\n"
+    "site (scheme, host, port): all of a site's URLs or hits land in one shard, K = 0..N-1\n"
+    "written with four digits: DIR/shard-0000.zst, DIR/shard-0001.zst, ... Each line keeps\n"
+    "its input position (DIR/shard-0000.pos, ...) for `robotscan merge --records`;\n"
+    "DIR/shards.tsv records the split. On success one line on stderr says what was\n"
+    "written and what to run next.\n"
     "\n"
     "  --by site          the only partitioning (the default)\n"
     "  -n N               number of shards (1..4096)\n"
     "  --out DIR          where the shards go (created; must be empty or new)\n"
     "  --robots PATH      also split these robots sources (directory, *.tsv manifest or WARC;\n"
-    "                     a single robots.txt is given to every shard): DIR/shard-K.robots\n"
+    "                     a single robots.txt is given to every shard): DIR/shard-0000.robots, ...\n"
     "  --logs             the inputs are access logs (implied by the options below)\n"
     "  --log-format F     as for robotscan logs (every format; auto is settled once on the\n"
     "                     input and written to DIR/shards.tsv: run the shards with it; w3c\n"
@@ -34,6 +38,28 @@ static const char HELP[] =
     "  --scheme S         as for robotscan logs (default https)\n";
 
 /* ===== Command ===== */
+
+/* One line on stderr after a split: what DIR/shards.tsv records, and the next step. */
+static void summary(const char *dir, long n)
+{
+    char path[4096], line[4096], kind[32] = "urls";
+    unsigned long long lines = 0;
+    snprintf(path, sizeof path, "%s/shards.tsv", dir);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "kind\t%31s", kind) == 1) continue;
+        (void)sscanf(line, "lines\t%llu", &lines);
+    }
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "%s/shard-0000.robots", dir);
+    const int robots = access(path, F_OK) == 0;
+    const int logs = strcmp(kind, "urls") != 0;
+    fprintf(stderr, "robotscan shard: %llu %s into %ld shard%s in %s (shard-0000.zst .. shard-%04ld.zst, each with "
+                    ".pos%s; shards.tsv); next: robotscan %s --input-line ... %s/shard-K.zst per shard, then "
+                    "robotscan merge --records --shards %s OUT_0 .. OUT_%ld\n",
+            lines, logs ? (lines == 1 ? "log line" : "log lines") : (lines == 1 ? "URL line" : "URL lines"), n,
+            n == 1 ? "" : "s", dir, n - 1, robots ? " and .robots" : "", logs ? "logs" : "urls", dir, dir, n - 1);
+}
 
 /* The library's warnings (a WARC that cannot be split) on stderr. */
 static void warn(void *ctx, const char *msg)
@@ -104,5 +130,6 @@ int cmd_shard(int argc, char **argv)
     const rs_status st = rs_shard_split(&cfg, inputs, (size_t)n_inputs, err, sizeof err);
     if (st == RS_ERR_USAGE) return cli_usage_error("shard", "%s", err);
     if (st != RS_OK) cli_error("%s", err[0] ? err : rs_status_str(st));
+    else summary(dir, n);
     return st == RS_OK ? 0 : 2;
 }

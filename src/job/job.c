@@ -110,7 +110,7 @@ static void io_progress(void *ctx, uint64_t lines, uint64_t bytes_in, uint64_t f
 
 rs_job *rs_job_create(rs_job_kind kind)
 {
-    const rs_job_ops *ops = kind == RS_JOB_URLS ? &rs_job_urls_ops : NULL;
+    const rs_job_ops *ops = kind == RS_JOB_URLS ? &rs_job_urls_ops : kind == RS_JOB_LOGS ? &rs_job_logs_ops : NULL;
     if (ops == NULL) return NULL;
     rs_job *job = rs_calloc(1, sizeof *job);
     if (job == NULL) return NULL;
@@ -310,13 +310,6 @@ void job_set_columns(rs_job *job, const char *const *names, size_t n)
     job->n_columns = k;
 }
 
-const char *const *rs_job_columns(rs_job *job, size_t *n)
-{
-    if (!job->started && job->ops->start(job) == RS_OK) job->started = 1;
-    *n = job->n_columns;
-    return job->columns;
-}
-
 const char *job_spill_dir(const rs_job *job)
 {
     if (job->spill_dir) return job->spill_dir;
@@ -336,7 +329,8 @@ static rs_status io_result(rs_job *job, rs_status st)
     }
     if (io->status != RS_OK) {
         const rs_status s = io->status;
-        snprintf(job->errmsg, sizeof job->errmsg, "%s", io->errmsg);
+        /* some sources fail without a message (rs_sites_errmsg after out of memory) */
+        snprintf(job->errmsg, sizeof job->errmsg, "%s", io->errmsg[0] ? io->errmsg : rs_status_str(s));
         io->status = RS_OK;
         io->errmsg[0] = '\0';
         return s;
@@ -350,10 +344,22 @@ static rs_status start(rs_job *job)
     if (job->started) return RS_OK;
     job->errmsg[0] = '\0';
     job->t_start = job_now();
+    if (job->impl && job->ops->free) job->ops->free(job);  /* what a failed start left */
     const rs_status st = job->ops->start(job);
-    if (st != RS_OK) return io_result(job, st);
+    if (st != RS_OK) {
+        if (job->ops->free) job->ops->free(job);    /* what it set up: a later call starts afresh, leaking nothing */
+        return io_result(job, st);
+    }
     job->started = 1;
     return RS_OK;
+}
+
+const char *const *rs_job_columns(rs_job *job, size_t *n)
+{
+    *n = 0;
+    if (start(job) != RS_OK) return job->columns;  /* an empty list; the error is on the handle */
+    *n = job->n_columns;
+    return job->columns;
 }
 
 static rs_status run(rs_job *job, const job_input *in, const char *record_name)

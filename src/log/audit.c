@@ -376,12 +376,9 @@ rs_status rs_log_audit_decide(rs_log_auditor *a, const rs_logrec *rec, rs_log_hi
     hit->delay = crawl_delay(a, hit->site.ruleset, hit->group);
     rs_rule_info info;
     if (hit->matcher && hit->verdict.rule >= 0 && rs_matcher_rule(hit->matcher, hit->verdict.rule, &info) == RS_OK) {
-        const char *kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
-        const size_t klen = strlen(kind);
-        RS_FORWARD(reserve(&a->rule, &a->rule_cap, klen + info.pattern.len + 1));
-        memcpy(a->rule, kind, klen);
-        if (info.pattern.len) memcpy(a->rule + klen, info.pattern.ptr, info.pattern.len);
-        hit->rule = (rs_str){ a->rule, klen + info.pattern.len };
+        const size_t len = rs_rule_text(&info, NULL, 0);
+        RS_FORWARD(reserve(&a->rule, &a->rule_cap, len + 1));
+        hit->rule = (rs_str){ a->rule, rs_rule_text(&info, a->rule, len + 1) };
     }
     return RS_OK;
 }

@@ -257,8 +257,25 @@ rs_status rs_sites_release(rs_sites *s)
     }
     s->n_held = 0;
     s->held_all = 0;
+    rs_map_slots *keep = atomic_load_explicit(&s->origins.cur, memory_order_relaxed);
+    rs_map_slots *fresh = slots_new(1024);
+    if (fresh == NULL) {
+        /* out of memory: the largest array, emptied, stays (the handle remains usable) */
+        for (rs_map_slots *older = keep->prev, *prev; older; older = prev) {
+            prev = older->prev;
+            rs_free(older);
+        }
+        keep->prev = NULL;
+        memset((void *)(uintptr_t)keep->slot, 0, (keep->mask + 1) * sizeof keep->slot[0]);
+        rs_arena_free(&s->origins.entries);
+        memset(&s->origins.entries, 0, sizeof s->origins.entries);
+        s->origins.count = 0;
+        return RS_OK;
+    }
     rs_map_free(&s->origins);
-    return rs_map_init(&s->origins, 1024);
+    atomic_init(&s->origins.cur, fresh);
+    memset(&s->origins.entries, 0, sizeof s->origins.entries);
+    return RS_OK;
 }
 
 void rs_sites_get_warc_stats(const rs_sites *s, rs_sites_warc_stats *out) { *out = s->wstats; }
