@@ -66,7 +66,7 @@ _robotscan()
     commands=$(_robotscan_commands "$bin")
     # no binary to ask (not installed yet, not on PATH): the commands as of this file
     # (tests/cli/test_completion_man.sh keeps this list equal to --help's)
-    [[ -n $commands ]] || commands="check urls logs lint diff survey sitemaps report shard merge"
+    [[ -n $commands ]] || commands="check urls logs lint diff survey sitemaps report shard merge bench"
     cmd=
     for ((i = 1; i < COMP_CWORD; i++)); do
         for w in $commands; do
