@@ -50,9 +50,11 @@ static int accepts(const char *const *accepted, const char *name)
     return 0;
 }
 
-static int takes_value(const char *name)
+static int takes_value(const char *command, const char *name)
 {
+    if (!strcmp(command, "merge") && !strcmp(name, "--stats")) return 0;  /* merge --stats: what to merge */
     static const char *const VALUED[] = {
+        "-n", "--by", "--out", "--shards", "-o", "--output", "--title", "--site",
         "--robots", "--agent", "--format", "--semantics", "--missing", "--only", "--stats",
         "-j", "--jobs", "--host", "--scheme", "--log-format", "--agents", "--html", "--field", "--verify",
         "--memory-limit", "--workload", "--peer", "--seconds", "--save", "--timeout", "--queries", "--seed",
@@ -117,7 +119,7 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
 {
     const char *c = o->command;
     if (!strcmp(name, "--robots")) {
-        if (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8))
+        if (strcmp(c, "report") && (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)))
             return cli_usage_error(c, "--robots takes a file, directory or manifest, not a URL: "
                                       "robotscan does not fetch; save the file first "
                                       "(curl -o robots.txt '%s')", v);
@@ -153,6 +155,7 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         o->only = !strcmp(v, "allow") ? "allowed" : !strcmp(v, "disallow") ? "disallowed" : v;
         return 0;
     }
+    if (!strcmp(name, "--stats") && v == NULL) { o->merge_stats = 1; return 0; }
     if (!strcmp(name, "--stats")) {
         o->stats_path = v;
         return cli_check_writable(v, "--stats") ? 2 : 0;   /* fail before any work */
@@ -173,7 +176,16 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         o->jobs = (int)n;
         return 0;
     }
-    if (!strcmp(name, "--help")) { o->help = 1; return 0; }
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) { o->help = 1; return 0; }
+    if (!strcmp(name, "--by")) { o->by = v; return 0; }
+    if (!strcmp(name, "-n")) { o->shard_count = v; return 0; }
+    if (!strcmp(name, "--out")) { o->out_dir = v; return 0; }
+    if (!strcmp(name, "--logs")) { o->logs = 1; return 0; }
+    if (!strcmp(name, "--records")) { o->records = 1; return 0; }
+    if (!strcmp(name, "--shards")) { o->shards_dir = v; return 0; }
+    if (!strcmp(name, "-o") || !strcmp(name, "--output")) { o->output = v; return 0; }
+    if (!strcmp(name, "--title")) { o->title = v; return 0; }
+    if (!strcmp(name, "--site")) { o->site = v; return 0; }
     if (!strcmp(name, "--workload")) return add_to_list(c, o->workloads, &o->n_workloads, v, name);
     if (!strcmp(name, "--peer")) {
         if (strchr(v, '=') == NULL || v[0] == '=')
@@ -264,7 +276,7 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
         /* --html FILE renders the --stats JSON (commands that call cli_write_html). */
         if (!accepts(accepted, name) && !(!strcmp(name, "--html") && cli_html_supported(command)))
             return unknown_option(command, accepted, name);
-        if (takes_value(name)) {
+        if (takes_value(command, name)) {
             if (eq) value = eq + 1;
             else if (i + 1 < argc) value = argv[++i];
             else return cli_usage_error(command, "%s needs a value", name);

@@ -59,6 +59,17 @@ struct cli_opts {
     double      timeout;                /* --timeout S (0: default) */
     uint64_t    queries;                /* --queries N (0: default) */
     uint64_t    seed;                   /* --seed N (0: default) */
+    /* shard, merge, report */
+    const char *by;                     /* --by site (shard) */
+    const char *shard_count;            /* -n N (shard) */
+    const char *out_dir;                /* --out DIR (shard) */
+    int         logs;                   /* --logs (shard) */
+    int         records;                /* --records (merge) */
+    int         merge_stats;            /* --stats without a value (merge) */
+    const char *shards_dir;             /* --shards DIR (merge) */
+    const char *output;                 /* -o, --output FILE (report) */
+    const char *title;                  /* --title TEXT (report) */
+    const char *site;                   /* --site TEXT (report) */
     char      **args;                   /* positional arguments: argv compacted in place (not allocated) */
     int         n_args;
 };

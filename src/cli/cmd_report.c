@@ -89,60 +89,22 @@ static int render_files(const char *const *paths, const char *const *names, int 
     return rc;
 }
 
+static const char *const ACCEPTED[] = { "-o", "--output", "--title", "--site", "--robots", "--help", "-h", NULL };
+
 int cmd_report(int argc, char **argv)
 {
-    const char *out_path = NULL, *title = NULL, *sites = NULL, *robots = NULL;
-    const char **files = calloc((size_t)argc + 1, sizeof *files);
-    int n = 0, only_files = 0;
-    if (files == NULL) {
-        cli_error("out of memory");
-        return 2;
+    struct cli_opts o;
+    const int prc = cli_parse("report", ACCEPTED, argc, argv, &o);
+    if (prc) return prc;
+    if (o.help) {
+        fputs(HELP, stdout);
+        return 0;
     }
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || a[1] == '\0') {
-            files[n++] = a;
-            continue;
-        }
-        if (!strcmp(a, "--")) {
-            only_files = 1;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(HELP, stdout);
-            free(files);
-            return 0;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--title") || !strcmp(a, "--site")
-                   || !strcmp(a, "--robots")) {
-            if (i + 1 >= argc) {
-                free(files);
-                return cli_usage_error("report", "%s needs a value", a);
-            }
-            if (!strcmp(a, "--title")) title = argv[++i];
-            else if (!strcmp(a, "--site")) sites = argv[++i];
-            else if (!strcmp(a, "--robots")) robots = argv[++i];
-            else out_path = argv[++i];
-        } else if (!strncmp(a, "--output=", 9)) {
-            out_path = a + 9;
-        } else if (!strncmp(a, "--title=", 8)) {
-            title = a + 8;
-        } else if (!strncmp(a, "--site=", 7)) {
-            sites = a + 7;
-        } else if (!strncmp(a, "--robots=", 9)) {
-            robots = a + 9;
-        } else {
-            free(files);
-            return cli_usage_error("report", "unknown option %s", a);
-        }
-    }
-    if (n == 0) {
-        free(files);
-        return cli_usage_error("report", "needs at least one STATS.json (written by --stats)");
-    }
-    if (out_path && out_path[0] == '\0') {
-        free(files);
-        return cli_usage_error("report", "-o needs a file name");
-    }
-    int rc = render_files(files, files, n, title, sites, robots, out_path);
-    free(files);
+    if (o.n_args == 0) return cli_usage_error("report", "needs at least one STATS.json (written by --stats)");
+    if (o.output && o.output[0] == '\0') return cli_usage_error("report", "-o needs a file name");
+    if (o.n_robots > 1) return cli_usage_error("report", "--robots names the robots.txt once");
+    const char *const *files = (const char *const *)o.args;
+    int rc = render_files(files, files, o.n_args, o.title, o.site, o.n_robots ? o.robots[0] : NULL, o.output);
     if (cli_out_finish() != 0) rc = 2;
     return rc;
 }

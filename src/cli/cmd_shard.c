@@ -68,51 +68,23 @@ static void warn(void *ctx, const char *msg)
     cli_warn("%s", msg);
 }
 
-static int opt_value(int argc, char **argv, int *i, const char **out)
-{
-    if (*i + 1 >= argc) return cli_usage_error("shard", "%s needs a value", argv[*i]);
-    *out = argv[++*i];
-    return 0;
-}
+static const char *const ACCEPTED[] = {
+    "--by", "-n", "--out", "--log-format", "--host", "--scheme", "--logs", "--field", "--robots", "--help", "-h",
+    NULL,
+};
 
 int cmd_shard(int argc, char **argv)
 {
-    const char *by = "site", *n_s = NULL, *dir = NULL, *log_format = NULL, *host = NULL, *scheme = NULL;
-    const char *robots[CLI_MAX_LIST], *fields[CLI_MAX_LIST];
-    const char *inputs[CLI_MAX_LIST * 16];
-    int n_fields = 0;
-    int n_robots = 0, n_inputs = 0, logs = 0, only_pos = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        int rc = 0;
-        if (only_pos || a[0] != '-' || a[1] == '\0') {
-            if (n_inputs == (int)(sizeof inputs / sizeof inputs[0]))
-                return cli_usage_error("shard", "too many inputs");
-            inputs[n_inputs++] = a;
-        } else if (!strcmp(a, "--")) only_pos = 1;
-        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (!strcmp(a, "--by")) rc = opt_value(argc, argv, &i, &by);
-        else if (!strcmp(a, "-n")) rc = opt_value(argc, argv, &i, &n_s);
-        else if (!strcmp(a, "--out")) rc = opt_value(argc, argv, &i, &dir);
-        else if (!strcmp(a, "--log-format")) { rc = opt_value(argc, argv, &i, &log_format); logs = 1; }
-        else if (!strcmp(a, "--host")) { rc = opt_value(argc, argv, &i, &host); logs = 1; }
-        else if (!strcmp(a, "--scheme")) { rc = opt_value(argc, argv, &i, &scheme); logs = 1; }
-        else if (!strcmp(a, "--logs")) logs = 1;
-        else if (!strcmp(a, "--field")) {
-            if (n_fields == CLI_MAX_LIST) return cli_usage_error("shard", "too many --field");
-            rc = opt_value(argc, argv, &i, &fields[n_fields]);
-            if (rc == 0) n_fields++;
-            logs = 1;
-        }
-        else if (!strcmp(a, "--robots")) {
-            if (n_robots == CLI_MAX_LIST) return cli_usage_error("shard", "too many --robots");
-            rc = opt_value(argc, argv, &i, &robots[n_robots]);
-            if (rc == 0) n_robots++;
-        } else return cli_usage_error("shard", "unknown option %s", a);
-        if (rc) return rc;
+    struct cli_opts o;
+    const int prc = cli_parse("shard", ACCEPTED, argc, argv, &o);
+    if (prc) return prc;
+    if (o.help) {
+        fputs(HELP, stdout);
+        return 0;
     }
+    const char *by = o.by ? o.by : "site", *n_s = o.shard_count, *dir = o.out_dir;
+    const char *log_format = o.log_format, *host = o.host, *scheme = o.scheme;
+    const int logs = o.logs || log_format || host || scheme || o.n_fields;
     if (strcmp(by, "site")) return cli_usage_error("shard", "--by takes site, not '%s'", by);
     if (n_s == NULL) return cli_usage_error("shard", "needs -n N");
     char *end;
@@ -122,12 +94,12 @@ int cmd_shard(int argc, char **argv)
     if (scheme && strcmp(scheme, "http") && strcmp(scheme, "https"))
         return cli_usage_error("shard", "--scheme takes http or https, not '%s'", scheme);
     const rs_shard_config cfg = {
-        .n = (uint32_t)n, .dir = dir, .logs = logs, .log_format = log_format, .fields = fields,
-        .n_fields = (size_t)n_fields, .host = host, .scheme = scheme, .robots = robots,
-        .n_robots = (size_t)n_robots, .warn = warn, .warn_ctx = NULL,
+        .n = (uint32_t)n, .dir = dir, .logs = logs, .log_format = log_format, .fields = o.fields,
+        .n_fields = (size_t)o.n_fields, .host = host, .scheme = scheme, .robots = o.robots,
+        .n_robots = (size_t)o.n_robots, .warn = warn, .warn_ctx = NULL,
     };
     char err[1536] = "";
-    const rs_status st = rs_shard_split(&cfg, inputs, (size_t)n_inputs, err, sizeof err);
+    const rs_status st = rs_shard_split(&cfg, (const char *const *)o.args, (size_t)o.n_args, err, sizeof err);
     if (st == RS_ERR_USAGE) return cli_usage_error("shard", "%s", err);
     if (st != RS_OK) cli_error("%s", err[0] ? err : rs_status_str(st));
     else summary(dir, n);
