@@ -690,8 +690,8 @@ RS_API size_t rs_ruleset_sitemap_count(const rs_ruleset *rs);
 
 /* ===== Bulk jobs (src/job, SPEC 8) =====
  *
- * A job runs what `robotscan urls` and `robotscan logs` run, with the same
- * records and statistics: inputs of URLs (or access-log lines; plain, .zst
+ * A job runs what `robotscan urls`, `robotscan logs` and `robotscan diff` run, with
+ * the same records and statistics: inputs of URLs (or access-log lines; plain, .zst
  * or .gz, detected from the content) decided against robots sources by
  * worker threads, records delivered in input order, counts and tallies
  * kept on the handle. The command-line tool is the first user of this API.
@@ -822,8 +822,9 @@ RS_API rs_status rs_job_add_robots(rs_job *job, const char *path);
 /** Sites the caller built instead (e.g. bodies from memory: rs_sites_add_body); borrowed
  *  until rs_job_free, and used by one job at a time. Excludes rs_job_add_robots. */
 RS_API rs_status rs_job_use_sites(rs_job *job, rs_sites *sites);
-/** A crawler's product token (urls: one or more, a URL's records in this order; logs:
- *  audit only these bots, default every known one). */
+/** A crawler's product token (urls: one or more, at most 256, a URL's records in this
+ *  order; logs: audit only these bots, default every known one; diff: any number, see
+ *  "The diff job"). */
 RS_API rs_status rs_job_add_agent(rs_job *job, const char *token);
 /** Diff: a robots source of the new side (the old side's are rs_job_add_robots or
  *  rs_job_use_sites). With no new-side source the new side reads the old side's sources
