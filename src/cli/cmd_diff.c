@@ -474,7 +474,7 @@ int cmd_diff(int argc, char **argv)
             if (frc) rc = frc;
         }
     }
-    rs_job_free(job);
+    cli_job_close(job);     /* the sides' sites go with the process (cli_sites_close) */
     free(file_agents);
     free(agents_text);
     free(rest);
