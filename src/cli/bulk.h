@@ -16,7 +16,8 @@ int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs
 /* Ends a command's use of @sites when the process exits next (see bulk.c). */
 void cli_sites_close(rs_sites *sites);
 /* Ends a command's use of a job whose sites it owns, when the process exits next: as
- * cli_sites_close, a normal build leaves the job's memory to the exit (bulk.c). */
+ * cli_sites_close, a normal build leaves the job's memory (and its idle -j worker
+ * threads, blocked on the job's condition variable) to the exit; sanitizer builds free it. */
 void cli_job_close(rs_job *job);
 /* The io the bulk commands' jobs write to: records to stdout, diagnostics and progress to stderr. */
 rs_job_io *cli_io(void);
