@@ -1156,7 +1156,9 @@ RS_API rs_status rs_diff_rules(const rs_matcher *old_m, const rs_matcher *new_m,
  * new_line, probe, old_verdict, new_verdict), JSONL objects with "kind":"rule" and those
  * fields, text under a heading; to the records callback, records with input_line 0 and
  * those nine fields. RS_JOB_NO_RECORDS: no flip record, but the rule rows still come.
- * Statistics: schema "diff" version 1, sums only (mergeable).
+ * Statistics: schema "diff" version 1, sums only (mergeable). Totals: records are the
+ * (URL, agent) pairs (logs: bot hits) compared. RS_JOB_MEMORY_LIMIT, RS_JOB_ONLY and
+ * RS_JOB_VERIFY do not apply (no partitions).
  */
 
 /** Counts of one agent, or of one (origin, agent) pair. */

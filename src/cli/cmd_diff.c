@@ -348,6 +348,13 @@ static int read_agents(const char *path, char **text, const char ***list, size_t
     *list = NULL;
     *n = 0;
     if (cli_read_file(path, (size_t)64 << 20, text, &size, NULL) != 0) return -1;
+    char *t = realloc(*text, size + 1);     /* room for the last token's NUL */
+    if (t == NULL) {
+        cli_error("out of memory reading '%s'", path);
+        return -1;
+    }
+    *text = t;
+    t[size] = '\0';
     size_t cap = 0;
     char *p = *text, *end = *text + size;
     while (p < end) {
@@ -367,7 +374,7 @@ static int read_agents(const char *path, char **text, const char ***list, size_t
             }
             *list = l;
         }
-        *e = '\0';              /* the line's end: '\n', a blank, or the NUL after the data */
+        *e = '\0';              /* the line's end: '\n', a blank, or the byte after the data */
         (*list)[(*n)++] = s;
     }
     if (*n == 0) {
