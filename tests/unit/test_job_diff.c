@@ -4,7 +4,7 @@
  * (rs_sites_create_empty + rs_sites_add_body), URLs from a buffer
  * (rs_job_run_buffer); flips as records in input order with two workers
  * over several blocks, the summary, the rule rows, two semantics of one
- * side, output bytes, and the statistics JSON (jansson).
+ * side, output bytes, log hits per (bot, URL), and the statistics JSON (jansson).
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -323,6 +323,63 @@ Test(job_diff, any_number_of_agents_and_misuse)
         cr_assert_eq(rs_job_add_agent(job, name), RS_OK);
     }
     cr_assert_eq(rs_job_add_agent(job, "one more"), RS_ERR_LIMIT);
+    rs_job_free(job);
+    rs_sites_free(old_s);
+    rs_sites_free(new_s);
+}
+
+/* Log hits: one record per (bot, URL) with its hits, at rs_job_finish, naming its first hit's line. */
+typedef struct {
+    char text[2048];
+    unsigned long n;
+} hit_rows;
+
+static int on_hit_records(void *user, const rs_job_record *r, size_t n)
+{
+    hit_rows *h = user;
+    for (size_t i = 0; i < n; i++, h->n++) {
+        char row[256];
+        const rs_str *f = r[i].fields;
+        snprintf(row, sizeof row, "%llu %.*s %.*s %.*s>%.*s %.*s\n", (unsigned long long)r[i].input_line,
+                 (int)f[2].len, f[2].ptr, (int)f[0].len, f[0].ptr, (int)f[3].len, f[3].ptr, (int)f[6].len, f[6].ptr,
+                 (int)f[9].len, f[9].ptr);
+        strncat(h->text, row, sizeof h->text - strlen(h->text) - 1);
+    }
+    return 0;
+}
+
+Test(job_diff, log_hits_per_bot_and_url)
+{
+    rs_sites *old_s = sites_of(OLD_A, B), *new_s = sites_of(NEW_A, B);
+    rs_job *job = rs_job_create(RS_JOB_DIFF);
+    cr_assert_eq(rs_job_use_sites(job, old_s), RS_OK);
+    cr_assert_eq(rs_job_use_sites_new(job, new_s), RS_OK);
+    cr_assert_eq(rs_job_set(job, RS_JOB_DIFF_LOGS, 1), RS_OK);
+    cr_assert_eq(rs_job_set(job, RS_JOB_WORKERS, 2), RS_OK);
+    cr_assert_eq(rs_job_set_string(job, RS_JOB_HOST, "a.com"), RS_OK);
+    hit_rows h;
+    memset(&h, 0, sizeof h);
+    cr_assert_eq(rs_job_set_records(job, on_hit_records, &h), RS_OK);
+#define HIT(path, ua) "1.2.3.4 - - [10/Oct/2023:13:55:36 +0000] \"GET " path " HTTP/1.1\" 200 10 \"-\" \"" ua "\"\n"
+    static const char G[] = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    static const char BING[] = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+    char logs[4096];
+    snprintf(logs, sizeof logs, HIT("/a/1", "%s") HIT("/g/1", "%s") HIT("/a/1", "%s") HIT("/b/1", "%s")
+             HIT("/c", "Mozilla/5.0 (Windows NT 10.0)") HIT("/b/1", "%s"), G, G, G, BING, BING);
+#undef HIT
+    cr_assert_eq(rs_job_run_buffer(job, logs, strlen(logs), "access.log"), RS_OK, "%s", rs_job_errmsg(job));
+    cr_assert_eq(h.n, 0, "log records come at rs_job_finish");
+    cr_assert_eq(rs_job_finish(job), RS_OK, "%s", rs_job_errmsg(job));
+    cr_assert_str_eq(h.text,
+                     "1 Googlebot https://a.com/a/1 disallow>allow 2\n"
+                     "2 Googlebot https://a.com/g/1 allow>disallow 1\n"
+                     "4 bingbot https://a.com/b/1 allow>disallow 2\n");
+    rs_job_diff_summary sum;
+    cr_assert_eq(rs_job_diff_summary_get(job, &sum), RS_OK);
+    cr_assert_eq(sum.total[RS_DIFF_HITS], 5);
+    cr_assert_eq(sum.non_bot, 1);
+    cr_assert_eq(sum.n_agents, 2);
+    cr_assert(sum.agents[0].agent.len == 9 && !memcmp(sum.agents[0].agent.ptr, "Googlebot", 9), "most hits first");
     rs_job_free(job);
     rs_sites_free(old_s);
     rs_sites_free(new_s);
