@@ -661,8 +661,8 @@ RS_API size_t rs_ruleset_sitemap_count(const rs_ruleset *rs);
 
 /* ===== Bulk jobs (src/job, SPEC 8) =====
  *
- * A job runs what `robotscan urls` and `robotscan logs` run, with the same
- * records and statistics: inputs of URLs (or access-log lines; plain, .zst
+ * A job runs what `robotscan urls`, `robotscan logs` and `robotscan diff` run, with
+ * the same records and statistics: inputs of URLs (or access-log lines; plain, .zst
  * or .gz, detected from the content) decided against robots sources by
  * worker threads, records delivered in input order, counts and tallies
  * kept on the handle. The command-line tool is the first user of this API.
@@ -698,8 +698,10 @@ typedef struct rs_job rs_job;
 
 typedef enum {
     RS_JOB_URLS = 1,        /* a URL a line -> url, origin, agent, verdict, line, rule, reason */
-    RS_JOB_LOGS = 2         /* access-log lines -> the bot hits and their violations; their records
+    RS_JOB_LOGS = 2,        /* access-log lines -> the bot hits and their violations; their records
                                come out of rs_job_finish (crawl-delay needs every input) */
+    RS_JOB_DIFF = 3         /* two sides, old and new: URLs (or log hits) decided under both ->
+                               what flips (SPEC 9; "The diff job" below) */
 } rs_job_kind;
 
 /** How records are written by rs_job_set_output (also the CLI's --format). */
@@ -721,8 +723,13 @@ typedef enum {
     RS_JOB_INPUT_LINE,      /* 1: an input_line column first in the output */
     RS_JOB_VERBOSE,         /* 1: a diagnostic line per malformed line (else one note at the end) */
     RS_JOB_NO_RECORDS,      /* 1: count only, deliver no record (--quiet) */
-    RS_JOB_TALLIES          /* 1 (default): tallies in the statistics (urls: by origin and rule;
+    RS_JOB_TALLIES,         /* 1 (default): tallies in the statistics (urls: by origin and rule;
                                logs: by rule, hour and day) */
+    RS_JOB_SEMANTICS_NEW,   /* diff: rs_semantics of the new side (default: RS_JOB_SEMANTICS's) */
+    RS_JOB_DIFF_ALL,        /* diff: 1: a record per compared pair, not only flips */
+    RS_JOB_DIFF_RULES,      /* diff: 1: the rule-level diff per (origin, agent) at rs_job_finish */
+    RS_JOB_DIFF_LOGS        /* diff: 1: the inputs are access logs (RS_JOB_LOG_FORMAT, HOST, SCHEME,
+                               FIELD apply); a bot hit is a URL of weight 1 */
 } rs_job_param;
 
 typedef enum {
@@ -790,9 +797,17 @@ RS_API rs_status rs_job_add_robots(rs_job *job, const char *path);
 /** Sites the caller built instead (e.g. bodies from memory: rs_sites_add_body); borrowed
  *  until rs_job_free, and used by one job at a time. Excludes rs_job_add_robots. */
 RS_API rs_status rs_job_use_sites(rs_job *job, rs_sites *sites);
-/** A crawler's product token (urls: one or more, a URL's records in this order; logs:
- *  audit only these bots, default every known one). */
+/** A crawler's product token (urls: one or more, at most 256, a URL's records in this
+ *  order; logs: audit only these bots, default every known one; diff: any number, see
+ *  "The diff job"). */
 RS_API rs_status rs_job_add_agent(rs_job *job, const char *token);
+/** Diff: a robots source of the new side (the old side's are rs_job_add_robots or
+ *  rs_job_use_sites). With no new-side source the new side reads the old side's sources
+ *  (then give the sides different semantics: RS_JOB_SEMANTICS_NEW). */
+RS_API rs_status rs_job_add_robots_new(rs_job *job, const char *path);
+/** Diff: the caller's sites as the new side (as rs_job_use_sites; may be the old side's
+ *  handle). Excludes rs_job_add_robots_new. */
+RS_API rs_status rs_job_use_sites_new(rs_job *job, rs_sites *sites);
 
 /** Records as bytes in RS_JOB_FORMAT, header row first (RS_JOB_HEADER). */
 RS_API rs_status rs_job_set_output(rs_job *job, rs_job_output_fn fn, void *user);
@@ -819,6 +834,10 @@ RS_API void rs_job_cancel(rs_job *job);
 /** After the last run: the passes that need every input (logs: crawl-delay, whose records
  *  come out here), then the end-of-job note to the diag callback. Statistics are final. */
 RS_API rs_status rs_job_finish(rs_job *job);
+/** @return 1 when the last run failed at a damaged input (a read or decompression error):
+ *  the records before the damage were delivered, and rs_job_finish still gives the
+ *  statistics of what was read; 0 otherwise. */
+RS_API int rs_job_input_failed(const rs_job *job);
 
 RS_API rs_status rs_job_totals_get(rs_job *job, rs_job_totals *out);
 /** The statistics (`--stats` JSON, schema_version 2) of the job, after rs_job_finish;
@@ -1090,6 +1109,60 @@ typedef void (*rs_rule_change_callback)(void *ctx, const rs_rule_change *change)
  */
 RS_API rs_status rs_diff_rules(const rs_matcher *old_m, const rs_matcher *new_m,
                                rs_rule_change_callback cb, void *ctx);
+
+/*
+ * The diff job (RS_JOB_DIFF, src/diff/run.c): what `robotscan diff` runs.
+ *
+ *   rs_job *job = rs_job_create(RS_JOB_DIFF);
+ *   rs_job_add_robots(job, "old/");  rs_job_add_robots_new(job, "new/");
+ *   rs_job_add_agent(job, "Googlebot");            (any number; none: '*', Googlebot, bingbot)
+ *   rs_job_run(job, "urls.txt"); rs_job_finish(job);
+ *   rs_job_diff_summary_get(job, &s);              (flips per agent and per (origin, agent))
+ *
+ * Sides: the old side is rs_job_add_robots / rs_job_use_sites under RS_JOB_SEMANTICS, the
+ * new side rs_job_add_robots_new / rs_job_use_sites_new under RS_JOB_SEMANTICS_NEW; a new
+ * side with no source of its own reads the old side's (two semantics of one source).
+ * Both sides are decided in one pass over the input, for every agent at once.
+ * Records: url, origin, agent, old_verdict, old_line, old_rule, new_verdict, new_line,
+ * new_rule, hits; only flips unless RS_JOB_DIFF_ALL. URL lists: in input order, a URL's
+ * records in agent order. Logs (RS_JOB_DIFF_LOGS): agents filter the bots found (none: every
+ * bot); one record per (bot, URL) with its hits, in first-seen order, delivered by
+ * rs_job_finish (the input line of a record: its first hit's). RS_JOB_DIFF_RULES: after
+ * the records, rs_job_finish delivers the rule-level diff of every (origin, agent) pair
+ * compared, in origin then agent order, pairs with a change only: as bytes, TSV/CSV rows
+ * after an empty line and a header of their own (origin, agent, change, rule, old_line,
+ * new_line, probe, old_verdict, new_verdict), JSONL objects with "kind":"rule" and those
+ * fields, text under a heading; to the records callback, records with input_line 0 and
+ * those nine fields. RS_JOB_NO_RECORDS: no flip record, but the rule rows still come.
+ * Statistics: schema "diff" version 1, sums only (mergeable). Totals: records are the
+ * (URL, agent) pairs (logs: bot hits) compared. RS_JOB_MEMORY_LIMIT, RS_JOB_ONLY and
+ * RS_JOB_VERIFY do not apply (no partitions).
+ */
+
+/** Counts of one agent, or of one (origin, agent) pair. */
+typedef struct {
+    rs_str origin;                  /* empty in per-agent rows */
+    rs_str agent;                   /* logs: the bot's token */
+    uint64_t c[RS_DIFF_COUNTERS];
+} rs_job_diff_row;
+
+/** A diff job's results (rs_job_diff_summary_get); valid until rs_job_free. */
+typedef struct {
+    uint64_t total[RS_DIFF_COUNTERS];
+    const rs_job_diff_row *agents;  /* URL lists: every agent, in the order given; logs: the bots
+                                       compared, most hits first */
+    size_t n_agents;
+    const rs_job_diff_row *pairs;   /* every (origin, agent) compared: most flips first, then
+                                       by origin and agent bytes */
+    size_t n_pairs;
+    uint64_t non_bot;               /* logs: lines of no bot on either side */
+    uint64_t bot_one_side;          /* logs: a bot on one side only */
+    uint64_t bot_named_differently; /* logs: the sides name the bot differently (counted as the new side's) */
+} rs_job_diff_summary;
+
+/** The summary of a diff job, after rs_job_finish. @return RS_OK, or RS_ERR_USAGE (not a
+ *  finished diff job). */
+RS_API rs_status rs_job_diff_summary_get(rs_job *job, rs_job_diff_summary *out);
 
 
 

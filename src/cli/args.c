@@ -115,6 +115,28 @@ static int add_to_list(const char *command, const char **list, int *n, const cha
     return 0;
 }
 
+/* --agent: any number of them (diff compares hundreds); the list lives until the process
+ * exits, reachable from here. */
+static const char **agent_list;
+static int agent_cap;
+
+static int add_agent(struct cli_opts *o, const char *v)
+{
+    if (o->n_agents == agent_cap) {
+        const int cap = agent_cap ? agent_cap * 2 : CLI_MAX_LIST;
+        const char **l = realloc(agent_list, (size_t)cap * sizeof *l);
+        if (l == NULL) {
+            cli_error("out of memory");
+            return 2;
+        }
+        agent_list = l;
+        agent_cap = cap;
+    }
+    o->agents = agent_list;
+    o->agents[o->n_agents++] = v;
+    return 0;
+}
+
 static int set_option(struct cli_opts *o, const char *name, const char *v)
 {
     const char *c = o->command;
@@ -125,7 +147,7 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
                                       "(curl -o robots.txt '%s')", v);
         return add_to_list(c, o->robots, &o->n_robots, v, name);
     }
-    if (!strcmp(name, "--agent")) return add_to_list(c, o->agents, &o->n_agents, v, name);
+    if (!strcmp(name, "--agent")) return add_agent(o, v);
     if (!strcmp(name, "--format") && !strcmp(c, "bench")) {
         if (strcmp(v, "text") && strcmp(v, "json"))
             return cli_usage_error(c, "unknown --format '%s' (text or json)", v);
@@ -249,6 +271,7 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
     o->progress = -1;
     o->jobs = 1;
     o->missing = "allow";
+    o->agents = agent_list;
     /* Positional arguments are compacted into argv itself: the write index
      * never passes the read index, and nothing needs freeing. */
     o->args = argv;

@@ -88,6 +88,19 @@ void cli_sites_close(rs_sites *sites)
     rs_sites_free(sites);
 }
 
+void cli_job_close(rs_job *job)
+{
+    static rs_job *kept[2];
+    if (job == NULL) return;
+    if (!FREE_AT_EXIT)
+        for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
+            if (kept[i] == NULL) {
+                kept[i] = job;
+                return;
+            }
+    rs_job_free(job);
+}
+
 int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs_sites **out)
 {
     rs_sites *sites = NULL;

@@ -15,6 +15,10 @@ int cli_sites_open(const struct cli_opts *o, rs_sites **out);
 int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs_sites **out);
 /* Ends a command's use of @sites when the process exits next (see bulk.c). */
 void cli_sites_close(rs_sites *sites);
+/* Ends a command's use of a job whose sites it owns, when the process exits next: as
+ * cli_sites_close, a normal build leaves the job's memory (and its idle -j worker
+ * threads, blocked on the job's condition variable) to the exit; sanitizer builds free it. */
+void cli_job_close(rs_job *job);
 /* The io the bulk commands' jobs write to: records to stdout, diagnostics and progress to stderr. */
 rs_job_io *cli_io(void);
 /* After a run: writes the records still buffered and prints the job's error, if any.

@@ -18,7 +18,7 @@ struct cli_opts {
     const char *command;                /* "check", "urls", ... */
     const char *robots[CLI_MAX_LIST];   /* --robots, repeatable */
     int         n_robots;
-    const char *agents[CLI_MAX_LIST];   /* --agent (repeatable for logs) */
+    const char **agents;                /* --agent, repeatable, any number (args.c keeps them) */
     int         n_agents;
     rs_format   format;                 /* --format (default: text on a tty, else tsv) */
     int         format_given;
