@@ -1164,6 +1164,30 @@ typedef struct {
  *  finished diff job). */
 RS_API rs_status rs_job_diff_summary_get(rs_job *job, rs_job_diff_summary *out);
 
+/** One bot of a logs job (rs_job_logs_summary_get). */
+typedef struct {
+    rs_str agent;                   /* the bot's product token */
+    uint64_t hits, disallowed, delay_violations, distinct_paths, robots_fetches;
+    uint64_t verified, unverified, spoofed, spoofed_disallowed;
+    int has_first_fetch;            /* a /robots.txt fetch with a time */
+    char first_fetch[24];           /* its time, "YYYY-MM-DDTHH:MM:SSZ" ("-": none) */
+} rs_job_logs_bot;
+
+typedef struct {
+    uint64_t lines, bot_hits, non_bot_hits, other_bot_hits, malformed, blank, spoofed, by_ip;
+    int verify;                     /* ranges were given (RS_JOB_VERIFY) */
+    const rs_job_logs_bot *bots;       /* after rs_job_finish: most hits first */
+    size_t n_bots;
+    int input_failed;               /* the last run stopped at damaged input (its hits are kept) */
+    int wrong_format;               /* rs_job_finish failed: most of the first lines did not parse */
+    uint64_t first_ok, first_bad;   /* the first lines of each input: parsed or not */
+    const char *would;              /* with wrong_format: the format that reads them, or NULL */
+} rs_job_logs_summary;
+
+/** A logs job's counts so far and, after rs_job_finish, its bots (the per-bot summary of
+ *  `robotscan logs`); valid until the next call on the job; NULL unless a started logs job. */
+RS_API const rs_job_logs_summary *rs_job_logs_summary_get(rs_job *job);
+
 
 
 #ifdef __cplusplus

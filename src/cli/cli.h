@@ -134,8 +134,4 @@ int cmd_shard(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 
-/* --input-line (input_line.c): the header names with "input_line" first. */
-const char *const *cli_input_line_columns(const char *const *columns, size_t n);
-rs_status cli_input_line_put(rs_outbuf *out, size_t start, rs_format fmt, uint64_t line);
-
 #endif /* RS_CLI_H */

@@ -6,7 +6,6 @@
  */
 #include "cli/cli.h"
 #include "cli/bulk.h"
-#include "job/job.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -78,7 +77,7 @@ static const char *const ACCEPTED[] = {
 static void put(rs_outbuf *b, const char *s) { rs_outbuf_append(b, s, strlen(s)); }
 
 /* The per-bot summary: a text table, or rows in the --format given. */
-static void summary(rs_outbuf *o, rs_format format, const job_logs_summary *s)
+static void summary(rs_outbuf *o, rs_format format, const rs_job_logs_summary *s)
 {
     char line[768];
     const int verify = s->verify;
@@ -114,7 +113,7 @@ static void summary(rs_outbuf *o, rs_format format, const job_logs_summary *s)
         put(o, line);
     }
     for (size_t i = 0; i < s->n_bots; i++) {
-        const job_logs_bot *b = &s->bots[i];
+        const rs_job_logs_bot *b = &s->bots[i];
         char first[40];
         snprintf(first, sizeof first, "%s", b->first_fetch);
         if (format == RS_FORMAT_JSONL) {   /* a JSON string, or null */
@@ -316,7 +315,7 @@ int cmd_logs(int argc, char **argv)
     if (rc == 0) rc = run_inputs(job, &o);
     /* A damaged input (error already printed): report the hits read before
      * the damage, then exit 2 (SPEC 7). */
-    const job_logs_summary *sum = job_logs_summary_get(job);
+    const rs_job_logs_summary *sum = rs_job_logs_summary_get(job);
     const int input_failed = rc != 0 && sum != NULL && sum->input_failed;
     if (input_failed) rc = 0;
     if (rc == 0 && rs_job_finish(job) != RS_OK) {

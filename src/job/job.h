@@ -89,28 +89,4 @@ void job_set_columns(rs_job *job, const char *const *names, size_t n);
 const char *job_spill_dir(const rs_job *job);
 double job_now(void);
 
-/* ===== The logs job's summary (logs.c), for the CLI's text ===== */
-
-typedef struct {
-    rs_str agent;                   /* the bot's product token */
-    uint64_t hits, disallowed, delay_violations, distinct_paths, robots_fetches;
-    uint64_t verified, unverified, spoofed, spoofed_disallowed;
-    int has_first_fetch;            /* a /robots.txt fetch with a time */
-    char first_fetch[24];           /* its time, "YYYY-MM-DDTHH:MM:SSZ" ("-": none) */
-} job_logs_bot;
-
-typedef struct {
-    uint64_t lines, bot_hits, non_bot_hits, other_bot_hits, malformed, blank, spoofed, by_ip;
-    int verify;                     /* ranges were given (RS_JOB_VERIFY) */
-    const job_logs_bot *bots;       /* after rs_job_finish: most hits first */
-    size_t n_bots;
-    int input_failed;               /* the last run stopped at damaged input (its hits are kept) */
-    int wrong_format;               /* rs_job_finish failed: most of the first lines did not parse */
-    uint64_t first_ok, first_bad;   /* the first lines of each input: parsed or not */
-    const char *would;              /* with wrong_format: the format that reads them, or NULL */
-} job_logs_summary;
-
-/* The counts so far and, after rs_job_finish, the bots; NULL unless a started logs job. */
-const job_logs_summary *job_logs_summary_get(rs_job *job);
-
 #endif /* RS_JOB_JOB_H */

@@ -101,8 +101,8 @@ typedef struct {
     /* rs_job_finish */
     uint8_t *violation;    /* per record: came sooner than its crawl-delay */
     uint64_t violations;   /* records disallowed or violating the crawl-delay */
-    job_logs_bot *bots;
-    job_logs_summary sum;
+    rs_job_logs_bot *bots;
+    rs_job_logs_summary sum;
 } logs_job;
 
 /* ===== Worker state ===== */
@@ -662,7 +662,7 @@ static int write_records(logs_job *job)
 
 static int bot_cmp(const void *a, const void *b)
 {
-    const job_logs_bot *x = a, *y = b;
+    const rs_job_logs_bot *x = a, *y = b;
     if (x->hits != y->hits) return x->hits > y->hits ? -1 : 1;
     const size_t n = x->agent.len < y->agent.len ? x->agent.len : y->agent.len;
     const int c = memcmp(x->agent.ptr, y->agent.ptr, n);
@@ -687,7 +687,7 @@ static rs_status make_bots(logs_job *job, const logs_acc *acc)
     job->bots = rs_calloc(n ? n : 1, sizeof *job->bots);
     RS_RETURN_IF(job->bots == NULL, RS_ERR_NOMEM);
     for (size_t i = 0; i < n; i++) {
-        job_logs_bot *b = &job->bots[i];
+        rs_job_logs_bot *b = &job->bots[i];
         const uint64_t *bc = rs_tally_counters_const(acc->bots, (uint32_t)i);
         b->agent = rs_tally_key(acc->bots, (uint32_t)i);
         b->hits = bc[B_HITS];
@@ -744,14 +744,14 @@ static rs_status merge_accs(void **users, int n)
     return RS_OK;
 }
 
-const job_logs_summary *job_logs_summary_get(rs_job *jb)
+const rs_job_logs_summary *rs_job_logs_summary_get(rs_job *jb)
 {
     if (jb == NULL || jb->kind != RS_JOB_LOGS || jb->impl == NULL) return NULL;
     logs_job *job = jb->impl;
     if (!job->pipe_inited) return NULL;
     const pipeline_totals *t = pipeline_totals_get(&job->pipe);
     const pipeline_counts *c = &t->counts;
-    job_logs_summary *s = &job->sum;
+    rs_job_logs_summary *s = &job->sum;
     s->lines = c->lines;
     s->bot_hits = c->urls;
     s->non_bot_hits = c->extra[X_NON_BOT];
@@ -1013,7 +1013,7 @@ static rs_status logs_finish(rs_job *jb)
         return RS_ERR_NOMEM;
     }
     const logs_acc *acc = users[0];
-    const job_logs_summary *sum = job_logs_summary_get(jb);
+    const rs_job_logs_summary *sum = rs_job_logs_summary_get(jb);
     const uint64_t ok = sum->first_ok, bad = sum->first_bad;
     if (bad > 0 && bad * 2 > ok + bad) {
         job->sum.wrong_format = 1;
@@ -1057,7 +1057,7 @@ static rs_status logs_stats(rs_job *jb, rs_outbuf *out)
 {
     logs_job *job = jb->impl;
     RS_RETURN_IF(job == NULL || job->bots == NULL, RS_ERR_USAGE);
-    const job_logs_summary *s = job_logs_summary_get(jb);
+    const rs_job_logs_summary *s = rs_job_logs_summary_get(jb);
     int n_users = 0;
     const logs_acc *acc = pipeline_users(&job->pipe, &n_users)[0];
     const pipeline_counts *c = &pipeline_totals_get(&job->pipe)->counts;
@@ -1077,7 +1077,7 @@ static rs_status logs_stats(rs_job *jb, rs_outbuf *out)
     rs_stats_list(&w, "bots");
     static const char *const RULE_KEY[] = { "origin", "#line", "rule" }, *const RULE_COUNTERS[] = { "count" };
     for (size_t i = 0; i < s->n_bots; i++) {
-        const job_logs_bot *bot = &s->bots[i];
+        const rs_job_logs_bot *bot = &s->bots[i];
         uint32_t ix;
         RS_FORWARD(rs_tally_find(acc->bots, bot->agent.ptr, bot->agent.len, &ix));
         const uint64_t *bc = rs_tally_counters_const(acc->bots, ix);
