@@ -18,7 +18,7 @@ SHELL       := bash
 
 WARNFLAGS = -Wall -Wextra -Wshadow -Wcast-qual -Wcast-align -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wformat=2 -Wundef
-PKGS      = libzstd libxxhash zlib libidn2 jansson
+PKGS      = libzstd libxxhash zlib libdeflate libidn2 jansson
 RS_CFLAGS = -std=c11 -D_GNU_SOURCE -DRS_STATIC_LINKING_ONLY -Isrc $(WARNFLAGS) $(MOREFLAGS)
 # Resolved on use so a fresh machine can install the packages first.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

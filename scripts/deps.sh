@@ -8,10 +8,10 @@
 set -eu
 
 # pkg-config module -> Debian package: needed to build the library and CLI
-build_modules="libzstd:libzstd-dev libxxhash:libxxhash-dev zlib:zlib1g-dev libidn2:libidn2-dev jansson:libjansson-dev"
+build_modules="libzstd:libzstd-dev libxxhash:libxxhash-dev zlib:zlib1g-dev libdeflate:libdeflate-dev libidn2:libidn2-dev jansson:libjansson-dev"
 build_commands="pkg-config:pkg-config cc:gcc"
 # pkg-config module -> Debian package: tests and benchmarks
-modules="$build_modules criterion:libcriterion-dev benchmark:libbenchmark-dev"
+modules="$build_modules criterion:libcriterion-dev benchmark:libbenchmark-dev libisal:libisal-dev"
 # command -> Debian package (tools the tests and benchmarks run)
 commands="$build_commands c++:g++ clang:clang zstd:zstd gzip:gzip python3:python3 man:man-db nroff:groff-base chromium:chromium"
 
