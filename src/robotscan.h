@@ -584,13 +584,11 @@ RS_API uint32_t rs_shard_of_url(const char *url, size_t len, uint32_t n);
  * each `WARC-Type: response` record whose target path is /robots.txt is a
  * fetch of its origin; 3xx captures are followed to the capture of their
  * Location in the same file (at most 5 hops, any origin), else unavailable;
- * the latest WARC-Date wins (ties: the later record). The bodies of 2xx
- * /robots.txt captures are kept as indexing decodes them, up to 256 MiB a
- * WARC file (one inflate pass); past that, and for the captures redirects
- * lead to, a capture is remembered by its file offset (a record starting a
- * gzip member or zstd frame, or any record of a plain file) and read again
- * when used; captures of a file that cannot be sought that way (one zstd
- * frame for many records) keep their body zstd-compressed in memory. A file named
+ * the latest WARC-Date wins (ties: the later record). Bodies are not kept:
+ * a capture is remembered by its file offset (a record starting a gzip
+ * member or zstd frame, or any record of a plain file) and read again when
+ * used; captures of a file that cannot be sought that way (one zstd frame
+ * for many records) keep their body zstd-compressed in memory. A file named
  * *.warc, *.warc.gz or *.warc.zst that is not a WARC is an error. Robots
  * files of file, directory and manifest sources may be gzip- or
  * zstd-compressed (detected from the content).

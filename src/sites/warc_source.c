@@ -9,18 +9,13 @@
  * apply; 3xx is followed to the capture of its Location (at most 5 hops, any
  * origin), unavailable when there is none; 4xx unavailable; 5xx unreachable.
  *
- * The usable bodies of 2xx /robots.txt captures are kept as indexing
- * decodes them (x->kept), up to KEPT_MAX bytes a source: a document's body
- * then costs no second seek and inflate (one inflate pass over a WARC.gz).
- * A superseded capture's kept body stays, unused: the memory is bounded by
- * KEPT_MAX, not by origins or captures. Past it, and for the captures
- * redirects lead to, bodies are not kept: a capture remembers the file
- * offset of its record (a record that starts a gzip member or zstd frame,
- * or any record of a plain file) and is read again when used: one seek and
- * one member to decode, and memory stays at a few dozen bytes per capture
- * whatever the bodies weigh. A record that cannot be returned to that way
- * (a zstd file with one frame for many records) keeps its decoded body
- * zstd-compressed in memory instead (counted in bodies_in_memory).
+ * Bodies are not kept. A capture remembers the file offset of its record
+ * (a record that starts a gzip member or zstd frame, or any record of a
+ * plain file) and is read again when used: one seek and one member to
+ * decode, and memory stays at a few dozen bytes per capture whatever the
+ * bodies weigh. A record that cannot be returned to that way (a zstd file
+ * with one frame for many records) keeps its decoded body zstd-compressed
+ * in memory instead (counted in bodies_in_memory).
  */
 #include "sites/sites.h"
 #include "warc/warc.h"
@@ -29,7 +24,6 @@
 #include <zstd.h>
 
 #define MAX_HOPS 5
-#define KEPT_MAX ((size_t)256 << 20)   /* bodies kept while indexing, a source */
 
 typedef struct {
     uint64_t off;        /* file offset (seekable) or offset in mem */
@@ -38,9 +32,6 @@ typedef struct {
     uint16_t status;
     uint8_t  robots;     /* path is /robots.txt */
     uint8_t  ok_body;    /* body decoded without error */
-    uint8_t  kept;       /* the usable body is x->kept[kept_off, + kept_len) */
-    uint32_t kept_len;
-    uint64_t kept_off;
     char     date[35];
     char    *location;   /* resolved capture key of a 3xx Location, or NULL */
     const char *key;     /* in the caps map */
@@ -54,7 +45,6 @@ struct rs_warc_index {
     capture **list;      /* first-appearance order */
     size_t n, cap;
     rs_buf mem;          /* compressed bodies of non-seekable records */
-    rs_buf kept;         /* usable bodies of 2xx robots.txt captures, as indexing decoded them */
     rs_status deferred;  /* a damage found while indexing (defer_errors) */
 };
 
@@ -68,7 +58,6 @@ void rs_warc_source_free(struct rs_warc_index *x)
     rs_free(x->list);
     rs_map_free(&x->caps);
     rs_buf_free(&x->mem);
-    rs_buf_free(&x->kept);
     rs_warc_free(x->w);
     rs_free(x);
 }
@@ -207,22 +196,11 @@ static rs_status add_capture(rs_sites *s, struct rs_warc_index *x, const rs_warc
     c->status = (uint16_t)r.status;
     c->ok_body = (uint8_t)ok_body;
     c->mem_len = 0;
-    c->kept = 0;
     c->off = rec->offset;
     if (r.status >= 300 && r.status < 400) c->location = resolve_location(c, r.location);
     if (r.status >= 200 && r.status < 300 && !rec->seekable) {
         RS_FORWARD(keep_in_memory(x, c, body));
         s->wstats.bodies_in_memory++;
-    } else if (r.status >= 200 && r.status < 300 && robots) {
-        /* What rs_warc_source_body would make of it: decoded above, or the plain body cut */
-        const size_t n = r.chunked || r.gzip ? body->len : RS_MIN(r.body_len, RS_ROBOTS_MAX_BODY);
-        if (n <= KEPT_MAX - x->kept.len) {
-            c->kept_off = x->kept.len;
-            c->kept_len = (uint32_t)n;
-            if (n > 0)
-                RS_FORWARD(rs_buf_append(&x->kept, r.chunked || r.gzip ? body->ptr : r.body, n));
-            c->kept = 1;
-        }
     }
     return RS_OK;
 }
@@ -332,10 +310,7 @@ rs_status rs_warc_source_body(rs_sites *s, const rs_source *src, const rs_doc *d
     const capture *c = d->capture;
     rs_buf out = {0};
     rs_status st;
-    if (c->kept) {
-        st = c->kept_len ? rs_buf_append(&out, x->kept.ptr + c->kept_off, c->kept_len) : RS_OK;
-        if (st != RS_OK) return st;
-    } else if (c->mem_len) {
+    if (c->mem_len) {
         st = rs_buf_reserve(&out, (size_t)c->raw_len + 1);
         if (st != RS_OK) return st;
         const size_t z = ZSTD_decompress(out.ptr, c->raw_len + 1, x->mem.ptr + c->off, c->mem_len);
