@@ -124,9 +124,10 @@ static rs_str rule_text(rs_outbuf *buf, const rs_matcher *m, int32_t rule)
     rs_str s = { "", 0 };
     rs_rule_info info;
     if (m == NULL || rule < 0 || rs_matcher_rule(m, rule, &info) != RS_OK) return s;
+    const size_t need = rs_rule_text(&info, NULL, 0) + 1;
     buf->len = 0;
-    const char *kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
-    if (put(buf, kind) != RS_OK || rs_outbuf_append(buf, info.pattern.ptr, info.pattern.len) != RS_OK) return s;
+    if (rs_outbuf_reserve(buf, need) != RS_OK) return s;
+    buf->len = rs_rule_text(&info, buf->ptr, need);
     s.ptr = buf->ptr;
     s.len = buf->len;
     return s;
@@ -439,9 +440,10 @@ static rs_status one_hit(const diff_job *job, diff_worker *w, pipeline_result *r
         sv[s].line = v[s].verdict.line;
         if (v[s].verdict.rule >= 0) {
             rs_outbuf *b = &w->rule_text[s];
+            const size_t need = rs_rule_text(&v[s].rule, NULL, 0) + 1;
             b->len = 0;
-            RS_FORWARD(put(b, v[s].rule.type == RS_RULE_ALLOW ? "allow: " : "disallow: "));
-            RS_FORWARD(rs_outbuf_append(b, v[s].rule.pattern.ptr, v[s].rule.pattern.len));
+            RS_FORWARD(rs_outbuf_reserve(b, need));
+            b->len = rs_rule_text(&v[s].rule, b->ptr, need);
             sv[s].rule = (rs_str){ b->ptr, b->len };
         }
     }
@@ -712,9 +714,9 @@ static void on_rule_change(void *p, const rs_rule_change *ch)
     rules_ctx *r = p;
     r->count[ch->change]++;
     if (r->out == NULL || r->status != RS_OK) return;
-    const char *kind = ch->type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
     char rule[64 + RS_ROBOTS_MAX_LINE];
-    snprintf(rule, sizeof rule, "%s%.*s", kind, (int)ch->pattern.len, ch->pattern.ptr);
+    const rs_rule_info info = { .type = ch->type, .pattern = ch->pattern };
+    rs_rule_text(&info, rule, sizeof rule);
     const rs_str change = { rs_rule_change_str(ch->change), strlen(rs_rule_change_str(ch->change)) };
     const int od = ch->old_verdict.disallowed, nd = ch->new_verdict.disallowed;
     const rs_format fmt = r->job->format;
