@@ -260,6 +260,30 @@ static int run_inputs(rs_job *job, const struct cli_opts *o)
 
 /* ===== Command ===== */
 
+/* After "this log format has no user agent": when the first input's first lines read as
+ * a format that has one (a combined log given --log-format common), say so, as the
+ * wrong-format message does. */
+static void hint_richer_format(const struct cli_opts *o)
+{
+    if (o->n_args == 0 || strcmp(o->args[0], "-") == 0) return;   /* stdin is not read twice */
+    rs_reader_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.block_size = (size_t)1 << 16;
+    rs_reader *r = NULL;
+    rs_block b;
+    if (rs_reader_open(o->args[0], &ro, &r) == RS_OK && rs_reader_next_block(r, &b) == RS_OK) {
+        const char *would = rs_log_detect(b.ptr, b.len);
+        rs_logparser *p = NULL;
+        char err[256];
+        if (would && rs_logparser_create(would, strlen(would), NULL, 0, err, sizeof err, &p) == RS_OK
+            && (rs_logparser_fields(p) & RS_LOGF_USER_AGENT))
+            fprintf(stderr, "hint: %s reads as '%s', which has the user agent: try --log-format %s\n",
+                    o->args[0], would, would);
+        rs_logparser_free(p);
+    }
+    rs_reader_free(r);
+}
+
 int cmd_logs(int argc, char **argv)
 {
     struct cli_opts o;
@@ -302,9 +326,11 @@ int cmd_logs(int argc, char **argv)
         return cli_usage_error("logs", "this log format does not name the site: give --host HOST");
     /* (the --verify files are read by the job: their errors come from its first run) */
     if (!(fields & RS_LOGF_USER_AGENT) && o.n_verify == 0) {
-        return cli_usage_error("logs", "this log format has no user agent: its hits can only be attributed to "
-                               "crawlers by client IP, with published ranges (--verify googlebot.json, "
-                               "--verify TOKEN=CIDR-LIST)");
+        cli_usage_error("logs", "this log format has no user agent: its hits can only be attributed to "
+                        "crawlers by client IP, with published ranges (--verify googlebot.json, "
+                        "--verify TOKEN=CIDR-LIST)");
+        hint_richer_format(&o);
+        return 2;
     }
     rs_job *job = rs_job_create(RS_JOB_LOGS);
     if (job == NULL) {
