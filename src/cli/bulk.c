@@ -117,6 +117,17 @@ rs_status cli_job_io(rs_job *job, const struct cli_opts *o)
     return RS_OK;
 }
 
+rs_status cli_job_common(rs_job *job, const struct cli_opts *o)
+{
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_WORKERS, o->jobs));
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_FORMAT, o->format));
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_INPUT_LINE, o->input_line));
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_VERBOSE, o->verbose));
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_NO_RECORDS, o->quiet));
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_TALLIES, o->stats_path != NULL));
+    return cli_job_io(job, o);
+}
+
 int cli_job_error(rs_job *job)
 {
     if (!job_write_failed) cli_error("%s", rs_job_errmsg(job));

@@ -20,6 +20,9 @@ void cli_job_close(rs_job *job);
 /* Bulk jobs of the library: records to stdout (through cli_out), diagnostics to stderr,
  * progress per --progress. */
 rs_status cli_job_io(rs_job *job, const struct cli_opts *o);
+/* The settings urls and logs share: -j, --format, --input-line, --verbose, --quiet, --stats
+ * (tallies), then cli_job_io. */
+rs_status cli_job_common(rs_job *job, const struct cli_opts *o);
 /* Runs every input (stdin when none). @return 0, or 2 after the error (later inputs are
  * not read). */
 int cli_job_run_inputs(rs_job *job, const struct cli_opts *o);

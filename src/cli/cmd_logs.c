@@ -222,16 +222,10 @@ static int configure(rs_job *job, const struct cli_opts *o, const char *host, co
     if (st == RS_OK && o->log_format) st = rs_job_set_string(job, RS_JOB_LOG_FORMAT, o->log_format);
     if (st == RS_OK && host) st = rs_job_set_string(job, RS_JOB_HOST, host);
     if (st == RS_OK) st = rs_job_set_string(job, RS_JOB_SCHEME, scheme);
-    if (st == RS_OK) st = rs_job_set(job, RS_JOB_WORKERS, o->jobs);
     if (st == RS_OK) st = rs_job_set(job, RS_JOB_MEMORY_LIMIT, (int64_t)limit);
     if (st == RS_OK) st = rs_job_set(job, RS_JOB_SEMANTICS, o->semantics);
     if (st == RS_OK) st = rs_job_set(job, RS_JOB_ONLY, o->only ? 1 : 0);
-    if (st == RS_OK) st = rs_job_set(job, RS_JOB_FORMAT, o->format);
-    if (st == RS_OK) st = rs_job_set(job, RS_JOB_INPUT_LINE, o->input_line);
-    if (st == RS_OK) st = rs_job_set(job, RS_JOB_VERBOSE, o->verbose);
-    if (st == RS_OK) st = rs_job_set(job, RS_JOB_NO_RECORDS, o->quiet);
-    if (st == RS_OK) st = rs_job_set(job, RS_JOB_TALLIES, o->stats_path != NULL);
-    if (st == RS_OK) st = cli_job_io(job, o);
+    if (st == RS_OK) st = cli_job_common(job, o);
     if (st == RS_OK) return 0;
     cli_error("%s", rs_job_errmsg(job));
     return 2;
