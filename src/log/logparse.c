@@ -69,6 +69,12 @@ struct rs_logparser {
     /* JSON */
     jpath *paths;
     size_t n_paths;
+    /* Paths by hash (jhash): bucket heads and chains, indices + 1 (0 ends). */
+    uint16_t jhead[256];
+    uint16_t *jnext;
+    int json_walk;           /* tests: offer every value to every path, prune nothing */
+    uint64_t *jmask;         /* the line's '"' and '\\' bytes, one bit each (rs_simd_mask_any) */
+    size_t jmask_cap;        /* words */
     char *user_fields;       /* the NAME=KEY overrides, kept for auto */
     const char **user_list;
     size_t n_user;
@@ -401,6 +407,33 @@ static rs_status add_path(rs_logparser *p, const char *path, size_t len, uint8_t
     return RS_OK;
 }
 
+/* The bucket of a path: its length and three of its bytes (every path a
+ * value is offered at is 1..1023 bytes). */
+static inline unsigned jhash(const char *s, size_t n)
+{
+    return (unsigned)(n * 31u + (unsigned char)s[n - 1] * 7u + (unsigned char)s[0] * 13u +
+                      (unsigned char)s[n / 2]) & 255u;
+}
+
+static rs_status json_index(rs_logparser *p)
+{
+    memset(p->jhead, 0, sizeof p->jhead);
+    rs_free(p->jnext);
+    p->jnext = NULL;
+    if (p->n_paths == 0) return RS_OK;
+    RS_RETURN_IF(p->n_paths >= 65535, RS_ERR_NOMEM);
+    p->jnext = rs_malloc(p->n_paths * sizeof *p->jnext);
+    RS_RETURN_IF(p->jnext == NULL, RS_ERR_NOMEM);
+    for (size_t k = p->n_paths; k-- > 0;) {      /* chains in list order */
+        const jpath *w = &p->paths[k];
+        if (w->len == 0) { p->jnext[k] = 0; continue; }   /* offered nowhere */
+        const unsigned h = jhash(w->path, w->len);
+        p->jnext[k] = p->jhead[h];
+        p->jhead[h] = (uint16_t)(k + 1);
+    }
+    return RS_OK;
+}
+
 static rs_status json_setup(rs_logparser *p, int cloudflare, char *err, size_t err_cap)
 {
     for (size_t i = 0; i < p->n_paths; i++) rs_free(p->paths[i].path);
@@ -435,7 +468,7 @@ static rs_status json_setup(rs_logparser *p, int cloudflare, char *err, size_t e
                 RS_TRY(add_path(p, JSON_DEFAULTS[i].path, strlen(JSON_DEFAULTS[i].path), JSON_DEFAULTS[i].field,
                                 (uint8_t)(1 + i)));
     }
-    return RS_OK;
+    return json_index(p);
 }
 
 typedef struct {
@@ -446,6 +479,7 @@ typedef struct {
     rs_str val[J_COUNT];
     uint8_t prio[J_COUNT];
     uint8_t num[J_COUNT];      /* the value was a JSON number */
+    const uint64_t *mask;      /* JSON_STOP bytes of s[0, len) (NULL: search with rs_simd_find_any) */
 } jscan;
 
 static void jws(jscan *j)
@@ -493,7 +527,19 @@ static int jstring(jscan *j, rs_str *raw, int *escaped)
     const size_t start = i;
     *escaped = 0;
     for (;;) {
-        i += rs_simd_find_any(s + i, j->len - i, &JSON_STOP);
+        if (j->mask) {                       /* the next bit at or after i */
+            size_t w = i >> 6;
+            const size_t words = (j->len + 63) >> 6;
+            if (w >= words) return 0;
+            uint64_t m = j->mask[w] & (~0ull << (i & 63));
+            while (m == 0) {
+                if (++w >= words) return 0;
+                m = j->mask[w];
+            }
+            i = (w << 6) + (size_t)__builtin_ctzll(m);
+        } else {
+            i += rs_simd_find_any(s + i, j->len - i, &JSON_STOP);
+        }
         if (i >= j->len) return 0;
         if (s[i] == '"') break;
         if (i + 1 >= j->len) return 0;          /* a backslash */
@@ -561,7 +607,12 @@ static void joffer(jscan *j, rs_str v, int number, int escaped)
     if (pl == 0 || pl >= sizeof p->pathbuf) return;
     const char last = p->pathbuf[pl - 1];
     int decoded = !escaped;
-    for (size_t k = 0; k < p->n_paths; k++) {
+    /* The paths of this bucket (every path when walking for the tests): each
+     * has a different (field, prio), so the order they are tried in does not
+     * change the result. */
+    size_t k = p->json_walk ? 0 : p->jhead[jhash(p->pathbuf, pl)];
+    if (!p->json_walk) { if (k == 0) return; k--; }
+    for (; k < p->n_paths; k = p->json_walk ? k + 1 : (p->jnext[k] ? p->jnext[k] - 1u : SIZE_MAX)) {
         const jpath *w = &p->paths[k];
         if (w->len != pl || w->last != last || memcmp(w->path, p->pathbuf, pl) != 0) continue;
         if (j->prio[w->field] <= w->prio) continue;
@@ -625,6 +676,19 @@ static int jarray(jscan *j, int depth)
     }
 }
 
+/* Whether some wanted path continues the current one, pathbuf[0, pl) + ".":
+ * if none does, the keys of an object here are not worth building. */
+static int jprefix(const rs_logparser *p, size_t pl)
+{
+    if (pl == 0) return 1;                    /* "" joins its keys without a dot */
+    if (pl >= sizeof p->pathbuf) return 0;
+    for (size_t k = 0; k < p->n_paths; k++) {
+        const jpath *w = &p->paths[k];
+        if (w->len > pl && w->path[pl] == '.' && memcmp(w->path, p->pathbuf, pl) == 0) return 1;
+    }
+    return 0;
+}
+
 /* @in_array: 0 no, 1 first element (offered at the array's path), 2 later ones. */
 static int jvalue(jscan *j, int depth, int in_array)
 {
@@ -636,7 +700,8 @@ static int jvalue(jscan *j, int depth, int in_array)
     if (in_array == 2) j->path_len = sizeof j->p->pathbuf;   /* matches nothing */
     int ok;
     if (c == '{') {
-        if (in_array) j->path_len = sizeof j->p->pathbuf;
+        if (in_array || (!j->p->json_walk && !jprefix(j->p, j->path_len)))
+            j->path_len = sizeof j->p->pathbuf;   /* nothing inside is wanted */
         ok = jobject(j, depth);
     } else if (c == '[') {
         ok = jarray(j, depth);
@@ -681,6 +746,20 @@ static rs_logline_status json_parse(rs_logparser *p, const char *line, size_t le
     j.p = p;
     j.s = line;
     j.len = len;
+    if (!p->json_walk) {
+        const size_t words = (len + 63) / 64;
+        if (p->jmask_cap < words) {
+            uint64_t *m = rs_realloc(p->jmask, words * 2 * sizeof *m);
+            if (m != NULL) {
+                p->jmask = m;
+                p->jmask_cap = words * 2;
+            }
+        }
+        if (p->jmask_cap >= words) {
+            rs_simd_mask_any(line, len, &JSON_STOP, p->jmask);
+            j.mask = p->jmask;
+        }
+    }
     jws(&j);
     if (j.pos >= len || line[j.pos] != '{' || !jobject(&j, 0)) {
         r->error_offset = j.pos;
@@ -816,6 +895,8 @@ void rs_logparser_free(rs_logparser *p)
     rs_logformat_free(p->tmpl);
     for (size_t i = 0; i < p->n_paths; i++) rs_free(p->paths[i].path);
     rs_free(p->paths);
+    rs_free(p->jnext);
+    rs_free(p->jmask);
     rs_free(p->user_fields);
     rs_free(p->user_list);
     rs_free(p->scratch);
@@ -830,6 +911,8 @@ unsigned rs_logparser_fields(const rs_logparser *p)
 }
 
 const char *rs_logparser_name(const rs_logparser *p) { return p->name; }
+
+void rs_logparser_set_walk(rs_logparser *p, int walk) { p->json_walk = walk; }
 
 int rs_logparser_stateful(const rs_logparser *p)
 {
