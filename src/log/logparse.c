@@ -789,6 +789,12 @@ static int jprefix(const rs_logparser *p, size_t pl)
     return 0;
 }
 
+/* The bytes a JSON number is read as: digits, '-', '+', '.', 'e', 'E'. */
+static const uint8_t JNUM[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
+};
+
 /* @in_array: 0 no, 1 first element (offered at the array's path), 2 later ones. */
 static int jvalue(jscan *j, int depth, int in_array)
 {
@@ -812,22 +818,17 @@ static int jvalue(jscan *j, int depth, int in_array)
         if (ok) joffer(j, v, 0, esc);
     } else {
         const size_t st = j->pos;
-        while (j->pos < j->len) {
-            const char d = j->s[j->pos];
-            if (!((d >= '0' && d <= '9') || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E')) break;
-            j->pos++;
-        }
+        while (j->pos < j->len && JNUM[(unsigned char)j->s[j->pos]]) j->pos++;
         if (j->pos == st) {
-            static const char *const words[] = {"true", "false", "null"};
+            const size_t left = j->len - j->pos;
+            const char *w = j->s + j->pos;
             ok = 0;
-            for (int k = 0; k < 3; k++) {
-                const size_t wl = strlen(words[k]);
-                if (j->len - j->pos >= wl && memcmp(j->s + j->pos, words[k], wl) == 0) {
-                    j->pos += wl;
-                    ok = 1;
-                    if (k == 2) break;                     /* null: no value */
-                    break;
-                }
+            if (left >= 4 && (memcmp(w, "true", 4) == 0 || memcmp(w, "null", 4) == 0)) {
+                j->pos += 4;                                   /* null: no value */
+                ok = 1;
+            } else if (left >= 5 && memcmp(w, "false", 5) == 0) {
+                j->pos += 5;
+                ok = 1;
             }
         } else {
             ok = 1;
