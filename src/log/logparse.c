@@ -617,7 +617,7 @@ static const rs_byteset JSON_STOP = {{(1ull << '"'), (1ull << ('\\' - 64)), 0, 0
 /* A string at j->pos (on the opening quote): *raw is the text between the
  * quotes, *escaped whether it has escapes (checked valid here). Raw control
  * bytes are accepted (a log line cannot hold a newline anyway). */
-static int jstring(jscan *j, rs_str *raw, int *escaped)
+static inline __attribute__((always_inline)) int jstring(jscan *j, rs_str *raw, int *escaped)
 {
     const char *s = j->s;
     size_t i = j->pos + 1;
@@ -700,7 +700,7 @@ static int jvalue(jscan *j, int depth, int first_in_array);
 
 /* Offers a scalar at the current path to the wanted fields; a string is
  * unescaped once, and only when some field wants it. */
-static void joffer(jscan *j, rs_str v, int number, int escaped)
+static void joffer_slow(jscan *j, rs_str v, int number, int escaped)
 {
     const rs_logparser *p = j->p;
     const size_t pl = j->path_len;
@@ -724,6 +724,17 @@ static void joffer(jscan *j, rs_str v, int number, int escaped)
         j->prio[w->field] = w->prio;
         j->num[w->field] = (uint8_t)number;
     }
+}
+
+/* joffer_slow when some wanted path may equal the current one: most values
+ * are in a pruned subtree or in an empty bucket, and return here. */
+static inline __attribute__((always_inline)) void joffer(jscan *j, rs_str v, int number, int escaped)
+{
+    const rs_logparser *p = j->p;
+    const size_t pl = j->path_len;
+    if (pl == 0 || pl >= sizeof p->pathbuf) return;
+    if (!p->json_walk && p->jhead[jhash(p->pathbuf, pl)] == 0) return;
+    joffer_slow(j, v, number, escaped);
 }
 
 static int jobject(jscan *j, int depth)
