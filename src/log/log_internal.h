@@ -28,4 +28,9 @@ rs_logline_status rs_logline_parse_cached(const rs_logformat *fmt, rs_logtime_ca
 /* The item walk alone (no one-pass path): what the one-pass path must equal. */
 rs_logline_status rs_logline_parse_walk(const rs_logformat *fmt, const char *line, size_t len, rs_logrec *out);
 
+/* Tests: @walk nonzero makes the JSON/W3C readers of @p take their plain
+ * paths (every JSON value offered to every wanted path, no subtree pruned,
+ * no vector field split): what the fast paths must equal. */
+void rs_logparser_set_walk(rs_logparser *p, int walk);
+
 #endif /* RS_LOG_INTERNAL_H */

@@ -901,6 +901,8 @@ static int parse_combined_fast(rs_logtime_cache *tc, const char *line, size_t le
     return 1;
 }
 
+static rs_logline_status walk(const rs_logformat *fmt, const char *line, size_t len, rs_logrec *out, int vec);
+
 rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, size_t len,
                                    rs_logrec *out)
 {
@@ -916,10 +918,37 @@ rs_logline_status rs_logline_parse_cached(const rs_logformat *fmt, rs_logtime_ca
             if (parse_combined_fast(tc, line, n, out)) return RS_LOGLINE_OK;
         }
     }
-    return rs_logline_parse_walk(fmt, line, len, out);
+    return walk(fmt, line, len, out, 1);
 }
 
-rs_logline_status rs_logline_parse_walk(const rs_logformat *fmt, const char *line, size_t len, rs_logrec *out)
+/* Spaces and tabs (and quotes, backslashes: one bitmap serves both), where
+ * unquoted walk fields end. */
+static const rs_byteset ws_quote_backslash = {
+    {(1ull << ' ') | (1ull << '\t') | (1ull << '"'), 1ull << ('\\' - 64), 0, 0}, {' ', '\t', '"', '\\'}, 4};
+
+/* find_ws(p, end) from @mask (bits of ws_quote_backslash over line[0, end - line)). */
+static inline const char *mask_find_ws(const uint64_t *mask, const char *line, const char *p, const char *end)
+{
+    const size_t len = (size_t)(end - line), words = (len + 63) >> 6;
+    size_t i = (size_t)(p - line);
+    for (;;) {
+        size_t w = i >> 6;
+        if (w >= words) return end;
+        uint64_t m = mask[w] & (~0ull << (i & 63));
+        while (m == 0) {
+            if (++w >= words) return end;
+            m = mask[w];
+        }
+        i = (w << 6) + (size_t)__builtin_ctzll(m);
+        if (i >= len) return end;
+        if (is_ws(line[i])) return line + i;
+        i++;
+    }
+}
+
+/* The item walk; @vec: find where unquoted fields end from one bitmap of the
+ * line (rs_simd_mask_any) instead of byte by byte (same result). */
+static rs_logline_status walk(const rs_logformat *fmt, const char *line, size_t len, rs_logrec *out, int vec)
 {
     clear(out, line);
     if (len > 0 && line[len - 1] == '\r') len--;
@@ -929,6 +958,13 @@ rs_logline_status rs_logline_parse_walk(const rs_logformat *fmt, const char *lin
         if (k == len) return RS_LOGLINE_EMPTY;
     }
     const char *const end = line + len;
+    uint64_t bits[FAST_MAX_LINE / 64];
+    const uint64_t *mask = NULL;
+    if (vec && len <= FAST_MAX_LINE) {
+        rs_simd_mask_any(line, len, &ws_quote_backslash, bits);
+        mask = bits;
+    }
+#define FIND_WS(p_) (mask ? mask_find_ws(mask, line, (p_), end) : find_ws((p_), end))
     size_t pos = 0;
     rs_logline_status st = RS_LOGLINE_OK;
 
@@ -944,7 +980,7 @@ rs_logline_status rs_logline_parse_walk(const rs_logformat *fmt, const char *lin
         const item *nx = k + 1 < fmt->n_items ? &fmt->items[k + 1] : NULL;
         const char *start = line + pos, *fend;
         if (nx == NULL) {
-            fend = find_ws(start, end);
+            fend = FIND_WS(start);
         } else if (it->quoted) {
             /* The next literal starts with '"'; the rest of it must follow. */
             const char *rest = fmt->text + nx->lit_off + 1;
@@ -980,14 +1016,14 @@ rs_logline_status rs_logline_parse_walk(const rs_logformat *fmt, const char *lin
             const char c = fmt->text[nx->lit_off];
             if (c == ' ' && it->field == F_TIME_LOCAL) {
                 /* `17/May/2015:10:05:03 +0000` outside brackets: two words. */
-                fend = find_ws(start, end);
+                fend = FIND_WS(start);
                 const char *z = fend;
                 while (z < end && is_ws(*z)) z++;
-                if (z < end && (*z == '+' || *z == '-')) fend = find_ws(z, end);
+                if (z < end && (*z == '+' || *z == '-')) fend = FIND_WS(z);
             } else if (c == ' ') {
-                fend = find_ws(start, end);
+                fend = FIND_WS(start);
             } else if (c == ':') {
-                const char *ws = find_ws(start, end);
+                const char *ws = FIND_WS(start);
                 fend = ws;
                 while (fend > start && fend[-1] != ':') fend--;
                 if (fend == start) { st = RS_LOGLINE_BAD_LAYOUT; goto fail; }
@@ -1013,4 +1049,10 @@ fail:
     clear(out, line);
     out->error_offset = pos;
     return st;
+#undef FIND_WS
+}
+
+rs_logline_status rs_logline_parse_walk(const rs_logformat *fmt, const char *line, size_t len, rs_logrec *out)
+{
+    return walk(fmt, line, len, out, 0);
 }

@@ -69,6 +69,14 @@ struct rs_logparser {
     /* JSON */
     jpath *paths;
     size_t n_paths;
+    /* Paths by hash (jhash): bucket heads and chains, indices + 1 (0 ends). */
+    uint16_t jhead[256];
+    uint16_t *jnext;
+    jpath *jpre;             /* every distinct "a.b" of a wanted "a.b.c" (no field) */
+    size_t n_jpre;
+    int json_walk;           /* tests: offer every value to every path, prune nothing */
+    uint64_t *jmask;         /* the line's '"' and '\\' bytes, one bit each (rs_simd_mask_any) */
+    size_t jmask_cap;        /* words */
     char *user_fields;       /* the NAME=KEY overrides, kept for auto */
     const char **user_list;
     size_t n_user;
@@ -100,10 +108,15 @@ static char *scratch_put(rs_logparser *p, const char *s, size_t n)
 /* %XX (and `+` as a space when @plus) decoded into the scratch. */
 static rs_str url_decode(rs_logparser *p, rs_str v, int plus)
 {
-    if (memchr(v.ptr, '%', v.len) == NULL && (!plus || memchr(v.ptr, '+', v.len) == NULL)) return v;
+    static const rs_byteset PCT = {{1ull << '%', 0, 0, 0}, {'%'}, 1};
+    static const rs_byteset PCT_PLUS = {{(1ull << '%') | (1ull << '+'), 0, 0, 0}, {'%', '+'}, 2};
+    const rs_byteset *set = plus ? &PCT_PLUS : &PCT;
+    size_t i = rs_simd_find_any(v.ptr, v.len, set);
+    if (i >= v.len) return v;
     char *d = p->scratch + p->scratch_len;
-    size_t n = 0;
-    for (size_t i = 0; i < v.len; i++) {
+    memcpy(d, v.ptr, i);
+    size_t n = i;
+    for (; i < v.len; i++) {       /* from the first '%' (or '+'), byte by byte: runs are short */
         const unsigned char c = (unsigned char)v.ptr[i];
         int h, l;
         if (c == '%' && i + 2 < v.len + 0 && (h = hexval((unsigned char)v.ptr[i + 1])) >= 0 &&
@@ -224,6 +237,54 @@ static int set_time(rs_logrec *r, rs_str v, int number)
     return 1;
 }
 
+/* ===== Line bitmaps ===== */
+
+/* One bit per byte of line[0, len) that is in @set (rs_simd_mask_any) into
+ * the parser's bitmap; NULL when walking for the tests or out of memory
+ * (the callers then search with memchr / rs_simd_find_any). */
+static const uint64_t *line_mask(rs_logparser *p, const char *line, size_t len, const rs_byteset *set)
+{
+    if (p->json_walk) return NULL;
+    const size_t words = (len + 63) / 64;
+    if (p->jmask_cap < words) {
+        uint64_t *m = rs_realloc(p->jmask, words * 2 * sizeof *m);
+        if (m == NULL) return NULL;
+        p->jmask = m;
+        p->jmask_cap = words * 2;
+    }
+    rs_simd_mask_any(line, len, set, p->jmask);
+    return p->jmask;
+}
+
+/* The first position >= i of a set bit of @mask (bits past len are 0), or len. */
+static inline size_t mask_next(const uint64_t *mask, size_t i, size_t len)
+{
+    const size_t words = (len + 63) >> 6;
+    size_t w = i >> 6;
+    if (w >= words) return len;
+    uint64_t m = mask[w] & (~0ull << (i & 63));
+    while (m == 0) {
+        if (++w >= words) return len;
+        m = mask[w];
+    }
+    return (w << 6) + (size_t)__builtin_ctzll(m);
+}
+
+/* memchr(line + i, c, len - i) as a position (len: none), from @mask (which
+ * holds every c of the line, and maybe other bytes) when there is one. */
+static inline size_t find_byte(const uint64_t *mask, const char *line, size_t i, size_t len, char c)
+{
+    if (mask == NULL) {
+        const char *q = i < len ? memchr(line + i, c, len - i) : NULL;
+        return q ? (size_t)(q - line) : len;
+    }
+    for (;;) {
+        i = mask_next(mask, i, len);
+        if (i >= len || line[i] == c) return i;
+        i++;
+    }
+}
+
 /* ===== W3C / CloudFront ===== */
 
 static uint8_t w3c_field(const char *s, size_t n)
@@ -276,24 +337,46 @@ static rs_logline_status w3c_parse(rs_logparser *p, const char *line, size_t len
         return RS_LOGLINE_DIRECTIVE;
     }
     if (!p->have_fields) return RS_LOGLINE_NO_FIELDS;
+    /* Tabs, spaces and quotes: where fields end, found in one bitmap. */
+    static const rs_byteset W3C_SEP = {{(1ull << '\t') | (1ull << ' ') | (1ull << '"'), 0, 0, 0}, {'\t', ' ', '"'}, 3};
+    static const rs_byteset TAB = {{1ull << '\t', 0, 0, 0}, {'\t'}, 1};
+    const uint64_t *mask = line_mask(p, line, len, p->kind == K_CLOUDFRONT ? &TAB : &W3C_SEP);
     const int tabs = p->kind == K_CLOUDFRONT || memchr(line, '\t', len) != NULL;
     rs_str v[J_COUNT];
     uint32_t seen = 0;
     size_t i = 0, col = 0;
+    if (mask != NULL && p->kind == K_CLOUDFRONT) {
+        /* Tabs alone in the bitmap: each field ends at the next set bit
+         * (the loop below, without its searches). */
+        const size_t words = (len + 63) >> 6;
+        size_t w = 0;
+        uint64_t m = mask[0];
+        while (col < p->n_cols) {
+            while (m == 0 && ++w < words) m = mask[w];
+            const size_t en = m ? (w << 6) + (size_t)__builtin_ctzll(m) : len;
+            m &= m - 1;
+            const uint8_t f = p->cols[col];
+            if (f != J_NONE && !(seen >> f & 1)) {
+                v[f] = (rs_str){line + i, en - i};
+                seen |= 1u << f;
+            }
+            col++;
+            if (en >= len) { i = len + 1; break; }
+            i = en + 1;
+        }
+    }
     while (i <= len && col < p->n_cols) {
         if (!tabs) while (i < len && line[i] == ' ') i++;
         if (i >= len && !(tabs && i == len && col > 0)) break;
         size_t st = i, en;
         if (!tabs && line[i] == '"') {          /* a quoted W3C string */
-            const char *q = memchr(line + i + 1, '"', len - i - 1);
-            if (q == NULL) return RS_LOGLINE_NOT_FIELD_END;
+            const size_t q = find_byte(mask, line, i + 1, len, '"');
+            if (q >= len) return RS_LOGLINE_NOT_FIELD_END;
             st = i + 1;
-            en = (size_t)(q - line);
+            en = q;
             i = en + 1;
         } else {
-            const char sep = tabs ? '\t' : ' ';
-            const char *q = memchr(line + i, sep, len - i);
-            en = q ? (size_t)(q - line) : len;
+            en = find_byte(mask, line, i, len, tabs ? '\t' : ' ');
             i = en;
         }
         const uint8_t f = p->cols[col];
@@ -401,6 +484,52 @@ static rs_status add_path(rs_logparser *p, const char *path, size_t len, uint8_t
     return RS_OK;
 }
 
+/* The bucket of a path: its length and three of its bytes (every path a
+ * value is offered at is 1..1023 bytes). */
+static inline unsigned jhash(const char *s, size_t n)
+{
+    return (unsigned)(n * 31u + (unsigned char)s[n - 1] * 7u + (unsigned char)s[0] * 13u +
+                      (unsigned char)s[n / 2]) & 255u;
+}
+
+static rs_status json_index(rs_logparser *p)
+{
+    memset(p->jhead, 0, sizeof p->jhead);
+    rs_free(p->jnext);
+    p->jnext = NULL;
+    for (size_t i = 0; i < p->n_jpre; i++) rs_free(p->jpre[i].path);
+    rs_free(p->jpre);
+    p->jpre = NULL;
+    p->n_jpre = 0;
+    for (size_t k = 0; k < p->n_paths; k++)
+        for (size_t e = 1; e < p->paths[k].len; e++) {
+            if (p->paths[k].path[e] != '.') continue;
+            size_t i = 0;
+            while (i < p->n_jpre && !(p->jpre[i].len == e && memcmp(p->jpre[i].path, p->paths[k].path, e) == 0)) i++;
+            if (i < p->n_jpre) continue;
+            jpath *np = rs_realloc(p->jpre, (p->n_jpre + 1) * sizeof *np);
+            RS_RETURN_IF(np == NULL, RS_ERR_NOMEM);
+            p->jpre = np;
+            char *c = rs_malloc(e + 1);
+            RS_RETURN_IF(c == NULL, RS_ERR_NOMEM);
+            memcpy(c, p->paths[k].path, e);
+            c[e] = '\0';
+            p->jpre[p->n_jpre++] = (jpath){c, e, J_NONE, 0, c[e - 1]};
+        }
+    if (p->n_paths == 0) return RS_OK;
+    RS_RETURN_IF(p->n_paths >= 65535, RS_ERR_NOMEM);
+    p->jnext = rs_malloc(p->n_paths * sizeof *p->jnext);
+    RS_RETURN_IF(p->jnext == NULL, RS_ERR_NOMEM);
+    for (size_t k = p->n_paths; k-- > 0;) {      /* chains in list order */
+        const jpath *w = &p->paths[k];
+        if (w->len == 0) { p->jnext[k] = 0; continue; }   /* offered nowhere */
+        const unsigned h = jhash(w->path, w->len);
+        p->jnext[k] = p->jhead[h];
+        p->jhead[h] = (uint16_t)(k + 1);
+    }
+    return RS_OK;
+}
+
 static rs_status json_setup(rs_logparser *p, int cloudflare, char *err, size_t err_cap)
 {
     for (size_t i = 0; i < p->n_paths; i++) rs_free(p->paths[i].path);
@@ -435,7 +564,7 @@ static rs_status json_setup(rs_logparser *p, int cloudflare, char *err, size_t e
                 RS_TRY(add_path(p, JSON_DEFAULTS[i].path, strlen(JSON_DEFAULTS[i].path), JSON_DEFAULTS[i].field,
                                 (uint8_t)(1 + i)));
     }
-    return RS_OK;
+    return json_index(p);
 }
 
 typedef struct {
@@ -446,10 +575,12 @@ typedef struct {
     rs_str val[J_COUNT];
     uint8_t prio[J_COUNT];
     uint8_t num[J_COUNT];      /* the value was a JSON number */
+    const uint64_t *mask;      /* JSON_STOP bytes of s[0, len) (NULL: search with rs_simd_find_any) */
 } jscan;
 
-static void jws(jscan *j)
+static inline void jws(jscan *j)
 {
+    if (j->pos < j->len && (unsigned char)j->s[j->pos] > ' ') return;
     while (j->pos < j->len && (j->s[j->pos] == ' ' || j->s[j->pos] == '\t' || j->s[j->pos] == '\r' ||
                                j->s[j->pos] == '\n'))
         j->pos++;
@@ -486,14 +617,15 @@ static const rs_byteset JSON_STOP = {{(1ull << '"'), (1ull << ('\\' - 64)), 0, 0
 /* A string at j->pos (on the opening quote): *raw is the text between the
  * quotes, *escaped whether it has escapes (checked valid here). Raw control
  * bytes are accepted (a log line cannot hold a newline anyway). */
-static int jstring(jscan *j, rs_str *raw, int *escaped)
+static inline __attribute__((always_inline)) int jstring(jscan *j, rs_str *raw, int *escaped)
 {
     const char *s = j->s;
     size_t i = j->pos + 1;
     const size_t start = i;
     *escaped = 0;
     for (;;) {
-        i += rs_simd_find_any(s + i, j->len - i, &JSON_STOP);
+        if (j->mask) i = mask_next(j->mask, i, j->len);
+        else i += rs_simd_find_any(s + i, j->len - i, &JSON_STOP);
         if (i >= j->len) return 0;
         if (s[i] == '"') break;
         if (i + 1 >= j->len) return 0;          /* a backslash */
@@ -550,20 +682,39 @@ static rs_str junescape(jscan *j, rs_str raw)
     return (rs_str){d, n};
 }
 
+/* a[0, n) == b[0, n), for the short keys of log lines. */
+static inline int jeq(const char *a, const char *b, size_t n)
+{
+    while (n >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y) return 0;
+        a += 8; b += 8; n -= 8;
+    }
+    while (n--) if (*a++ != *b++) return 0;
+    return 1;
+}
+
 static int jvalue(jscan *j, int depth, int first_in_array);
 
 /* Offers a scalar at the current path to the wanted fields; a string is
  * unescaped once, and only when some field wants it. */
-static void joffer(jscan *j, rs_str v, int number, int escaped)
+static void joffer_slow(jscan *j, rs_str v, int number, int escaped)
 {
     const rs_logparser *p = j->p;
     const size_t pl = j->path_len;
     if (pl == 0 || pl >= sizeof p->pathbuf) return;
     const char last = p->pathbuf[pl - 1];
     int decoded = !escaped;
-    for (size_t k = 0; k < p->n_paths; k++) {
+    /* The paths of this bucket (every path when walking for the tests): each
+     * has a different (field, prio), so the order they are tried in does not
+     * change the result. */
+    size_t k = p->json_walk ? 0 : p->jhead[jhash(p->pathbuf, pl)];
+    if (!p->json_walk) { if (k == 0) return; k--; }
+    for (; k < p->n_paths; k = p->json_walk ? k + 1 : (p->jnext[k] ? p->jnext[k] - 1u : SIZE_MAX)) {
         const jpath *w = &p->paths[k];
-        if (w->len != pl || w->last != last || memcmp(w->path, p->pathbuf, pl) != 0) continue;
+        if (w->len != pl || w->last != last || !jeq(w->path, p->pathbuf, pl)) continue;
         if (j->prio[w->field] <= w->prio) continue;
         if (!decoded) {
             v = junescape(j, v);
@@ -573,6 +724,17 @@ static void joffer(jscan *j, rs_str v, int number, int escaped)
         j->prio[w->field] = w->prio;
         j->num[w->field] = (uint8_t)number;
     }
+}
+
+/* joffer_slow when some wanted path may equal the current one: most values
+ * are in a pruned subtree or in an empty bucket, and return here. */
+static inline __attribute__((always_inline)) void joffer(jscan *j, rs_str v, int number, int escaped)
+{
+    const rs_logparser *p = j->p;
+    const size_t pl = j->path_len;
+    if (pl == 0 || pl >= sizeof p->pathbuf) return;
+    if (!p->json_walk && p->jhead[jhash(p->pathbuf, pl)] == 0) return;
+    joffer_slow(j, v, number, escaped);
 }
 
 static int jobject(jscan *j, int depth)
@@ -625,6 +787,25 @@ static int jarray(jscan *j, int depth)
     }
 }
 
+/* Whether some wanted path continues the current one, pathbuf[0, pl) + ".":
+ * if none does, the keys of an object here are not worth building. */
+static int jprefix(const rs_logparser *p, size_t pl)
+{
+    if (pl == 0) return 1;                    /* "" joins its keys without a dot */
+    if (pl >= sizeof p->pathbuf) return 0;
+    for (size_t k = 0; k < p->n_jpre; k++) {
+        const jpath *w = &p->jpre[k];
+        if (w->len == pl && w->last == p->pathbuf[pl - 1] && jeq(w->path, p->pathbuf, pl)) return 1;
+    }
+    return 0;
+}
+
+/* The bytes a JSON number is read as: digits, '-', '+', '.', 'e', 'E'. */
+static const uint8_t JNUM[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
+};
+
 /* @in_array: 0 no, 1 first element (offered at the array's path), 2 later ones. */
 static int jvalue(jscan *j, int depth, int in_array)
 {
@@ -636,7 +817,8 @@ static int jvalue(jscan *j, int depth, int in_array)
     if (in_array == 2) j->path_len = sizeof j->p->pathbuf;   /* matches nothing */
     int ok;
     if (c == '{') {
-        if (in_array) j->path_len = sizeof j->p->pathbuf;
+        if (in_array || (!j->p->json_walk && !jprefix(j->p, j->path_len)))
+            j->path_len = sizeof j->p->pathbuf;   /* nothing inside is wanted */
         ok = jobject(j, depth);
     } else if (c == '[') {
         ok = jarray(j, depth);
@@ -647,22 +829,17 @@ static int jvalue(jscan *j, int depth, int in_array)
         if (ok) joffer(j, v, 0, esc);
     } else {
         const size_t st = j->pos;
-        while (j->pos < j->len) {
-            const char d = j->s[j->pos];
-            if (!((d >= '0' && d <= '9') || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E')) break;
-            j->pos++;
-        }
+        while (j->pos < j->len && JNUM[(unsigned char)j->s[j->pos]]) j->pos++;
         if (j->pos == st) {
-            static const char *const words[] = {"true", "false", "null"};
+            const size_t left = j->len - j->pos;
+            const char *w = j->s + j->pos;
             ok = 0;
-            for (int k = 0; k < 3; k++) {
-                const size_t wl = strlen(words[k]);
-                if (j->len - j->pos >= wl && memcmp(j->s + j->pos, words[k], wl) == 0) {
-                    j->pos += wl;
-                    ok = 1;
-                    if (k == 2) break;                     /* null: no value */
-                    break;
-                }
+            if (left >= 4 && (memcmp(w, "true", 4) == 0 || memcmp(w, "null", 4) == 0)) {
+                j->pos += 4;                                   /* null: no value */
+                ok = 1;
+            } else if (left >= 5 && memcmp(w, "false", 5) == 0) {
+                j->pos += 5;
+                ok = 1;
             }
         } else {
             ok = 1;
@@ -681,6 +858,7 @@ static rs_logline_status json_parse(rs_logparser *p, const char *line, size_t le
     j.p = p;
     j.s = line;
     j.len = len;
+    j.mask = line_mask(p, line, len, &JSON_STOP);
     jws(&j);
     if (j.pos >= len || line[j.pos] != '{' || !jobject(&j, 0)) {
         r->error_offset = j.pos;
@@ -816,6 +994,10 @@ void rs_logparser_free(rs_logparser *p)
     rs_logformat_free(p->tmpl);
     for (size_t i = 0; i < p->n_paths; i++) rs_free(p->paths[i].path);
     rs_free(p->paths);
+    rs_free(p->jnext);
+    for (size_t i = 0; i < p->n_jpre; i++) rs_free(p->jpre[i].path);
+    rs_free(p->jpre);
+    rs_free(p->jmask);
     rs_free(p->user_fields);
     rs_free(p->user_list);
     rs_free(p->scratch);
@@ -830,6 +1012,8 @@ unsigned rs_logparser_fields(const rs_logparser *p)
 }
 
 const char *rs_logparser_name(const rs_logparser *p) { return p->name; }
+
+void rs_logparser_set_walk(rs_logparser *p, int walk) { p->json_walk = walk; }
 
 int rs_logparser_stateful(const rs_logparser *p)
 {
@@ -847,7 +1031,8 @@ int rs_logparser_detect(rs_logparser *p, const char *text, size_t len)
 rs_logline_status rs_logparser_parse(rs_logparser *p, const char *line, size_t len, rs_logrec *out)
 {
     if (p->kind == K_TEMPLATE) {
-        const rs_logline_status st = rs_logline_parse_cached(p->tmpl, &p->tcache, line, len, out);
+        const rs_logline_status st = p->json_walk ? rs_logline_parse_walk(p->tmpl, line, len, out)
+                                                  : rs_logline_parse_cached(p->tmpl, &p->tcache, line, len, out);
         out->scheme = (rs_str){line, 0};
         if (st == RS_LOGLINE_OK && p->alb) split_absolute(out);
         return st;

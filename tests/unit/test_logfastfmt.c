@@ -1,0 +1,324 @@
+/*
+ * test_logfastfmt.c - the fast paths of the JSON and W3C/CloudFront readers of
+ * rs_logparser (src/log/logparse.c: a bitmap of each line's quotes and
+ * backslashes, paths found by hash, subtrees no wanted path enters skipped)
+ * against the plain walk they must equal (rs_logparser_set_walk): the shared
+ * logs written in every JSON layout (nginx escape=json, Caddy, Cloudflare), as
+ * W3C (IIS), CloudFront and ALB lines (the ALB template's item walk finds
+ * field ends in one bitmap of the line),
+ * hand-written odd lines, user key mappings, and random mutations of real
+ * lines. Runs on every kernel set under `make test-scalar` too (RS_SIMD).
+ */
+#include <criterion/criterion.h>
+
+#include "robotscan.h"
+#include "common/common.h"
+#include "log/log_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef RS_SHARED_DIR
+#define RS_SHARED_DIR "../shared"
+#endif
+
+typedef struct {
+    rs_logparser *fast, *walk;
+} pair;
+
+static pair pair_of(const char *spec, const char *const *fields, size_t n)
+{
+    pair p = { NULL, NULL };
+    char err[256] = "";
+    cr_assert_eq(rs_logparser_create(spec, strlen(spec), fields, n, err, sizeof err, &p.fast), RS_OK, "%s", err);
+    cr_assert_eq(rs_logparser_create(spec, strlen(spec), fields, n, err, sizeof err, &p.walk), RS_OK, "%s", err);
+    rs_logparser_set_walk(p.walk, 1);
+    return p;
+}
+
+static void pair_free(pair p)
+{
+    rs_logparser_free(p.fast);
+    rs_logparser_free(p.walk);
+}
+
+/* Equal text; a slice into the line at the same place on both sides. */
+static void same_slice(rs_str a, rs_str b, const char *line, size_t len, const char *what, const char *shown)
+{
+    cr_assert_eq(a.len, b.len, "%s length %zu vs %zu on: %s", what, a.len, b.len, shown);
+    if (a.len) cr_assert(memcmp(a.ptr, b.ptr, a.len) == 0, "%s text differs on: %s", what, shown);
+    const int ia = a.ptr >= line && a.ptr <= line + len, ib = b.ptr >= line && b.ptr <= line + len;
+    cr_assert_eq(ia, ib, "%s: one side points into the line, one not, on: %s", what, shown);
+    if (ia && a.len) cr_assert(a.ptr == b.ptr, "%s position differs on: %s", what, shown);
+}
+
+static rs_logline_status both(pair p, const char *line, size_t len)
+{
+    rs_logrec a, b;
+    const rs_logline_status sa = rs_logparser_parse(p.fast, line, len, &a);
+    const rs_logline_status sb = rs_logparser_parse(p.walk, line, len, &b);
+    char shown[600];
+    snprintf(shown, sizeof shown, "[%.*s]", (int)RS_MIN(len, 500), line);
+    cr_assert_eq(sa, sb, "status %d vs %d on: %s", sa, sb, shown);
+    cr_assert_eq(a.flags, b.flags, "flags on: %s", shown);
+    cr_assert_eq(a.error_offset, b.error_offset, "error offset on: %s", shown);
+    cr_assert_eq(a.epoch, b.epoch, "epoch on: %s", shown);
+    cr_assert_eq(a.status, b.status, "status code on: %s", shown);
+    cr_assert_eq(a.bytes, b.bytes, "bytes on: %s", shown);
+    same_slice(a.client, b.client, line, len, "client", shown);
+    same_slice(a.user, b.user, line, len, "user", shown);
+    same_slice(a.host, b.host, line, len, "host", shown);
+    same_slice(a.port, b.port, line, len, "port", shown);
+    same_slice(a.time, b.time, line, len, "time", shown);
+    same_slice(a.request, b.request, line, len, "request", shown);
+    same_slice(a.method, b.method, line, len, "method", shown);
+    same_slice(a.target, b.target, line, len, "target", shown);
+    same_slice(a.protocol, b.protocol, line, len, "protocol", shown);
+    same_slice(a.referer, b.referer, line, len, "referer", shown);
+    same_slice(a.user_agent, b.user_agent, line, len, "user agent", shown);
+    same_slice(a.scheme, b.scheme, line, len, "scheme", shown);
+    return sa;
+}
+
+/* Each line in an exact-size heap copy, so that a read past it shows under ASan. */
+static rs_logline_status both_copy(pair p, const char *line, size_t len)
+{
+    char *c = malloc(len ? len : 1);
+    cr_assert_not_null(c);
+    memcpy(c, line, len);
+    const rs_logline_status st = both(p, c, len);
+    free(c);
+    return st;
+}
+
+/* ===== lines in each layout, from the combined lines of the shared logs ===== */
+
+static size_t put_esc(char *d, rs_str s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s.len; i++) {
+        const unsigned char c = (unsigned char)s.ptr[i];
+        if (c == '"' || c == '\\') { d[n++] = '\\'; d[n++] = (char)c; }
+        else if (c < 0x20) n += (size_t)sprintf(d + n, "\\u%04x", c);
+        else d[n++] = (char)c;
+    }
+    d[n] = '\0';
+    return n;
+}
+
+enum layout { L_NGINX, L_CADDY, L_CLOUDFLARE, L_W3C, L_CLOUDFRONT, L_ALB, L_COUNT };
+
+static const char W3C_FIELDS[] = "#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip "
+                                 "cs-version cs(User-Agent) cs(Referer) cs-host sc-status sc-substatus "
+                                 "sc-win32-status sc-bytes time-taken";
+static const char CLOUDFRONT_FIELDS[] =
+    "#Fields: date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) "
+    "cs(User-Agent) cs-uri-query cs(Cookie) x-edge-result-type x-edge-request-id x-host-header cs-protocol cs-bytes "
+    "time-taken x-forwarded-for ssl-protocol ssl-cipher x-edge-response-result-type cs-protocol-version fle-status "
+    "fle-encrypted-fields c-port time-to-first-byte x-edge-detailed-result-type sc-content-type sc-content-len "
+    "sc-range-start sc-range-end";
+
+/* @s with spaces as @space ("+" or "%20"), '-' when empty. */
+static void put_w3c(char *d, rs_str s, const char *space)
+{
+    size_t n = 0;
+    if (s.len == 0) d[n++] = '-';
+    for (size_t i = 0; i < s.len; i++) {
+        if (s.ptr[i] == ' ' || s.ptr[i] == '\t') n += (size_t)sprintf(d + n, "%s", space);
+        else d[n++] = s.ptr[i];
+    }
+    d[n] = '\0';
+}
+
+/* @r as a line of @layout into @out (>= 8 x the line): its length. */
+static size_t write_line(enum layout layout, const rs_logrec *r, char *out)
+{
+    char ip[1024], req[8192], m[256], t[8192], ref[8192], ua[8192], proto[256];
+    put_esc(ip, r->client);
+    put_esc(req, r->request);
+    put_esc(m, r->method);
+    put_esc(t, r->target);
+    put_esc(ref, r->referer);
+    put_esc(ua, r->user_agent);
+    put_esc(proto, r->protocol);
+    const long long ep = (long long)r->epoch;
+    if (layout == L_ALB) {
+        const time_t tt = (time_t)r->epoch;
+        struct tm tm;
+        gmtime_r(&tt, &tm);
+        char when[64];
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S.000000Z", &tm);
+        return (size_t)sprintf(out, "https %s app/my-loadbalancer/50dc6c495c0c9188 %.*s:1025 10.0.0.1:80 0.000 0.001 "
+                               "0.000 %d %d 34 %lld \"%.*s https://semicomplete.com:443%.*s %.*s\" \"%.*s\" "
+                               "ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 arn:aws:elasticloadbalancing:us-east-2:1:targetgroup/t/7 "
+                               "\"Root=1-58337262-36d228ad5d99923122bbe354\" \"semicomplete.com\" \"-\" 1 %s \"forward\" "
+                               "\"-\" \"-\" \"10.0.0.1:80\" \"%d\" \"-\" \"-\" TID_1234abcd",
+                               when, (int)r->client.len, r->client.ptr, r->status, r->status, (long long)r->bytes,
+                               (int)r->method.len, r->method.ptr, (int)r->target.len, r->target.ptr,
+                               (int)r->protocol.len, r->protocol.ptr, (int)r->user_agent.len, r->user_agent.ptr, when,
+                               r->status);
+    }
+    if (layout == L_W3C || layout == L_CLOUDFRONT) {
+        const char *sp = layout == L_W3C ? "+" : "%20";
+        put_w3c(ip, r->client, sp);
+        put_w3c(m, r->method, sp);
+        put_w3c(t, r->target, sp);
+        put_w3c(ref, r->referer, sp);
+        put_w3c(ua, r->user_agent, sp);
+        put_w3c(proto, r->protocol, sp);
+        const time_t tt = (time_t)r->epoch;
+        struct tm tm;
+        gmtime_r(&tt, &tm);
+        char date[32], clock[32];
+        strftime(date, sizeof date, "%Y-%m-%d", &tm);
+        strftime(clock, sizeof clock, "%H:%M:%S", &tm);
+        if (layout == L_W3C)
+            return (size_t)sprintf(out, "%s %s 10.0.0.5 %s %s - 443 - %s %s %s %s semicomplete.com %d 0 0 %lld 15",
+                                   date, clock, m, t, ip, proto, ua, ref, r->status, (long long)r->bytes);
+        return (size_t)sprintf(out, "%s\t%s\tSFO5-C1\t%lld\t%s\t%s\td111111abcdef8.cloudfront.net\t%s\t%d\t%s\t%s\t-\t-\t"
+                               "Hit\tSOX4xw==\tsemicomplete.com\thttps\t0\t0.001\t-\tTLSv1.3\tTLS_AES_128_GCM_SHA256\t"
+                               "Hit\t%s\t-\t-\t4242\t0.001\tHit\ttext/html\t-\t-\t-",
+                               date, clock, (long long)r->bytes, ip, m, t, r->status, ref, ua, proto);
+    }
+    switch (layout) {
+    case L_NGINX:
+        return (size_t)sprintf(out, "{\"time_local\":\"%.*s\",\"remote_addr\":\"%s\",\"remote_user\":\"\","
+                               "\"host\":\"semicomplete.com\",\"scheme\":\"https\",\"request\":\"%s\",\"status\":\"%d\","
+                               "\"body_bytes_sent\":\"%lld\",\"http_referer\":\"%s\",\"http_user_agent\":\"%s\"}",
+                               (int)r->time.len, r->time.ptr, ip, req, r->status, (long long)r->bytes, ref, ua);
+    case L_CADDY:
+        return (size_t)sprintf(out, "{\"level\":\"info\",\"ts\":%lld.000001,\"logger\":\"http.log.access.log0\","
+                               "\"msg\":\"handled request\",\"request\":{\"remote_ip\":\"%s\",\"remote_port\":\"41342\","
+                               "\"client_ip\":\"%s\",\"proto\":\"%s\",\"method\":\"%s\",\"host\":\"semicomplete.com\","
+                               "\"uri\":\"%s\",\"headers\":{\"User-Agent\":[\"%s\"],\"Accept\":[\"*/*\"],"
+                               "\"Referer\":[\"%s\"]},\"tls\":{\"resumed\":false,\"version\":772}},\"bytes_read\":0,"
+                               "\"user_id\":\"\",\"duration\":0.000929675,\"size\":%lld,\"status\":%d,"
+                               "\"resp_headers\":{\"Server\":[\"Caddy\"]}}",
+                               ep, ip, ip, proto, m, t, ua, ref, (long long)r->bytes, r->status);
+    default:
+        return (size_t)sprintf(out, "{\"ClientIP\":\"%s\",\"ClientRequestHost\":\"semicomplete.com\","
+                               "\"ClientRequestMethod\":\"%s\",\"ClientRequestURI\":\"%s\",\"ClientRequestScheme\":\"https\","
+                               "\"ClientRequestProtocol\":\"%s\",\"ClientRequestReferer\":\"%s\","
+                               "\"ClientRequestUserAgent\":\"%s\",\"EdgeStartTimestamp\":%lld123456789,"
+                               "\"EdgeResponseStatus\":%d,\"EdgeResponseBytes\":%lld,\"RayID\":\"7d2b4b9c8e1f0a01\"}",
+                               ip, m, t, proto, ref, ua, ep, r->status, (long long)r->bytes);
+    }
+}
+
+static const char *const JSON_ODD[] = {
+    "{}", "{", "}", "[]", "{\"a\":1}", "{\"host\":\"x\"", "{\"host\":\"x\",}", "{\"host\":\"x\"} x",
+    "{\"\":{\"host\":\"h\",\"uri\":\"/a\"}}", "{\"request\":{\"\":{\"uri\":\"/x\"}}}",
+    "{\"request\":{\"uri\":\"/a\",\"headers\":{\"User-Agent\":[\"bot/1\",\"b\"],\"Referer\":[]}}}",
+    "{\"request.uri\":\"/a\",\"request\":{\"uri\":\"/b\"}}", "{\"request\":{\"uri\":\"/b\"},\"request.uri\":\"/a\"}",
+    "{\"request\":[{\"uri\":\"/a\"}],\"uri\":\"/c\"}", "{\"request\":\"GET /x HTTP/1.1\",\"uri\":\"/y\"}",
+    "{\"x\":{\"y\":{\"z\":{\"host\":\"a\"}}},\"host\":\"b\",\"uri\":\"/\"}",
+    "{\"uri\":\"/a\\\"b\\\\c\\u0041\\ud83d\\ude00\\ud800\"}", "{\"uri\":\"/a\\x\"}", "{\"uri\":\"/a\\u00g0\"}",
+    "{\"uri\":\"/a\\", "{\"uri\":\"/a\\\"", "{\"ur\\u0069\":\"/k\"}", "{\"uri\":\"/a\",\"status\":\"20x\"}",
+    "{\"uri\":\"/a\",\"status\":2000}", "{\"uri\":\"/a\",\"status\":200,\"ts\":1431857103.5}",
+    "{\"uri\":\"/a\",\"ts\":\"2015-05-17T10:05:03Z\"}", "{\"uri\":\"/a\",\"ts\":true,\"size\":null}",
+    "{\"uri\":\"/a\",\"ts\":tru}", "{\"uri\":\"/a\",\"size\":-}", "{\"uri\":\"-\",\"host\":\"-\"}",
+    " \t{ \"uri\" : \"/a\" , \"host\" :\"h\" } \r", "{\"uri\":\"/a\"}\r",
+    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+    "{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+    "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":"
+    "{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":"
+    "{\"a\":1}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}",
+    "{\"ClientRequestURI\":\"/a\",\"EdgeStartTimestamp\":\"2015-05-17T10:05:03Z\",\"EdgeResponseStatus\":200}",
+    "{\"ClientRequestURI\":\"/a\",\"EdgeStartTimestamp\":1431857103123,\"ClientIP\":\"1.2.3.4\"}",
+    "{\"a\":\"\\\\\\\\\\\"\",\"uri\":\"/q\"}", "{\"a\":\"\\\\\",\"uri\":\"/q\\\\\"}",
+    "", "   ", "\r", "x", "\"", "\\",
+};
+
+static void odd_lines(pair p)
+{
+    for (int round = 0; round < 2; round++)
+        for (size_t i = 0; i < sizeof JSON_ODD / sizeof JSON_ODD[0]; i++)
+            both_copy(p, JSON_ODD[i], strlen(JSON_ODD[i]));
+}
+
+Test(logfastfmt, json_odd_lines_equal_the_walk)
+{
+    pair p = pair_of("json", NULL, 0);
+    odd_lines(p);
+    pair_free(p);
+    p = pair_of("cloudflare", NULL, 0);
+    odd_lines(p);
+    pair_free(p);
+    /* user keys: nested, with dots, empty-key paths, two fields on one key */
+    const char *const fields[] = { "url=a.b.c", "host=x.y", "client=request", "user_agent=x.y", "status=a.b",
+                                   "referer=.host", "time=a..b", "method=request.method" };
+    p = pair_of("json", fields, sizeof fields / sizeof fields[0]);
+    odd_lines(p);
+    static const char *const more[] = {
+        "{\"a\":{\"b\":{\"c\":\"/x\"},\"b.c\":\"/y\"},\"x\":{\"y\":\"Bot/1\"}}",
+        "{\"a.b\":{\"c\":\"/x\"},\"a\":{\"b\":200}}", "{\"\":{\"host\":\"r\"},\"a\":{\"\":{\"b\":\"1431857103\"}}}",
+        "{\"request\":\"1.2.3.4\",\"a\":{\"b\":{\"c\":[\"/z\"]}}}", "{\"request\":{\"method\":\"GET\"}}",
+    };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) both_copy(p, more[i], strlen(more[i]));
+    pair_free(p);
+}
+
+Test(logfastfmt, json_layouts_of_the_shared_logs_and_mutations_equal_the_walk)
+{
+    const char *const names[] = { "elastic-apache_logs.log", "lnav-shop-access.log", "logparser-hackers-access.log" };
+    static const char edits[] = "\"\\{}[],: x0.-\tu\r%+";
+    rs_logparser *comb = NULL;
+    cr_assert_eq(rs_logparser_create("combined", 8, NULL, 0, NULL, 0, &comb), RS_OK);
+    pair ps[L_COUNT] = { pair_of("json", NULL, 0), pair_of("json", NULL, 0), pair_of("cloudflare", NULL, 0),
+                         pair_of("w3c", NULL, 0), pair_of("cloudfront", NULL, 0), pair_of("alb", NULL, 0) };
+    both(ps[L_W3C], W3C_FIELDS, strlen(W3C_FIELDS));
+    both(ps[L_CLOUDFRONT], CLOUDFRONT_FIELDS, strlen(CLOUDFRONT_FIELDS));
+    unsigned seed = 2525;
+    size_t lines = 0, ok = 0, mutated = 0;
+    char *out = malloc(1 << 16), *buf = malloc(1 << 16);
+    cr_assert(out && buf);
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/data/logs/%s", RS_SHARED_DIR, names[k]);
+        FILE *fp = fopen(path, "rb");
+        cr_assert_not_null(fp, "cannot open %s", path);
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while ((n = getline(&line, &cap, fp)) >= 0) {
+            size_t len = (size_t)n;
+            if (len > 0 && line[len - 1] == '\n') len--;
+            if (len > 4000) continue;
+            rs_logrec r;
+            if (rs_logparser_parse(comb, line, len, &r) != RS_LOGLINE_OK) continue;
+            for (int l = 0; l < L_COUNT; l++) {
+                const size_t olen = write_line((enum layout)l, &r, out);
+                lines++;
+                ok += both_copy(ps[l], out, olen) == RS_LOGLINE_OK;
+                for (int m = 0; m < 2; m++) {         /* two edited copies of each line */
+                    memcpy(buf, out, olen);
+                    size_t blen = olen;
+                    const int nedits = 1 + rand_r(&seed) % 2;
+                    for (int e = 0; e < nedits; e++) {
+                        const size_t at = (size_t)rand_r(&seed) % blen;
+                        const char c = edits[(size_t)rand_r(&seed) % (sizeof edits - 1)];
+                        switch (rand_r(&seed) % 4) {
+                        case 0: buf[at] = c; break;                                   /* replace */
+                        case 1: memmove(buf + at + 1, buf + at, blen - at); buf[at] = c; blen++; break;
+                        case 2: if (blen > 1) { memmove(buf + at, buf + at + 1, blen - at - 1); blen--; } break;
+                        default: blen = at + 1; break;                                /* truncate */
+                        }
+                    }
+                    both_copy(ps[l], buf, blen);
+                    mutated++;
+                }
+            }
+        }
+        free(line);
+        fclose(fp);
+    }
+    free(out);
+    free(buf);
+    for (int l = 0; l < L_COUNT; l++) pair_free(ps[l]);
+    rs_logparser_free(comb);
+    cr_assert_geq(lines, 80000, "wrote %zu lines", lines);
+    cr_assert_geq(ok, 78000, "parsed %zu lines", ok);
+    cr_assert_geq(mutated, 160000);
+}
