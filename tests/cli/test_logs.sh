@@ -116,6 +116,22 @@ grep -q -- '--host' "$T/err" || fail "no --host message"
 "$BIN" logs --robots "$T/open.txt" --host a.com --only bogus "$ELASTIC" >/dev/null 2>&1; [ $? = 2 ] || fail "bad --only"
 "$BIN" logs --robots "$T/open.txt" --host a.com "$T/missing.log" >/dev/null 2>"$T/err"; [ $? = 2 ] || fail "missing log exit"
 grep -q 'missing.log' "$T/err" || fail "missing log not named"
+# --- no silent all-clear (issue 29): hits on a site no --robots source knows are not judged;
+# the warning gives their count, checked against the records' reason column; none when every
+# hit has a robots.txt
+mkdir -p "$T/other"; cp "$ROB/zanbil.ir.robots.txt" "$T/other/zanbil.ir.txt"
+"$BIN" logs --robots "$T/other" --host semicomplete.com --format tsv "$ELASTIC" >"$T/nr.tsv" 2>"$T/nr.err" \
+    || fail "no-robots run: exit $?"
+unjudged=$(awk -F'\t' 'NR > 1 && $12 == "no-robots"' "$T/nr.tsv" | wc -l)
+hits=$(($(wc -l <"$T/nr.tsv") - 1))
+[ "$unjudged" -gt 0 ] || fail "no-robots run: no record has reason no-robots"
+all=; [ "$unjudged" = "$hits" ] && all="all "
+grep -q "warning: $all$unjudged of $hits bot hits are on sites that no --robots source knows" "$T/nr.err" \
+    || fail "no-robots run: the warning is missing or miscounts ($unjudged of $hits): $(cat "$T/nr.err")"
+"$BIN" logs --robots "$ROB/semicomplete.com.robots.txt" --host semicomplete.com --quiet "$ELASTIC" >/dev/null 2>"$T/r.err" \
+    || fail "judged run: exit $?"
+grep -q 'no --robots source knows' "$T/r.err" && fail "judged run: a no-robots warning: $(cat "$T/r.err")"
+
 "$BIN" logs --help >"$T/help" 2>"$T/err" || fail "logs --help: exit $?"
 grep -q '^Usage: robotscan logs' "$T/help" || fail "logs --help: no usage on stdout"
 
