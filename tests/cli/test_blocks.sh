@@ -21,7 +21,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/lib/helpers.sh"
 
 for tool in zstd python3; do
-    command -v $tool >/dev/null || { echo "SKIP: $tool is not installed"; fail "$tool missing"; finish; }
+    command -v $tool >/dev/null || { fail "$tool is not installed (scripts/deps.sh installs it)"; finish; }
 done
 
 python3 "$HERE/../../scripts/gen-bench-data" --sites 3000 --urls 400000 --order random \
