@@ -345,10 +345,12 @@ TEST_RUNS  = $(TEST_FIRST) $(filter-out $(TEST_FIRST),$(RUN_CLI) $(RUN_UNIT) $(R
              $(RUN_FUZZ) run/optional/testdata-matches-shared)
 # -jTEST_JOBS unless make already runs with -j (a jobserver to share)
 TEST_J     = $(if $(filter --jobserver%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
-test: all $(SHARED_DEP) ## build everything and run every test, TEST_JOBS (2) at a time (summary at the end)
+test: $(DEPS_ALL) ## build everything and run every test, TEST_JOBS (2) at a time (summary at the end)
 	@rm -rf $(RESULTS) $(RESULTS:.txt=-logs); start=$$(date +%s); rc=0; \
+	$(MAKE) --no-print-directory $(TEST_J) all $(SHARED_DEP) || { \
+	    echo "FAIL make all (the build failed: errors above)" >>$(RESULTS); rc=1; }; \
 	echo "== make test: $(words $(TEST_RUNS)) suites, $(TEST_JOBS) at a time; logs in $(RESULTS:.txt=-logs)/"; \
-	$(RUN_ALL) $(TEST_J) RESULTS=$(RESULTS) $(TEST_RUNS) || rc=1; \
+	[ $$rc != 0 ] || $(RUN_ALL) $(TEST_J) RESULTS=$(RESULTS) $(TEST_RUNS) || rc=1; \
 	if [ $$rc != 0 ] && ! grep -q '^FAIL ' $(RESULTS) 2>/dev/null; then \
 	    echo "FAIL make test (a step failed before its suites ran: a build error above?)" >>$(RESULTS); fi; \
 	tests/summary.sh $(RESULTS) $$start || rc=1; exit $$rc
