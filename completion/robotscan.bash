@@ -40,7 +40,7 @@ _robotscan()
 
     local opts
     case $cmd in
-        check) opts="--robots --agent --format --encode-urls --semantics --help" ;;
+        check) opts="--robots --agent --format --encode-urls --semantics --batch --help" ;;
         urls)  opts="--robots --agent --format --only --quiet --stats --missing --encode-urls
                      --semantics -j --jobs --verbose --progress --no-progress --fail-on-disallowed --help" ;;
         logs)  opts="--robots --host --scheme --log-format --agent --format --only --quiet --stats

@@ -14,7 +14,7 @@
 # tests/summary.sh RESULTS prints the counts.
 set -u
 if [ "${2:-}" = --skip ]; then
-    printf 'SKIP: %s: %s\n' "$3" "$4"
+    printf '  SKIP  %s: %s\n' "$3" "$4"
     printf 'SKIP %s: %s\n' "$3" "$4" >>"$1"
     exit 0
 fi
