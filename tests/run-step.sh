@@ -54,10 +54,10 @@ printf 'TIME %s %s\n' "$secs" "$name" >>"$results"
 [ -n "$tmpdir" ] || printf 'LOG %s %s\n' "$name" "$log" >>"$results"
 if [ "$rc" = 0 ]; then
     echo "PASS $name" >>"$results"
-    printf '  ok    %-44s %7s s\n' "$name" "$secs"
+    printf '  ok    %-48s %7s s\n' "$name" "$secs"
 else
     echo "FAIL $name (exit $rc)" >>"$results"
-    printf '  FAIL  %-44s %7s s   (exit %s)\n' "$name" "$secs" "$rc"
+    printf '  FAIL  %-48s %7s s   (exit %s)\n' "$name" "$secs" "$rc"
     if [ -z "${RS_TEST_VERBOSE:-}" ]; then
         { grep -a -m 10 -E '(^|[^A-Za-z])FAIL' "$log" || tail -n 15 "$log"; } | cut -c1-300 | sed 's/^/      | /'
         [ -n "$tmpdir" ] || echo "      log: $log"
