@@ -284,10 +284,11 @@ SAN_CC    ?= clang
 SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZERS) -fno-sanitize-recover=all
 SANITIZERS ?= address,undefined
 
-# Through the CLI, conformance runs the first SAN_CONFORMANCE_LIMIT (case, agent)
-# groups of each folder (one ASan process each; all of them take ~6 min); every
-# vector still runs under the sanitizers in-process (test_conformance,
-# test_differential). SAN_CONFORMANCE_LIMIT= (empty) runs them all.
+# Through the CLI, conformance runs every vector of each folder in one ASan process
+# (check --batch) and, one process per (case, agent) group, the first
+# SAN_CONFORMANCE_LIMIT groups of the small folders (all of them: they have fewer);
+# every vector also runs under the sanitizers in-process (test_conformance,
+# test_differential).
 SAN_CONFORMANCE_LIMIT ?= 1000
 # Warnings are `make test`'s job (gcc, -Werror); clang's extra ones do not fail here.
 # Leaks: Criterion ignores a test process's LeakSanitizer report and its own
@@ -296,18 +297,20 @@ SAN_CONFORMANCE_LIMIT ?= 1000
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize: ## ASan+UBSan build in build-san/, then unit + CLI + conformance + fuzz replays
-	@rm -rf build-san/test-results.txt build-san/test-results-logs; start=$$(date +%s)
-	@rc=0; $(SAN_ENV) $(MAKE) --no-print-directory BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
+	@rm -rf build-san/test-results.txt build-san/test-results-logs
+	@start=$$(date +%s); rc=0; $(SAN_ENV) $(RUN_ALL) $(TEST_J) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
 	    UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" CONFORMANCE_LIMIT=$(SAN_CONFORMANCE_LIMIT) \
 	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=$(SANITIZERS)" \
-	    build-san/robotscan && \
+	    build-san/robotscan SAN_BUILD || { rc=1; \
+	    echo "FAIL sanitize build (errors above)" >>build-san/test-results.txt; }; \
 	$(SAN_ENV) $(RUN_ALL) $(TEST_J) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
 	    UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" CONFORMANCE_LIMIT=$(SAN_CONFORMANCE_LIMIT) \
 	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=$(SANITIZERS)" \
 	    SAN_RUNS || rc=$$?; \
 	tests/summary.sh build-san/test-results.txt $$start || rc=1; exit $$rc
-# What sanitize runs, longest first (two at a time).
-.PHONY: SAN_RUNS
+# What sanitize builds, then runs, longest first (two at a time).
+.PHONY: SAN_BUILD SAN_RUNS
+SAN_BUILD: $(TEST_BIN) $(REPLAY_BIN) $(SHARED_DEP)
 SAN_RUNS: run/unit/test_differential run/unit/test_scan run/cli/test_urls.sh $(RUN_UNIT) $(RUN_CLI) \
           $(RUN_CONF) $(RUN_CONF_GRP) $(RUN_FUZZ)
 
@@ -347,10 +350,10 @@ TEST_RUNS  = $(TEST_FIRST) $(filter-out $(TEST_FIRST),$(RUN_CLI) $(RUN_UNIT) $(R
 TEST_J     = $(if $(filter --jobserver%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 test: $(DEPS_ALL) ## build everything and run every test, TEST_JOBS (2) at a time (summary at the end)
 	@rm -rf $(RESULTS) $(RESULTS:.txt=-logs); start=$$(date +%s); rc=0; \
-	$(MAKE) --no-print-directory $(TEST_J) all $(SHARED_DEP) || { \
-	    echo "FAIL make all (the build failed: errors above)" >>$(RESULTS); rc=1; }; \
+	$(RUN_ALL) $(TEST_J) all $(TEST_BIN) $(REPLAY_BIN) $(SHARED_DEP) || { \
+	    echo "FAIL build (make all and the test binaries: errors above)" >>$(RESULTS); rc=1; }; \
 	echo "== make test: $(words $(TEST_RUNS)) suites, $(TEST_JOBS) at a time; logs in $(RESULTS:.txt=-logs)/"; \
-	[ $$rc != 0 ] || $(RUN_ALL) $(TEST_J) RESULTS=$(RESULTS) $(TEST_RUNS) || rc=1; \
+	$(RUN_ALL) $(TEST_J) RESULTS=$(RESULTS) $(TEST_RUNS) || rc=1; \
 	if [ $$rc != 0 ] && ! grep -q '^FAIL ' $(RESULTS) 2>/dev/null; then \
 	    echo "FAIL make test (a step failed before its suites ran: a build error above?)" >>$(RESULTS); fi; \
 	tests/summary.sh $(RESULTS) $$start || rc=1; exit $$rc
