@@ -342,8 +342,10 @@ bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/ben
 # conformance one process per group, the sanitizers and the scalar kernels.
 TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-report test-scale test-python \
              test-install test-optional
-TEST_FIRST = run/cli/test_urls.sh run/python/pytest run/report/test_report.sh run/scale/test_dask.py \
-             run/unit/test_differential run/unit/test_scan run/install/test_install.sh
+TEST_FIRST = run/cli/test_merge_stats.sh run/cli/test_urls.sh run/report/test_report.sh run/cli/test_warc.sh \
+             run/cli/test_partition.sh run/cli/test_blocks.sh run/scale/test_dask.py run/cli/test_shard_w3c.sh \
+             run/cli/test_logformats.sh run/cli/test_scan.sh run/cli/test_badinput.sh run/python/pytest \
+             run/unit/test_differential run/unit/test_scan
 TEST_RUNS  = $(TEST_FIRST) $(filter-out $(TEST_FIRST),$(RUN_CLI) $(RUN_UNIT) $(RUN_CONF) $(RUN_CONF_GRP) \
              $(RUN_FUZZ) run/optional/testdata-matches-shared)
 # -jTEST_JOBS unless make already runs with -j (a jobserver to share)
