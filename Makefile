@@ -69,7 +69,7 @@ STEP         = tests/run-step.sh $(RESULTS)
 
 .PHONY: all lib cli test test-full check test-unit test-cli test-conformance test-conformance-full \
         test-scalar demo bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install \
-        clean help deps test-mutants test-optional testdata update-testdata FORCE \
+        clean help deps test-mutants test-optional testdata update-testdata FORCE tsan \
         so test-python test-install uninstall test-report test-scale
 
 all: lib so cli ## build librobotscan.a, librobotscan.so and ./robotscan (default)
@@ -323,6 +323,12 @@ ubsan: ## like sanitize, UndefinedBehaviorSanitizer only (build-ubsan/)
 	$(SAN_ENV) $(MAKE) BUILD=build-ubsan BIN=build-ubsan/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
 	    CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=all" LDFLAGS="-fsanitize=undefined" \
 	    build-ubsan/robotscan test-unit test-cli test-conformance test-fuzz-replay
+tsan: ## ThreadSanitizer build in build-tsan/: the job unit tests and urls/logs/diff -j 2 (tests/tsan)
+	$(MAKE) BUILD=build-tsan BIN=build-tsan/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
+	    CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
+	    build-tsan/robotscan $(patsubst $(BUILD)/%,build-tsan/%,$(filter $(BUILD)/tests/test_job%,$(TEST_BIN))) $(SHARED_DEP)
+	bash tests/tsan/run.sh build-tsan build-tsan/robotscan $(SHARED)
+
 $(BUILD)/bench/%: bench/%.cc $(LIB) $(SHARED_STAMP) | $(DEPS_ALL) $(SHARED_DEP)
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -std=c++17 -DRS_STATIC_LINKING_ONLY -Isrc $(PKG_CFLAGS) -DRS_SHARED_DIR='"$(SHARED)"' \
@@ -346,8 +352,11 @@ TEST_FIRST = run/cli/test_merge_stats.sh run/cli/test_urls.sh run/report/test_re
              run/cli/test_partition.sh run/cli/test_blocks.sh run/scale/test_dask.py run/cli/test_shard_w3c.sh \
              run/cli/test_logformats.sh run/cli/test_scan.sh run/cli/test_badinput.sh run/python/pytest \
              run/unit/test_differential run/unit/test_scan
-TEST_RUNS  = $(TEST_FIRST) $(filter-out $(TEST_FIRST),$(RUN_CLI) $(RUN_UNIT) $(RUN_CONF) $(RUN_CONF_GRP) \
-             $(RUN_FUZZ) run/optional/testdata-matches-shared)
+# Every suite of TEST_STEPS, in the order to start them (TEST_FIRST, then the rest)
+TEST_ALL   = $(RUN_UNIT) $(RUN_CLI) $(RUN_CONF) $(RUN_CONF_GRP) $(RUN_FUZZ) run/report/test_report.sh \
+             run/scale/test_dask.py run/python/pytest run/install/test_install.sh \
+             run/optional/testdata-matches-shared
+TEST_RUNS  = $(filter $(TEST_ALL),$(TEST_FIRST)) $(filter-out $(TEST_FIRST),$(TEST_ALL))
 # -jTEST_JOBS unless make already runs with -j (a jobserver to share)
 TEST_J     = $(if $(filter --jobserver%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 test: $(DEPS_ALL) ## build everything and run every test, TEST_JOBS (2) at a time (summary at the end)

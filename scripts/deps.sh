@@ -41,6 +41,12 @@ if [ "$mode" != "--check-build" ]; then
     /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || missing="$missing python3-pytest"
     /usr/bin/python3 -c 'import scrapy' >/dev/null 2>&1 || missing="$missing python3-scrapy"
     /usr/bin/python3 -c 'import distributed' >/dev/null 2>&1 || missing="$missing python3-distributed"
+    # `pip install --no-build-isolation .` (tests/python/test_pip_install.py): no network
+    /usr/bin/python3 -c 'import setuptools' >/dev/null 2>&1 || missing="$missing python3-setuptools"
+    /usr/bin/python3 -c 'import wheel' >/dev/null 2>&1 || missing="$missing python3-wheel"
+    /usr/bin/python3 -c 'import pip' >/dev/null 2>&1 || missing="$missing python3-pip"
+    /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$missing python3-venv"
+    /usr/bin/python3 -c 'import requests' >/dev/null 2>&1 || missing="$missing python3-requests"
 fi
 
 missing=$(echo $missing | tr ' ' '\n' | sort -u | tr '\n' ' ')

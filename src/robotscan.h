@@ -66,7 +66,8 @@ typedef enum {
     RS_ERR_CORRUPT,   /* damaged compressed input */
     RS_ERR_USAGE,     /* the caller broke an API contract */
     RS_ERR_LIMIT,     /* an input exceeds a hard limit */
-    RS_ERR_EOF        /* no more records (not a failure) */
+    RS_ERR_EOF,       /* no more records (not a failure) */
+    RS_ERR_CANCELED   /* stopped by rs_job_cancel or a callback */
 } rs_status;
 
 /** @return a static, human-readable name for a status. */
@@ -188,6 +189,14 @@ typedef struct {
 /** @return RS_OK and fills @out, or RS_ERR_USAGE for a bad index. */
 RS_API rs_status rs_matcher_rule(const rs_matcher *m, int32_t rule, rs_rule_info *out);
 
+/**
+ * The rule as records show it: "allow: PATTERN" or "disallow: PATTERN" (the one
+ * spelling of every command, binding and statistics file). Writes at most @cap
+ * bytes at @dst, NUL-terminated when @cap > 0.
+ * @return the length of the whole text (as snprintf: >= @cap means cut).
+ */
+RS_API size_t rs_rule_text(const rs_rule_info *rule, char *dst, size_t cap);
+
 /** @return the number of rules compiled into @m. */
 RS_API size_t rs_matcher_rule_count(const rs_matcher *m);
 
@@ -297,53 +306,16 @@ RS_API rs_status rs_matcher_check_urls(const rs_matcher *m, const char *urls, co
 
 /* ===== Origins and robots sources (src/sites) =====
  *
- * An origin is what one robots.txt governs: scheme, host and port (SPEC 3).
- * rs_origin_parse() turns a URL into its canonical origin string
- * "scheme://host[:port]" so that two URLs share a robots.txt iff their
- * origin strings are byte-equal. Canonicalisation (decided here, see
- * src/sites/origin.c for the reasons):
- *  - a leading UTF-8 BOM and leading/trailing ASCII whitespace and control
- *    bytes of the line are ignored;
- *  - scheme lower-cased; a URL without "scheme://" (`example.com/x`,
- *    `//example.com/x`) is taken as http; without a leading "//" it may not
- *    carry userinfo or an empty port (`mailto:a@b.c`, `http:/x` are malformed);
- *  - "scheme://" counts only before the first '/', '?' or ';' (as in
- *    rs_url_path); the authority ends at the first '/', '?', '#' or ';';
- *  - userinfo (`user:pw@`, up to the last '@') dropped;
- *  - host: %XX escapes decoded once; ASCII lower-cased; a host with a byte
- *    >= 0x80 converted to punycode with libidn2 (UTS#46 non-transitional,
- *    falling back to transitional); one trailing dot removed (`a.com.` =
- *    `a.com`); allowed ASCII bytes [a-z0-9-_.]; no empty label, labels <= 63
- *    and host <= 253 bytes;
- *  - a host ending in a number is an IPv4 address (WHATWG rules: `0x7f.1` =
- *    `127.0.0.1`), written dotted-decimal; `[v6]` is written in RFC 5952
- *    form (lower-case hex, longest zero run as `::`, no dotted quad);
- *  - port: decimal 1..65535 (leading zeros allowed, 0 malformed); http 80, https 443 and
- *    ftp 21 are elided; an empty port (`http://a.com:/`) is the default.
- * Malformed input is not an error: rs_origin_parse() returns RS_OK and sets
- * rs_origin.error; callers count it.
- *
- * Robots sources (`--robots PATH`, first one that knows an origin wins):
- *  - a regular file not ending in `.tsv`: one robots.txt for every origin;
- *  - a directory: entries `HOST`, `HOST.txt`, `HOST:PORT`, `HOST:PORT.txt`,
- *    `HOST_PORT`, `HOST_PORT.txt` (the `_` form is the protego test-data
- *    convention, e.g. `moodle.org_443.txt`) or `HOST/robots.txt`; HOST is
- *    normalised like an origin's host (IDN included). `HOST` serves http and
- *    https on their default ports; `HOST:PORT` serves http and https on
- *    PORT. Other schemes are not served. Entries whose name is not a valid
- *    host, dot-files and `*.tsv` are skipped (counted). When two entries name
- *    the same host and port, the name that sorts first (bytewise) wins.
- *  - a manifest `*.tsv`: lines `ORIGIN<TAB>STATUS<TAB>FILE` (FILE relative
- *    to the manifest's directory; optional or `-` unless STATUS is 2xx);
- *    ORIGIN may be written as an origin or as its robots.txt URL
- *    (`https://a.com/robots.txt`); STATUS is 200..599 or `error`. Blank lines
- *    and lines starting with `#` are skipped; CRLF accepted; the first line
- *    for an origin wins. Any other line fails rs_sites_create() with
- *    RS_ERR_CORRUPT and an errmsg naming the manifest and line.
- * Bodies are read lazily (at most RS_ROBOTS_MAX_BODY bytes), parsed once per
- * file, and compiled once per (file, agent); all of it is cached until
- * rs_sites_free(), so memory grows with the number of origins and agents,
- * never with the number of URLs.
+ * An origin (scheme, host, port: SPEC 3) is what one robots.txt governs.
+ * rs_origin_parse() gives a URL's canonical origin "scheme://host[:port]":
+ * two URLs share a robots.txt iff their origins are byte-equal. Malformed
+ * input is not an error: RS_OK with rs_origin.error set. Robots sources are
+ * a robots.txt file (every origin), a directory of HOST[.txt] /
+ * HOST:PORT[.txt] / HOST/robots.txt entries, a manifest `*.tsv`
+ * (ORIGIN<TAB>STATUS<TAB>FILE) or a WARC; the first source that knows an
+ * origin wins. Bodies are read lazily, parsed once per file and compiled
+ * once per (file, agent), cached until rs_sites_free() or rs_sites_release().
+ * The canonicalisation and source rules in full: docs/origins.md.
  */
 
 /** Bytes rs_origin_parse() may write: pass a dst of at least this size. */
@@ -687,6 +659,170 @@ RS_API rs_status rs_sites_each(rs_sites *s, rs_site_doc_cb cb, void *ctx);
 /** @return the number of `Sitemap:` lines of @rs. */
 RS_API size_t rs_ruleset_sitemap_count(const rs_ruleset *rs);
 
+/* ===== Bulk jobs (src/job, SPEC 8) =====
+ *
+ * A job runs what `robotscan urls` and `robotscan logs` run, with the same
+ * records and statistics: inputs of URLs (or access-log lines; plain, .zst
+ * or .gz, detected from the content) decided against robots sources by
+ * worker threads, records delivered in input order, counts and tallies
+ * kept on the handle. The command-line tool is the first user of this API.
+ *
+ *   rs_job *job = rs_job_create(RS_JOB_URLS);
+ *   rs_job_add_robots(job, "robots/");             (files, directories, manifests, WARC)
+ *   rs_job_add_agent(job, "Googlebot");
+ *   rs_job_set(job, RS_JOB_WORKERS, 2);
+ *   rs_job_set(job, RS_JOB_MEMORY_LIMIT, 256 << 20);
+ *   rs_job_set_records(job, on_records, ctx);      (or rs_job_set_output: TSV/CSV/JSONL bytes)
+ *   if (rs_job_run(job, "urls.txt.zst") != RS_OK) puts(rs_job_errmsg(job));
+ *   rs_job_finish(job);                            (end-of-job passes; statistics final)
+ *   rs_job_stats_json(job, &json, &len);
+ *   rs_job_free(job);
+ *
+ * Contracts
+ *  - One thread drives a job (every call but rs_job_cancel); callbacks run on
+ *    that thread, inside rs_job_run*, in input order. Worker threads are the
+ *    job's own and end before rs_job_run* returns.
+ *  - Errors sit on the handle: a failed call returns its status and
+ *    rs_job_errmsg() says why (as sqlite3_errmsg). A failed run keeps every
+ *    record before the failure delivered; later runs may follow.
+ *  - Settings (rs_job_set*, rs_job_add_*) are taken before the first run;
+ *    after it they return RS_ERR_USAGE.
+ *  - Memory: the loaded robots.txt stay under about RS_JOB_MEMORY_LIMIT; past
+ *    it a urls input is partitioned by host into temporary zstd files in
+ *    RS_JOB_SPILL_DIR (unlinked at once: nothing is left behind whatever ends
+ *    the process) and merged back in input order; logs spill records and
+ *    crawl-delay entries. The records are the same with or without a limit.
+ */
+
+typedef struct rs_job rs_job;
+
+typedef enum {
+    RS_JOB_URLS = 1,        /* a URL a line -> url, origin, agent, verdict, line, rule, reason */
+    RS_JOB_LOGS = 2         /* access-log lines -> the bot hits and their violations */
+} rs_job_kind;
+
+/** How records are written by rs_job_set_output (also the CLI's --format). */
+typedef enum { RS_FORMAT_TEXT = 0, RS_FORMAT_TSV, RS_FORMAT_CSV, RS_FORMAT_JSONL } rs_format;
+
+/** Origins no robots source knows (--missing). */
+typedef enum { RS_MISSING_ALLOW = 0, RS_MISSING_DISALLOW, RS_MISSING_SKIP } rs_missing;
+
+typedef enum {
+    RS_JOB_WORKERS = 1,     /* threads deciding blocks, 1-256; 1 (default): all on the calling thread */
+    RS_JOB_MEMORY_LIMIT,    /* bytes, at least 1 MiB; 0: no limit; default 1 GiB */
+    RS_JOB_SEMANTICS,       /* rs_semantics (default RS_SEMANTICS_GOOGLE) */
+    RS_JOB_MISSING,         /* rs_missing (urls; default RS_MISSING_ALLOW) */
+    RS_JOB_ENCODE_URLS,     /* 1: percent-encode non-ASCII path bytes before matching (urls) */
+    RS_JOB_ONLY,            /* urls: 0 every record (default), 1 allowed only, 2 disallowed only;
+                               logs: 1 violations only */
+    RS_JOB_FORMAT,          /* rs_format of rs_job_set_output (default RS_FORMAT_TSV) */
+    RS_JOB_HEADER,          /* 1 (default): the header row first (TSV, CSV output) */
+    RS_JOB_INPUT_LINE,      /* 1: an input_line column first in the output */
+    RS_JOB_VERBOSE,         /* 1: a diagnostic line per malformed line (else one note at the end) */
+    RS_JOB_NO_RECORDS,      /* 1: count only, deliver no record (--quiet) */
+    RS_JOB_TALLIES          /* 1 (default): tallies by origin and rule (bot, hour) in the statistics */
+} rs_job_param;
+
+typedef enum {
+    RS_JOB_SPILL_DIR = 1,   /* directory of the temporary files (default $TMPDIR, else /tmp) */
+    RS_JOB_LOG_FORMAT,      /* logs: combined (default), common, vhost_combined, cloudfront, w3c,
+                               alb, json, cloudflare, auto, or an nginx/Apache format string */
+    RS_JOB_HOST,            /* logs: the site of logs whose lines do not name it */
+    RS_JOB_SCHEME,          /* logs: http or https (default https) */
+    RS_JOB_FIELD,           /* logs, json formats: NAME=KEY (repeatable) */
+    RS_JOB_VERIFY           /* logs: [TOKEN=]FILE of published crawler IP ranges (repeatable) */
+} rs_job_sparam;
+
+/** One record, delivered in input order: its fields in rs_job_columns() order, as raw
+ *  bytes (not escaped; valid until the callback returns). */
+typedef struct {
+    uint64_t input_line;    /* the line of its input it came from (1-based) */
+    const rs_str *fields;
+} rs_job_record;
+
+/** Takes @n bytes of whole formatted records. @return 0, or nonzero to stop the job. */
+typedef int (*rs_job_output_fn)(void *user, const void *bytes, size_t n);
+/** Takes @n records. @return 0, or nonzero to stop the job. */
+typedef int (*rs_job_records_fn)(void *user, const rs_job_record *records, size_t n);
+/** Takes diagnostic text (whole lines, each ending in '\n'). */
+typedef void (*rs_job_diag_fn)(void *user, const char *text, size_t n);
+
+typedef struct {
+    uint64_t lines;         /* input lines so far */
+    uint64_t bytes_in;      /* input bytes read (compressed) */
+    uint64_t file_size;     /* the input's size; 0: unknown (a pipe) */
+    double   seconds;       /* since the job's first run began */
+    int      final;         /* the run's last call */
+} rs_job_progress;
+typedef void (*rs_job_progress_fn)(void *user, const rs_job_progress *p);
+
+/** Totals over every run so far (rs_job_totals_get). */
+typedef struct {
+    uint64_t lines;         /* input lines, oversized ones included */
+    uint64_t blank;         /* blank and comment lines */
+    uint64_t records;       /* urls: URLs decided (one a URL, agents apart); logs: bot hits */
+    uint64_t malformed;     /* lines that are not records */
+    uint64_t skipped;       /* records skipped on purpose (RS_MISSING_SKIP, filters) */
+    uint64_t verdict[2];    /* [0] allowed, [1] disallowed */
+    uint64_t reason[RS_REASON_COUNT];
+    uint64_t bytes_in, bytes_out;   /* input bytes read, and after decompression */
+    uint64_t violations;    /* logs: disallowed or crawl-delay-violating hits */
+    double   seconds;       /* wall time of the runs */
+    unsigned partitions;    /* urls past the memory limit: partitions run (0: none) */
+} rs_job_totals;
+
+/** @return a new job of @kind, or NULL when memory ran out. */
+RS_API rs_job *rs_job_create(rs_job_kind kind);
+/** Ends the job's threads, removes its temporary files and frees it. NULL is fine. */
+RS_API void rs_job_free(rs_job *job);
+/** @return why the last failed call failed ("" when none did). */
+RS_API const char *rs_job_errmsg(const rs_job *job);
+
+RS_API rs_status rs_job_set(rs_job *job, rs_job_param param, int64_t value);
+RS_API rs_status rs_job_set_string(rs_job *job, rs_job_sparam param, const char *value);
+/** A robots source: a robots.txt file, a directory of HOST[.txt] files, a manifest .tsv or
+ *  a WARC (as rs_sites_create); in the order given, the first that knows an origin wins. */
+RS_API rs_status rs_job_add_robots(rs_job *job, const char *path);
+/** Sites the caller built instead (e.g. bodies from memory: rs_sites_add_body); borrowed
+ *  until rs_job_free, and used by one job at a time. Excludes rs_job_add_robots. */
+RS_API rs_status rs_job_use_sites(rs_job *job, rs_sites *sites);
+/** A crawler's product token (urls: one or more, a URL's records in this order; logs:
+ *  audit only these bots, default every known one). */
+RS_API rs_status rs_job_add_agent(rs_job *job, const char *token);
+
+/** Records as bytes in RS_JOB_FORMAT, header row first (RS_JOB_HEADER). */
+RS_API rs_status rs_job_set_output(rs_job *job, rs_job_output_fn fn, void *user);
+/** Records as fields (replaces rs_job_set_output). */
+RS_API rs_status rs_job_set_records(rs_job *job, rs_job_records_fn fn, void *user);
+/** The column names of the records, in field order; *n their count. Takes the settings
+ *  as the first run does (0 columns when they fail: see rs_job_errmsg). */
+RS_API const char *const *rs_job_columns(rs_job *job, size_t *n);
+/** Diagnostics (malformed lines with RS_JOB_VERBOSE, the end-of-job note); default: dropped. */
+RS_API rs_status rs_job_set_diag(rs_job *job, rs_job_diag_fn fn, void *user);
+/** Progress, at most twice a second and once at the end of each run. */
+RS_API rs_status rs_job_set_progress(rs_job *job, rs_job_progress_fn fn, void *user);
+
+/** Runs one input to its end: a path, or NULL / "-" for stdin. */
+RS_API rs_status rs_job_run(rs_job *job, const char *path);
+/** Runs an open descriptor to its end (not closed); @name is used in messages. */
+RS_API rs_status rs_job_run_fd(rs_job *job, int fd, const char *name);
+/** Runs @size bytes in memory (plain, .zst or .gz) as one input. */
+RS_API rs_status rs_job_run_buffer(rs_job *job, const void *data, size_t size, const char *name);
+/** Stops a run as soon as possible: its rs_job_run* returns RS_ERR_CANCELED, and so does
+ *  every later run. Any thread, any time (also from a callback). */
+RS_API void rs_job_cancel(rs_job *job);
+/** After the last run: the passes that need every input (logs: crawl-delay, whose records
+ *  come out here), then the end-of-job note to the diag callback. Statistics are final. */
+RS_API rs_status rs_job_finish(rs_job *job);
+
+RS_API rs_status rs_job_totals_get(rs_job *job, rs_job_totals *out);
+/** The statistics (`--stats` JSON, schema_version 2) of the job, after rs_job_finish;
+ *  valid until rs_job_free. */
+RS_API rs_status rs_job_stats_json(rs_job *job, const char **json, size_t *size);
+
+/** Parses a size: "64M", "1G", "512MiB", "1073741824" (at least 1 MiB). @return RS_OK or RS_ERR_USAGE. */
+RS_API rs_status rs_parse_size(const char *text, uint64_t *out);
+
 /* ===== Survey (src/survey, SPEC 10) ===== */
 
 typedef enum {
@@ -726,6 +862,11 @@ RS_API rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, 
 /** The default agents of survey (data/ai-agents.txt, built in). @param n OUT: how many. */
 RS_API const char *const *rs_survey_default_agents(size_t *n);
 
+/** @return 1 if a Sitemap value is an absolute http(s) URL with a valid host. */
+RS_API int rs_sitemap_is_valid(const char *url, size_t len);
+
+/* ===== WARC files and compressed bodies (src/warc) ===== */
+
 /**
  * Reads a robots.txt body that may be gzip- or zstd-compressed (detected from
  * the content) into a new buffer of at most @max bytes.
@@ -759,11 +900,6 @@ RS_API rs_status rs_warc_each_capture(const char *path, int keep_going, rs_warc_
 
 /** @return 1 if the file at @path is a WARC file (plain, gzip or zstd), 0 if not or unreadable. */
 RS_API int rs_is_warc_file(const char *path);
-
-/** @return 1 if a Sitemap value is an absolute http(s) URL with a valid host. */
-RS_API int rs_sitemap_is_valid(const char *url, size_t len);
-
-
 
 /* ===== Lint (src/lint) ===== */
 
@@ -956,6 +1092,99 @@ RS_API rs_status rs_diff_rules(const rs_matcher *old_m, const rs_matcher *new_m,
 }
 #endif
 #endif /* ROBOTSCAN_H */
+
+/* ===== Robots.txt metadata: sitemaps, rates, host ===== */
+/*
+ * What a parsed robots.txt says besides its rules (src/rules/meta.c), read
+ * from the ruleset that rs_ruleset_parse built from the parser's events (no
+ * second parse). Stable API (RS_API); it sits outside the main include guard
+ * with a guard of its own, so include robotscan.h as usual.
+ *
+ * Per-agent values come from the groups that apply to the agent as for the
+ * rules (SPEC 2.2.13: the groups naming it, else the `*` groups); among their
+ * lines of the key, the first in file order whose value reads wins, and lines
+ * that do not read are skipped. Keys are matched whole, ASCII
+ * case-insensitively. Values of unknown keys (crawl-delay, request-rate,
+ * visit-time, host) are as the parser keeps them: trimmed, %xx escapes
+ * upper-cased, bytes >= 0x80 percent-encoded (SPEC 2.1.8). Slices live as
+ * long as the ruleset.
+ */
+#if !defined(ROBOTSCAN_H_META)
+#define ROBOTSCAN_H_META
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One `Sitemap:` (or `Site-map:`) line. */
+typedef struct {
+    rs_str   url;         /* the value as written (trimmed, not canonicalized) */
+    uint32_t line;        /* 1-based line */
+} rs_sitemap_entry;
+
+/**
+ * The `Sitemap:` lines of @rs in file order, as written (duplicates kept;
+ * anywhere in the file, inside or outside groups).
+ * @param out OUT: up to @cap entries (may be NULL with @cap 0).
+ * @return the number of Sitemap: lines (may exceed @cap).
+ */
+RS_API size_t rs_ruleset_sitemaps(const rs_ruleset *rs, rs_sitemap_entry *out, size_t cap);
+
+/**
+ * Yandex's preferred host: the value of the first non-empty `Host:` line
+ * anywhere in the file (Yandex reads the first; the value is not checked).
+ * @param value OUT: optional; @param line OUT: optional.
+ * @return 1 if found, 0 otherwise.
+ */
+RS_API int rs_ruleset_host(const rs_ruleset *rs, rs_str *value, uint32_t *line);
+
+/**
+ * The Crawl-delay of the groups that apply to @agent: the first value that
+ * is a plain decimal (`10`, `0.5`, `2.`), as survey reports it (SPEC 10).
+ * @param seconds OUT: optional; @param line OUT: optional.
+ * @return 1 if found, 0 otherwise.
+ */
+RS_API int rs_ruleset_crawl_delay(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                                  double *seconds, uint32_t *line);
+
+/** A `Request-rate:` value: N/S[unit][ HHMM-HHMM]. */
+typedef struct {
+    uint32_t requests;    /* N: up to this many requests ... */
+    double   seconds;     /* ... per this many seconds (S times its unit: s, m, h or d; s when none) */
+    int32_t  start, end;  /* the optional window (UTC), minutes after 00:00; -1 when none */
+    uint32_t line;
+    rs_str   value;       /* the whole value, as kept */
+} rs_request_rate;
+
+/**
+ * The Request-rate (key `request-rate` or `request rate`) of the groups that
+ * apply to @agent. Reads `1/5`, `1/5s`, `10/1m`, `1/0.5h`, `1/10s 0600-0845`
+ * (clock times HHMM or HH:MM); anything else is skipped.
+ * @param out OUT: optional.
+ * @return 1 if found, 0 otherwise.
+ */
+RS_API int rs_ruleset_request_rate(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                                   rs_request_rate *out);
+
+/** A `Visit-time:` value: HHMM-HHMM (UTC). */
+typedef struct {
+    int32_t  start, end;  /* minutes after 00:00 UTC */
+    uint32_t line;
+    rs_str   value;
+} rs_visit_time;
+
+/**
+ * The Visit-time (key `visit-time` or `visit time`) of the groups that apply
+ * to @agent: `0600-0845` or `06:00-08:45` (spaces allowed around `-`).
+ * @param out OUT: optional.
+ * @return 1 if found, 0 otherwise.
+ */
+RS_API int rs_ruleset_visit_time(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                                 rs_visit_time *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ROBOTSCAN_H_META */
 
 /*
  * ===== Static-linking-only API =====
@@ -1765,7 +1994,8 @@ RS_STATIC_API rs_status rs_log_audit_decide(rs_log_auditor *a, const rs_logrec *
  * input order.
  */
 
-typedef enum { RS_FORMAT_TEXT = 0, RS_FORMAT_TSV, RS_FORMAT_CSV, RS_FORMAT_JSONL } rs_format;
+/** Records as fields for rs_job_set_records (never a user's choice): see format.c. */
+#define RS_FORMAT_FIELDS ((rs_format)16)
 
 /** Parses "text", "tsv", "csv", "jsonl". @return 0 on success, -1 for an unknown name. */
 RS_STATIC_API int rs_format_parse(const char *name, rs_format *out);
@@ -1800,6 +2030,12 @@ RS_STATIC_API rs_status rs_format_header(rs_outbuf *out, rs_format fmt, const ch
  */
 RS_STATIC_API rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const char *const *names,
                                          const rs_field *fields, size_t n);
+
+/**
+ * Puts the input_line column (@line) first in the record that starts at @start
+ * of @out (the last one appended), as rs_format_record would have written it.
+ */
+RS_STATIC_API rs_status rs_format_input_line(rs_outbuf *out, size_t start, rs_format fmt, uint64_t line);
 
 /** Appends raw bytes. */
 RS_STATIC_API rs_status rs_outbuf_append(rs_outbuf *out, const void *src, size_t size);
@@ -1964,4 +2200,94 @@ RS_STATIC_API rs_status rs_report_html(const rs_report_input *in, size_t n, cons
 #ifdef __cplusplus
 }
 #endif
+/* ===== Shard and merge (internal) =====
+ *
+ * `robotscan shard` and `robotscan merge` (SPEC 12, docs/scale-out.md) as
+ * library calls (src/shard, src/log/site_origin.c). They print nothing: an error
+ * is a returned status with a message in the caller's @err buffer
+ * (NUL-terminated, cut to @err_cap), warnings go to a callback.
+ */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * The origin key of an access-log line's site, "SCHEME://HOST[:PORT]" (not
+ * yet canonical: rs_origin_parse it): the one rule of rs_log_auditor and
+ * rs_shard_split. SCHEME is @line_scheme when it is http or https (any case),
+ * else https for port 443 and http for another port, else @default_scheme
+ * (NULL: "https"). @host is the line's host, or the configured one (--host)
+ * when the line names none.
+ * @return the key's length (written to @key, NUL-terminated), or 0 when it
+ *         does not fit @cap (the line has no site).
+ */
+RS_STATIC_API size_t rs_log_origin_key(const char *default_scheme, rs_str line_scheme, rs_str host, rs_str port,
+                                       char *key, size_t cap);
+/**
+ * rs_log_origin_key, then rs_origin_parse into @buf (@buf_cap >= RS_ORIGIN_MAX).
+ * @return 1 and *out when the line names a valid site, else 0.
+ */
+RS_STATIC_API int rs_log_origin(const char *default_scheme, rs_str line_scheme, rs_str host, rs_str port,
+                                char *buf, size_t buf_cap, rs_origin *out);
+
+#define RS_SHARD_MAX 4096
+
+/** What rs_shard_split splits, and how. Pointers are borrowed for the call. */
+typedef struct {
+    uint32_t           n;            /* shards, 1..RS_SHARD_MAX */
+    const char        *dir;          /* output directory: created, or an existing empty one */
+    int                logs;         /* 1: the inputs are access logs; 0: URL lists */
+    const char        *log_format;   /* logs: rs_logparser_create's spec; NULL: "combined" */
+    const char *const *fields;       /* logs: NAME=KEY (json formats) */
+    size_t             n_fields;
+    const char        *host;         /* logs: the site of lines that name none; NULL: none */
+    const char        *scheme;       /* logs: "http"/"https" for such lines; NULL: "https" */
+    const char *const *robots;       /* robots sources to split per shard (directory, *.tsv
+                                      * manifest, WARC; another file is given to every shard) */
+    size_t             n_robots;
+    void             (*warn)(void *ctx, const char *msg); /* warnings (a WARC not split); may be NULL */
+    void              *warn_ctx;
+} rs_shard_config;
+
+/**
+ * Splits @inputs (paths, "-" for stdin; none: stdin) into cfg->n shards by
+ * the site of each line (rs_shard_of_url / rs_log_origin_key), writing
+ * DIR/shard-K.zst (the lines), DIR/shard-K.pos (each line's 1-based input
+ * position, little-endian uint64; 0 for a #Fields: line copied in), with
+ * robots sources DIR/shard-K.robots and DIR/robots-K/, and DIR/shards.tsv.
+ * @param err OUT: the message of a failure.
+ * @return RS_OK; RS_ERR_USAGE (a bad config: n, log format, no host for a
+ *         format without one, DIR not empty, a big-endian machine);
+ *         RS_ERR_IO (an input or output cannot be opened, read or written);
+ *         RS_ERR_CORRUPT (a damaged compressed input); RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_shard_split(const rs_shard_config *cfg, const char *const *inputs, size_t n_inputs,
+                                       char *err, size_t err_cap);
+
+/**
+ * `merge --records`: the outputs @outs[K] of `urls`/`logs --input-line` on
+ * shard K of @dir (rs_shard_split), in format @fmt (tsv, csv, jsonl), written
+ * to @out in input order without their input_line column.
+ * @return RS_OK; RS_ERR_USAGE (n is not the shard count, a bad format);
+ *         RS_ERR_CORRUPT (no input_line column, records out of order, a line
+ *         number outside its shard); RS_ERR_IO; RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_merge_records(const char *dir, rs_format fmt, const char *const *outs, size_t n,
+                                         FILE *out, char *err, size_t err_cap);
+
+/**
+ * `merge --stats`: merges the --stats JSON @files of runs over disjoint parts
+ * of an input into one document (one line on @out): sums, minima, maxima and
+ * keyed lists (docs/scale-out.md). With @dir (NULL: none), the statistics of
+ * every shard of @dir: the #Fields: lines shard copied are taken off.
+ * @return RS_OK; RS_ERR_CORRUPT (not JSON, not mergeable, mismatched labels);
+ *         RS_ERR_USAGE (n is not @dir's shard count); RS_ERR_IO; RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_merge_stats(const char *const *files, size_t n, const char *dir, FILE *out,
+                                       char *err, size_t err_cap);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif /* RS_STATIC_LINKING_ONLY */

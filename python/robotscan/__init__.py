@@ -5,27 +5,112 @@ standard library only).
     import robotscan
     r = robotscan.Robots(body)                       # bytes or str, parsed once
     r.allowed("https://a.com/x", "Googlebot")        # -> bool
-    r.check("https://a.com/x", "Googlebot")          # -> ("disallow", 3, "disallow: /x")
+    r.check("https://a.com/x", "Googlebot")          # -> Verdict("disallow", 3, "disallow: /x", "matched")
     dis, lines = r.check_many(urls, "Googlebot")     # -> array('b'), array('I')
+    r.sitemaps, r.host                               # ['https://a.com/sitemap.xml'], 'a.com' or None
+    r.crawl_delay("Googlebot"), r.request_rate("Googlebot"), r.visit_time("Googlebot")
 
     s = robotscan.Sites(["robots/"])                 # files, directories, manifests (SPEC 3)
     s.add("https://b.com/robots.txt", body)          # or bodies from memory
     dis, lines, reasons = s.check_many(urls, "Googlebot")
 
 Agents are product tokens ("Googlebot"), compared whole and case-insensitively
-with each group's token, as the reference does; user_agent_token() reduces a
-full User-Agent header to one. For Scrapy, see robotscan.scrapy.
+with each group's token, as the reference does: a full User-Agent header given
+as an agent ("Mozilla/5.0 (compatible; Googlebot/2.1)") is named by no group and
+gets the `*` rules, so it raises an AgentWarning (as the CLI warns);
+user_agent_token() reduces a header to its token. For Scrapy, see
+robotscan.scrapy; for code written against Protego or urllib.robotparser, see
+robotscan.compat.
 """
+import datetime
+import re
 import threading
+import warnings
 from array import array
-from ctypes import byref, c_char_p, c_void_p, create_string_buffer
+from collections import namedtuple
+from ctypes import byref, c_char_p, c_double, c_void_p, create_string_buffer
 from itertools import accumulate
 
 from . import _lib
 from ._lib import REASONS, RobotscanError, lib
 
 __all__ = ["Robots", "Sites", "RobotscanError", "check", "encode_url", "user_agent_token",
-           "REASONS", "__version__", "library_path"]
+           "Verdict", "RequestRate", "VisitTime", "AgentWarning", "REASONS", "__version__",
+           "library_path"]
+
+
+class Verdict(namedtuple("Verdict", "verdict line rule reason")):
+    """The record of one decision, the same from Robots.check, Sites.check and
+    robotscan.check (and the columns of `robotscan urls`):
+      verdict  "allow" or "disallow" (Sites: None when no source knows the origin or the
+               URL has none);
+      line     the reported line (SPEC 2.4.19), 0 when none;
+      rule     the rule on that line as the CLI prints it ("disallow: /search"), or "";
+      reason   one of robotscan.REASONS: "matched" (a rule line decided), "no-match"
+               (allowed, no rule line), "unavailable", "unreachable", "no-robots"."""
+    __slots__ = ()
+
+
+RequestRate = namedtuple("RequestRate", "requests seconds")
+RequestRate.__doc__ = """A Request-rate: at most @requests requests per @seconds (int when whole,
+else float), as urllib.robotparser's RequestRate."""
+
+VisitTime = namedtuple("VisitTime", "start_time end_time")
+VisitTime.__doc__ = """A Visit-time window: datetime.time values (UTC), as Protego's VisitTime."""
+
+
+class AgentWarning(UserWarning):
+    """An agent given where a product token is expected is not one (e.g. a whole
+    User-Agent header): no group can name it, so only the `*` groups apply."""
+
+
+# Product tokens of browsers and engines that a User-Agent header carries besides the
+# crawler's own (skipped when suggesting the token a header probably meant).
+_GENERIC_PRODUCTS = frozenset(s.lower() for s in (
+    "Mozilla", "AppleWebKit", "KHTML", "Gecko", "Chrome", "Safari", "Mobile", "Version",
+    "Firefox", "Edg", "Edge", "OPR", "Opera", "Trident", "MSIE", "Windows", "Linux", "Android",
+    "Macintosh", "Intel", "like", "compatible", "X", "U", "CPU", "iPhone", "Nexus", "Build", "http",
+    "https", "www", "Win", "WOW", "NT", "x"))
+
+
+def _suggest(agent, names=()):
+    """The token a non-token agent probably meant: a name of the file that occurs in it,
+    else its first word that looks like a crawler's (bot, crawl, spider, ...; browser and
+    engine products skipped), else its first product token."""
+    tok = user_agent_token(agent, names)
+    if any(tok.lower() == _bytes(n).decode("utf-8", "replace").lower() for n in names):
+        return tok
+    text = _bytes(agent).decode("utf-8", "replace")
+    for m in re.finditer(r"([A-Za-z_-]+)(?:/|\b)", text):
+        w = m.group(1)
+        if w.lower() not in _GENERIC_PRODUCTS and len(w) > 1 and re.search(
+                r"bot|crawl|spider|slurp|fetch|scan|archiv|agent", w, re.I):
+            return w
+    return tok
+
+
+def _check_agent(a, names=(), stacklevel=3):
+    """Warns (AgentWarning) when the bytes @a are not a product token ([A-Za-z_-]+)."""
+    n = lib.rs_agent_token(a, len(a))
+    if n == len(a) and n > 0:
+        return
+    shown = a.decode("utf-8", "replace")
+    hint = _suggest(a, names) if a.strip() else ""
+    if b" " in a.strip() and hint:
+        msg = ("agent %r looks like a User-Agent header, not a product token: no group can name "
+               "it, so only '*' groups apply; did you mean %r?" % (shown, hint))
+    elif hint:
+        msg = ("agent %r is not a product token: no group can name it, so only '*' groups apply; "
+               "did you mean %r?" % (shown, hint))
+    else:
+        msg = ("agent %r is not a product token ([A-Za-z_-]+): no group can name it, so only "
+               "'*' groups apply" % shown)
+    warnings.warn(msg, AgentWarning, stacklevel=stacklevel + 1)
+
+
+def _reason(disallowed, line):
+    return "matched" if line > 0 else "no-match"
+
 
 __version__ = lib.rs_version_string().decode()
 library_path = _lib.path
@@ -90,10 +175,12 @@ def _rule_text(rtype, pattern):
 
 
 def check(body, url, agent, encode_urls=False):
-    """One call: body (bytes/str), URL, agent token -> (verdict, line, rule), e.g.
-    ("disallow", 2, "disallow: /private") or ("allow", 0, ""). Re-parses the body each
-    call; use Robots to answer many URLs."""
+    """One call: body (bytes/str), URL, agent token -> Verdict(verdict, line, rule, reason),
+    e.g. ("disallow", 2, "disallow: /private", "matched") or ("allow", 0, "", "no-match").
+    Re-parses the body each call; use Robots to answer many URLs. An agent that is not a
+    product token raises an AgentWarning."""
     b, u, a = _bytes(body, "body"), _bytes(url, "url"), _bytes(agent, "agent")
+    _check_agent(a, stacklevel=2)
     res = _lib.RsCheckResult()
     rule = create_string_buffer(4096)
     _raise(lib.rs_check(b, len(b), a, len(a), u, len(u),
@@ -103,8 +190,9 @@ def check(body, url, agent, encode_urls=False):
         _raise(lib.rs_check(b, len(b), a, len(a), u, len(u),
                             _lib.RS_CHECK_ENCODE_URL if encode_urls else 0, byref(res), rule,
                             len(rule)))
-    return ("disallow" if res.disallowed else "allow", res.line,
-            _rule_text(res.rule_type, rule.value.decode("utf-8", "replace")))
+    return Verdict("disallow" if res.disallowed else "allow", res.line,
+                   _rule_text(res.rule_type, rule.value.decode("utf-8", "replace")),
+                   _reason(res.disallowed, res.line))
 
 
 # Word bytes around a token in a User-Agent string (as rs_bot_identify reads them).
@@ -169,6 +257,8 @@ class Robots:
         self._flags = _lib.RS_CHECK_ENCODE_URL if encode_urls else 0
         self._free_rs = lib.rs_ruleset_free
         self._free_m = lib.rs_matcher_free
+        self._checked = set()
+        self._quiet = False      # set by wrappers that reduce agents to tokens themselves
 
     def close(self):
         """Frees the C objects now (also done when the object is collected)."""
@@ -190,8 +280,19 @@ class Robots:
     def __exit__(self, *exc):
         self.close()
 
-    def _matcher(self, agent):
+    def _agent(self, agent, depth=1):
+        """@agent -> bytes; warns once per agent when it is not a product token (@depth:
+        frames between this call and the public method, for the warning's location)."""
         a = _bytes(agent, "agent")
+        if not self._quiet and a not in self._checked:
+            if len(self._checked) > 4096:
+                self._checked.clear()
+            self._checked.add(a)
+            names = self.tokens() if self._rs else ()
+            _check_agent(a, names, stacklevel=2 + depth)
+        return a
+
+    def _matcher(self, a):
         m = self._matchers.get(a)
         if m is not None:
             return m
@@ -208,7 +309,7 @@ class Robots:
     def _verdict(self, url, agent):
         u = _bytes(url, "url")
         v = _lib.RsVerdict()
-        m = self._matcher(agent)
+        m = self._matcher(self._agent(agent, 2))
         _raise(lib.rs_matcher_check_url(m, u, len(u), self._flags, byref(v)))
         return m, v
 
@@ -217,15 +318,17 @@ class Robots:
         return not self._verdict(url, agent)[1].disallowed
 
     def check(self, url, agent):
-        """(verdict, line, rule): ("allow"|"disallow", the reported line or 0, the rule on
-        that line as the CLI prints it, e.g. "disallow: /search", or "")."""
+        """Verdict(verdict, line, rule, reason): "allow"|"disallow", the reported line or 0,
+        the rule on that line as the CLI prints it ("disallow: /search") or "", and
+        "matched" (a rule line decided) or "no-match" (allowed by no rule line)."""
         m, v = self._verdict(url, agent)
         rule = ""
         if v.rule >= 0:
             info = _lib.RsRuleInfo()
             _raise(lib.rs_matcher_rule(m, v.rule, byref(info)))
             rule = _rule_text(info.type, info.pattern.bytes().decode("utf-8", "replace"))
-        return ("disallow" if v.disallowed else "allow", v.line, rule)
+        return Verdict("disallow" if v.disallowed else "allow", v.line, rule,
+                       _reason(v.disallowed, v.line))
 
     def check_many(self, urls, agent):
         """Decides a list of URLs in one C call.
@@ -234,8 +337,9 @@ class Robots:
         n = len(ends)
         dis = array("b", bytes(n))
         lines = array("I", bytes(4 * n))
+        m = self._matcher(self._agent(agent))
         if n:
-            _raise(lib.rs_matcher_check_urls(self._matcher(agent), buf, _addr(ends), n, self._flags,
+            _raise(lib.rs_matcher_check_urls(m, buf, _addr(ends), n, self._flags,
                                              _addr(dis), _addr(lines)))
         return dis, lines
 
@@ -243,19 +347,64 @@ class Robots:
         """[bool, ...] for a list of URLs (one C call)."""
         return [not d for d in self.check_many(urls, agent)[0]]
 
+    def _ruleset(self):
+        if not self._rs:
+            raise ValueError("Robots object is closed")
+        return self._rs
+
     def crawl_delay(self, agent):
-        """The Crawl-delay of the groups that apply to @agent, in seconds (float), or None
-        when there is none or it is not a non-negative number."""
-        a = _bytes(agent, "agent")
-        val = _lib.RsStr()
-        if not self._rs or not lib.rs_ruleset_group_value(self._rs, a, len(a), b"crawl-delay",
-                                                          byref(val)):
+        """The Crawl-delay of the groups that apply to @agent, in seconds (float), or None.
+        The first crawl-delay line of those groups whose value is a plain decimal
+        ("10", "0.5") counts, as `robotscan survey` reads it; others are skipped."""
+        a = self._agent(agent)
+        d = c_double()
+        if not lib.rs_ruleset_crawl_delay(self._ruleset(), a, len(a), byref(d), None):
             return None
-        try:
-            d = float(val.bytes().decode("ascii").strip())
-        except (UnicodeDecodeError, ValueError):
+        return d.value
+
+    def _request_rate(self, a):
+        r = _lib.RsRequestRate()
+        if not lib.rs_ruleset_request_rate(self._ruleset(), a, len(a), byref(r)):
             return None
-        return d if d >= 0 and d == d and d != float("inf") else None
+        return r
+
+    def request_rate(self, agent):
+        """The Request-rate of the groups that apply to @agent as RequestRate(requests,
+        seconds), or None. Values read: N/S with an optional unit s, m, h or d after S
+        ("1/5", "10/1m" = 10 per 60 s) and an optional window "0600-0845"; the first line
+        that reads counts. seconds is an int when whole."""
+        r = self._request_rate(self._agent(agent))
+        if r is None:
+            return None
+        return RequestRate(r.requests, _num(r.seconds))
+
+    def visit_time(self, agent):
+        """The Visit-time of the groups that apply to @agent ("0600-0845", UTC) as
+        VisitTime(start_time, end_time) of datetime.time, or None."""
+        a = self._agent(agent)
+        t = _lib.RsVisitTime()
+        if not lib.rs_ruleset_visit_time(self._ruleset(), a, len(a), byref(t)):
+            return None
+        return VisitTime(_clock(t.start), _clock(t.end))
+
+    @property
+    def sitemaps(self):
+        """The Sitemap: URLs in file order, as written (str; duplicates kept)."""
+        rs = self._ruleset()
+        n = lib.rs_ruleset_sitemaps(rs, None, 0)
+        if n == 0:
+            return []
+        out = (_lib.RsSitemapEntry * n)()
+        lib.rs_ruleset_sitemaps(rs, out, n)
+        return [e.url.bytes().decode("utf-8", "surrogateescape") for e in out]
+
+    @property
+    def host(self):
+        """Yandex's preferred host: the value of the first Host: line (str), or None."""
+        v = _lib.RsStr()
+        if not lib.rs_ruleset_host(self._ruleset(), byref(v), None):
+            return None
+        return v.bytes().decode("utf-8", "surrogateescape")
 
     def tokens(self):
         """The product tokens the user-agent lines name (not "*"), in file order, each once."""
@@ -265,6 +414,14 @@ class Robots:
         out = (_lib.RsStr * n)()
         lib.rs_ruleset_tokens(self._rs, out, n)
         return [s.bytes().decode("utf-8", "replace") for s in out]
+
+
+def _num(x):
+    return int(x) if x == int(x) and abs(x) < 2 ** 53 else x
+
+
+def _clock(minutes):
+    return datetime.time(minutes // 60, minutes % 60) if minutes >= 0 else None
 
 
 class Sites:
@@ -324,6 +481,7 @@ class Sites:
         -1 (no source knows the origin) or -2 (the URL has no origin); array('I') of
         reported lines; array('B') of indexes into robotscan.REASONS."""
         a = _bytes(agent, "agent")
+        _check_agent(a, stacklevel=2)
         buf, ends = _layout(urls)
         n = len(ends)
         dis = array("b", bytes(n))
@@ -335,11 +493,26 @@ class Sites:
         return dis, lines, reasons
 
     def check(self, url, agent):
-        """(verdict, line, reason) for one URL: verdict "allow", "disallow", or None when no
-        source knows the origin or the URL has none; reason one of robotscan.REASONS."""
-        dis, lines, reasons = self.check_many([url], agent)
-        d = dis[0]
-        return ({1: "disallow", 0: "allow"}.get(d), lines[0], REASONS[reasons[0]])
+        """Verdict(verdict, line, rule, reason) for one URL, the record Robots.check gives:
+        verdict "allow", "disallow", or None when no source knows the origin (reason
+        "no-robots") or the URL has none (reason "no-robots", line 0); rule the deciding
+        rule as the CLI prints it, or ""; reason one of robotscan.REASONS."""
+        a = _bytes(agent, "agent")
+        _check_agent(a, stacklevel=2)
+        u = _bytes(url, "url")
+        out = _lib.RsSiteVerdict()
+        self._err(lib.rs_site_check(self._s, u, len(u), a, len(a), 0,
+                                    1 if self._flags & _lib.RS_CHECK_ENCODE_URL else 0, byref(out)))
+        if out.malformed:
+            return Verdict(None, 0, "", "no-robots")
+        reason = REASONS[out.reason]
+        if reason == "no-robots":
+            return Verdict(None, 0, "", reason)
+        v = out.verdict
+        rule = ""
+        if v.rule >= 0:
+            rule = _rule_text(out.rule.type, out.rule.pattern.bytes().decode("utf-8", "replace"))
+        return Verdict("disallow" if v.disallowed else "allow", v.line, rule, reason)
 
     def allowed(self, url, agent, missing=True):
         """True if @agent may fetch @url; @missing is the answer for origins no source knows

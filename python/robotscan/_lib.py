@@ -4,12 +4,13 @@ Where the library is looked for, first hit wins:
   1. $ROBOTSCAN_LIB (a path to the .so);
   2. build/librobotscan.so of the source tree this package sits in
      (python/robotscan/ -> ../../build/), so `PYTHONPATH=python` works after `make`;
-  3. the directory `make install` recorded in _config.py;
-  4. the dynamic linker's search path (librobotscan.so.MAJOR).
+  3. librobotscan.so.MAJOR inside the package (`pip install .` puts it there);
+  4. the directory `make install` recorded in _config.py;
+  5. the dynamic linker's search path (librobotscan.so.MAJOR).
 """
 import ctypes
 import os
-from ctypes import (POINTER, Structure, c_char_p, c_int, c_int32, c_size_t, c_uint, c_uint32,
+from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_size_t, c_uint, c_uint32,
                     c_void_p)
 
 SOVERSION_MAJOR = 0
@@ -40,6 +41,28 @@ class RsRuleInfo(Structure):
     _fields_ = [("type", c_int), ("line", c_uint32), ("pattern", RsStr)]
 
 
+class RsSitemapEntry(Structure):
+    _fields_ = [("url", RsStr), ("line", c_uint32)]
+
+
+class RsRequestRate(Structure):
+    _fields_ = [("requests", c_uint32), ("seconds", c_double), ("start", c_int32),
+                ("end", c_int32), ("line", c_uint32), ("value", RsStr)]
+
+
+class RsVisitTime(Structure):
+    _fields_ = [("start", c_int32), ("end", c_int32), ("line", c_uint32), ("value", RsStr)]
+
+
+RS_ORIGIN_MAX = 320
+
+
+class RsSiteVerdict(Structure):
+    _fields_ = [("malformed", c_int), ("error", c_int), ("reason", c_int),
+                ("verdict", RsVerdict), ("rule", RsRuleInfo),
+                ("origin", ctypes.c_char * RS_ORIGIN_MAX)]
+
+
 class RsCheckResult(Structure):
     _fields_ = [("disallowed", c_int), ("line", c_uint32), ("rule_type", c_int),
                 ("rule_len", c_size_t)]
@@ -61,6 +84,7 @@ def _candidates():
         return
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.normpath(os.path.join(here, os.pardir, os.pardir, "build", "librobotscan.so"))
+    yield os.path.join(here, SONAME)
     try:
         from ._config import LIBDIR  # written by make install
         yield os.path.join(LIBDIR, SONAME)
@@ -116,6 +140,14 @@ _fn("rs_sites_create_empty", c_int, POINTER(c_void_p))
 _fn("rs_sites_free", None, c_void_p)
 _fn("rs_sites_errmsg", c_char_p, c_void_p)
 _fn("rs_sites_add_body", c_int, c_void_p, c_char_p, c_size_t, c_uint32, c_char_p, c_size_t)
+_fn("rs_site_check", c_int, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_int, c_int,
+    POINTER(RsSiteVerdict))
+_fn("rs_ruleset_sitemaps", c_size_t, c_void_p, POINTER(RsSitemapEntry), c_size_t)
+_fn("rs_ruleset_host", c_int, c_void_p, POINTER(RsStr), POINTER(c_uint32))
+_fn("rs_ruleset_crawl_delay", c_int, c_void_p, c_char_p, c_size_t, POINTER(c_double),
+    POINTER(c_uint32))
+_fn("rs_ruleset_request_rate", c_int, c_void_p, c_char_p, c_size_t, POINTER(RsRequestRate))
+_fn("rs_ruleset_visit_time", c_int, c_void_p, c_char_p, c_size_t, POINTER(RsVisitTime))
 _fn("rs_sites_check_urls", c_int, c_void_p, c_char_p, c_size_t, c_char_p, c_void_p, c_size_t,
     c_uint, c_void_p, c_void_p, c_void_p)
 

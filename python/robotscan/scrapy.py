@@ -38,6 +38,7 @@ class RobotScanParser:
             logger.warning("robotscan: cannot read robots.txt body (%s); allowing everything", e,
                            extra={"spider": spider})
             self._robots = Robots(b"")
+        self._robots._quiet = True   # agents are reduced to tokens here, as documented
         self._names = self._robots.tokens()
         self._agents = {}
 

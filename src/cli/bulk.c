@@ -3,10 +3,56 @@
  * opening the robots sources, the pipeline settings that come from the
  * options, and running every input in turn.
  */
-#include "cli/pipeline.h"
+#include "cli/bulk.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* ===== The job's results to stdout and stderr ===== */
+
+static int io_write(void *ctx, const void *p, size_t n)
+{
+    (void)ctx;
+    return cli_out_write(p, n);
+}
+
+static void io_diag(void *ctx, const char *p, size_t n)
+{
+    (void)ctx;
+    fwrite(p, 1, n, stderr);
+}
+
+static void io_progress(void *ctx, uint64_t lines, uint64_t bytes_in, uint64_t file_size, double seconds,
+                        int final)
+{
+    (void)ctx;
+    const double rate = seconds > 0 ? (double)lines / seconds : 0;
+    char eta[48] = "";
+    if (file_size && bytes_in && bytes_in < file_size && seconds > 0)
+        snprintf(eta, sizeof eta, ", ETA %.0f s", (double)(file_size - bytes_in) / ((double)bytes_in / seconds));
+    fprintf(stderr, "\rrobotscan: %llu lines, %.1f MB read, %.2f M lines/s%s   %s", (unsigned long long)lines,
+            (double)bytes_in / 1e6, rate / 1e6, eta, final ? "\n" : "");
+    fflush(stderr);
+}
+
+#define RS_FORWARD_CLI(e) do { const rs_status st_ = (e); if (st_ != RS_OK) return st_; } while (0)
+
+static rs_job_io cli_io_state = { .write = io_write, .diag = io_diag, .progress = io_progress };
+
+rs_job_io *cli_io(void) { return &cli_io_state; }
+
+int cli_io_end(int rc)
+{
+    rs_job_io *io = &cli_io_state;
+    if (rs_io_flush(io, 0) != 0) rc = 2;
+    if (io->status != RS_OK && !io->write_failed) { /* a failed write was reported by cli_out_write */
+        cli_error("%s", io->errmsg);
+        io->status = RS_OK;
+        rc = 2;
+    }
+    return rc;
+}
 
 int cli_sites_open(const struct cli_opts *o, rs_sites **out) { return cli_sites_open_opts(o, NULL, out); }
 
@@ -59,8 +105,9 @@ int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs
 
 void cli_pipeline_defaults(const struct cli_opts *o, pipeline_config *cfg)
 {
+    cfg->io = cli_io();
+    cfg->io->want_progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
     cfg->jobs = o->jobs;
-    cfg->progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
     cfg->write_header = !o->quiet;
     cfg->format = o->format;
 }
@@ -78,5 +125,65 @@ int cli_run_inputs(pipeline *p, const struct cli_opts *o, const char **input_nam
         *input_name = strcmp(inputs[i], "-") ? inputs[i] : "(stdin)";
         rc = pipeline_run(p, inputs[i]);
     }
-    return rc;
+    return cli_io_end(rc);
+}
+
+/* ===== Bulk jobs of the library (robotscan.h) ===== */
+
+static int job_write_failed;
+
+static int job_output(void *user, const void *p, size_t n)
+{
+    (void)user;
+    if (cli_out_write(p, n) == 0) return 0;
+    job_write_failed = 1;   /* reported by cli_out_write */
+    return -1;
+}
+
+static void job_diag(void *user, const char *p, size_t n)
+{
+    (void)user;
+    fwrite(p, 1, n, stderr);
+}
+
+static void job_progress(void *user, const rs_job_progress *pr)
+{
+    io_progress(user, pr->lines, pr->bytes_in, pr->file_size, pr->seconds, pr->final);
+}
+
+rs_status cli_job_io(rs_job *job, const struct cli_opts *o)
+{
+    RS_FORWARD_CLI(rs_job_set_output(job, job_output, NULL));
+    RS_FORWARD_CLI(rs_job_set_diag(job, job_diag, NULL));
+    const int progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
+    if (progress) RS_FORWARD_CLI(rs_job_set_progress(job, job_progress, NULL));
+    return RS_OK;
+}
+
+int cli_job_error(rs_job *job)
+{
+    if (!job_write_failed) cli_error("%s", rs_job_errmsg(job));
+    return 2;
+}
+
+int cli_job_run_inputs(rs_job *job, const struct cli_opts *o)
+{
+    if (o->n_args == 0 && isatty(STDIN_FILENO))
+        return cli_usage_error(o->command, "no input FILE given and stdin is a terminal: name a "
+                                           "file, or pipe one in (- reads stdin)");
+    if (o->n_args == 0) return rs_job_run(job, NULL) == RS_OK ? 0 : cli_job_error(job);
+    for (int i = 0; i < o->n_args; i++)
+        if (rs_job_run(job, o->args[i]) != RS_OK) return cli_job_error(job);
+    return 0;
+}
+
+int cli_job_stats(rs_job *job, const char *path)
+{
+    const char *json;
+    size_t len;
+    if (rs_job_stats_json(job, &json, &len) != RS_OK) {
+        cli_error("%s", rs_job_errmsg(job));
+        return -1;
+    }
+    return cli_write_file(path, json, len, "statistics");
 }

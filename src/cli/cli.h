@@ -108,8 +108,7 @@ int cli_write_html(const struct cli_opts *o);
 int cmd_shard(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 
-/* --input-line (input_line.c): the header names with "input_line" first, and
- * the column put in front of the record that starts at @start of @out. */
+/* --input-line (input_line.c): the header names with "input_line" first. */
 const char *const *cli_input_line_columns(const char *const *columns, size_t n);
 rs_status cli_input_line_put(rs_outbuf *out, size_t start, rs_format fmt, uint64_t line);
 

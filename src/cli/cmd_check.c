@@ -92,13 +92,10 @@ static int check_agent(checker *c, const char *url, size_t len)
     rs_str rule = { "", 0 };
     rs_rule_info info;
     if (v.rule >= 0 && rs_matcher_rule(c->matcher, v.rule, &info) == RS_OK) {
-        const char *kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
-        const size_t klen = strlen(kind);
-        if (grow(&c->rule_text, &c->rule_cap, klen + info.pattern.len + 1) != 0) return -1;
-        memcpy(c->rule_text, kind, klen);
-        if (info.pattern.len) memcpy(c->rule_text + klen, info.pattern.ptr, info.pattern.len);
+        const size_t need = rs_rule_text(&info, NULL, 0) + 1;
+        if (grow(&c->rule_text, &c->rule_cap, need) != 0) return -1;
         rule.ptr = c->rule_text;
-        rule.len = klen + info.pattern.len;
+        rule.len = rs_rule_text(&info, c->rule_text, need);
     }
     rs_outbuf *out = cli_out();
     const rs_str url_str = { url, len };

@@ -12,7 +12,7 @@
  * every (origin, agent) seen.
  */
 #include "cli/cli.h"
-#include "cli/pipeline.h"
+#include "cli/bulk.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -15,7 +15,7 @@
  * the number of bot hits (about 1 byte per hit remains, the violation flags).
  */
 #include "cli/cli.h"
-#include "cli/pipeline.h"
+#include "cli/bulk.h"
 #include "cli/spill.h"
 
 #include <errno.h>
@@ -430,7 +430,7 @@ static rs_status one_hit(logs_job *job, logs_worker *w, pipeline_result *res, co
             };
             const size_t start = res->out.len;
             CLI_TRY(rs_format_record(&res->out, job->opts->format, COLUMNS, f, N_RENDERED));
-            if (job->opts->input_line) CLI_TRY(cli_input_line_put(&res->out, start, job->opts->format, line_no));
+            if (job->opts->input_line) CLI_TRY(rs_format_input_line(&res->out, start, job->opts->format, line_no));
             res->out.len--;                                        /* the newline */
             if (job->opts->format == RS_FORMAT_JSONL) res->out.len--; /* the '}' */
         }

@@ -24,6 +24,14 @@ void *rs_calloc(size_t n, size_t size) { return should_fail() ? NULL : calloc(n 
 void *rs_realloc(void *p, size_t size) { return should_fail() ? NULL : realloc(p, size ? size : 1); }
 void  rs_free(void *p) { free(p); }
 
+char *rs_strdup(const char *s)
+{
+    const size_t n = strlen(s) + 1;
+    char *d = rs_malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
 void rs_advise_huge(void *p, size_t size)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -51,6 +59,7 @@ const char *rs_status_str(rs_status st)
     case RS_ERR_USAGE:   return "misuse of the API";
     case RS_ERR_LIMIT:   return "input exceeds a limit";
     case RS_ERR_EOF:     return "end of input";
+    case RS_ERR_CANCELED: return "canceled";
     }
     return "unknown status";
 }

@@ -20,6 +20,8 @@ void *rs_malloc(size_t size);
 void *rs_calloc(size_t n, size_t size);
 void *rs_realloc(void *p, size_t size);
 void  rs_free(void *p);
+/* A copy of @s (rs_free), or NULL. */
+char *rs_strdup(const char *s);
 /* Tests: make the n-th allocation from now fail (0 disables). */
 void  rs_alloc_fail_after(unsigned long n);
 /* Asks for huge pages under the whole 2 MiB pages of a buffer of @size bytes at @p

@@ -212,27 +212,22 @@ static int line_origin(rs_log_auditor *a, const rs_logrec *rec)
     } else {
         a->last_host_len = (size_t)-1; /* never equal: no fast path */
     }
-    const char *scheme = a->cfg.scheme;
-    if (port.len == 3 && memcmp(port.ptr, "443", 3) == 0) scheme = "https";
-    else if (port.len) scheme = "http";
-    if (rscheme.len == 5 && strncasecmp(rscheme.ptr, "https", 5) == 0) scheme = "https";
-    else if (rscheme.len == 4 && strncasecmp(rscheme.ptr, "http", 4) == 0) scheme = "http";
+    /* the rule `robotscan shard --logs` follows too (site_origin.c) */
     char key[RS_ORIGIN_MAX + 16];
-    const int n = snprintf(key, sizeof key, "%s://%.*s%s%.*s", scheme, (int)host.len, host.ptr,
-                           port.len ? ":" : "", (int)port.len, port.ptr);
-    if (n < 0 || (size_t)n >= sizeof key) return 0;
+    const size_t n = rs_log_origin_key(a->cfg.scheme, rscheme, host, port, key, sizeof key);
+    if (n == 0) return 0;
     a->last_fixed = 0;
-    if ((size_t)n == a->last_key_len && memcmp(key, a->last_key, (size_t)n) == 0) {
+    if (n == a->last_key_len && memcmp(key, a->last_key, n) == 0) {
         a->last_fixed = fixed;
         return a->last_origin_ok;
     }
-    memcpy(a->last_key, key, (size_t)n);
-    a->last_key_len = (size_t)n;
+    memcpy(a->last_key, key, n);
+    a->last_key_len = n;
     a->last_origin_ok = 0;
     a->base_ready = 0;
     a->n_sites = 0;
     a->last_fixed = fixed;
-    if (rs_origin_parse(key, (size_t)n, a->last_origin_buf, sizeof a->last_origin_buf, &a->last_origin) != RS_OK
+    if (rs_origin_parse(key, n, a->last_origin_buf, sizeof a->last_origin_buf, &a->last_origin) != RS_OK
         || a->last_origin.error != RS_ORIGIN_OK)
         return 0;
     a->last_origin_ok = 1;
@@ -381,12 +376,9 @@ rs_status rs_log_audit_decide(rs_log_auditor *a, const rs_logrec *rec, rs_log_hi
     hit->delay = crawl_delay(a, hit->site.ruleset, hit->group);
     rs_rule_info info;
     if (hit->matcher && hit->verdict.rule >= 0 && rs_matcher_rule(hit->matcher, hit->verdict.rule, &info) == RS_OK) {
-        const char *kind = info.type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
-        const size_t klen = strlen(kind);
-        RS_FORWARD(reserve(&a->rule, &a->rule_cap, klen + info.pattern.len + 1));
-        memcpy(a->rule, kind, klen);
-        if (info.pattern.len) memcpy(a->rule + klen, info.pattern.ptr, info.pattern.len);
-        hit->rule = (rs_str){ a->rule, klen + info.pattern.len };
+        const size_t len = rs_rule_text(&info, NULL, 0);
+        RS_FORWARD(reserve(&a->rule, &a->rule_cap, len + 1));
+        hit->rule = (rs_str){ a->rule, rs_rule_text(&info, a->rule, len + 1) };
     }
     return RS_OK;
 }

@@ -1133,3 +1133,16 @@ rs_status rs_matcher_rule(const rs_matcher *m, int32_t rule, rs_rule_info *out)
     out->pattern.len = r->pat_len;
     return RS_OK;
 }
+
+size_t rs_rule_text(const rs_rule_info *rule, char *dst, size_t cap)
+{
+    const char *kind = rule->type == RS_RULE_ALLOW ? "allow: " : "disallow: ";
+    const size_t klen = strlen(kind), len = klen + rule->pattern.len;
+    if (cap == 0) return len;
+    const size_t k = klen < cap - 1 ? klen : cap - 1;
+    memcpy(dst, kind, k);
+    const size_t p = rule->pattern.len < cap - 1 - k ? rule->pattern.len : cap - 1 - k;
+    if (p) memcpy(dst + k, rule->pattern.ptr, p);
+    dst[k + p] = '\0';
+    return len;
+}

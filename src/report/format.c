@@ -334,10 +334,76 @@ rs_status rs_format_header(rs_outbuf *out, rs_format fmt, const char *const *nam
     return RS_OK;
 }
 
+/* RS_FORMAT_FIELDS: u32 bytes that follow, u16 field count, then each field as u32
+ * length and its raw bytes (numbers in decimal); host byte order, read back by the job
+ * in the same process (job.c). */
+static rs_status record_fields(rs_outbuf *out, const rs_field *fields, size_t n)
+{
+    size_t bound = 6;
+    for (size_t i = 0; i < n; i++) bound += 4 + (fields[i].is_number ? 20 : fields[i].str.len);
+    RS_FORWARD(reserve(out, bound));
+    char *const start = out->ptr + out->len, *d = start + 6;
+    for (size_t i = 0; i < n; i++) {
+        char num[24];
+        rs_str v = fields[i].str;
+        if (fields[i].is_number) {
+            v.ptr = num;
+            v.len = rs_format_uint(num, fields[i].number);
+        }
+        const uint32_t len = (uint32_t)v.len;
+        memcpy(d, &len, 4);
+        if (v.len) memcpy(d + 4, v.ptr, v.len);
+        d += 4 + v.len;
+    }
+    const uint32_t body = (uint32_t)(d - start - 4);
+    const uint16_t count = (uint16_t)n;
+    memcpy(start, &body, 4);
+    memcpy(start + 4, &count, 2);
+    out->len += (size_t)(d - start);
+    return RS_OK;
+}
+
+rs_status rs_format_input_line(rs_outbuf *out, size_t start, rs_format fmt, uint64_t line)
+{
+    char num[48];
+    size_t k, at = start;
+    if (start > out->len) return RS_ERR_USAGE;
+    if (fmt == RS_FORMAT_FIELDS) {  /* a first field, after the record's head */
+        char d[20];
+        const uint32_t len = (uint32_t)rs_format_uint(d, line);
+        memcpy(num, &len, 4);
+        memcpy(num + 4, d, len);
+        k = 4 + len;
+        at = start + 6;
+        if (at > out->len) return RS_ERR_USAGE;
+        uint32_t body;
+        uint16_t count;
+        memcpy(&body, out->ptr + start, 4);
+        memcpy(&count, out->ptr + start + 4, 2);
+        body += (uint32_t)k;
+        count++;
+        memcpy(out->ptr + start, &body, 4);
+        memcpy(out->ptr + start + 4, &count, 2);
+    } else if (fmt == RS_FORMAT_JSONL) {
+        k = (size_t)snprintf(num, sizeof num, "\"input_line\":%llu,", (unsigned long long)line);
+        at = start + 1; /* after the record's '{' */
+    } else if (fmt == RS_FORMAT_CSV) {
+        k = (size_t)snprintf(num, sizeof num, "%llu,", (unsigned long long)line);
+    } else {
+        k = (size_t)snprintf(num, sizeof num, "%llu\t", (unsigned long long)line);
+    }
+    const size_t tail = out->len - at;
+    RS_FORWARD(rs_outbuf_append(out, num, k)); /* grows the buffer */
+    memmove(out->ptr + at + k, out->ptr + at, tail);
+    memcpy(out->ptr + at, num, k);
+    return RS_OK;
+}
+
 rs_status rs_format_record(rs_outbuf *out, rs_format fmt, const char *const *names,
                            const rs_field *fields, size_t n)
 {
     if (fmt == RS_FORMAT_TSV) return record_tsv(out, fields, n);
+    if (fmt == RS_FORMAT_FIELDS) return record_fields(out, fields, n);
     size_t bound = 4;
     for (size_t i = 0; i < n; i++)
         bound += field_bound(&fields[i]) + (fmt == RS_FORMAT_JSONL ? 6 * strlen(names[i]) + 8 : 2);
@@ -391,6 +457,7 @@ size_t rs_format_value(char *dst, size_t dst_cap, rs_format fmt, const char *src
     rs_outbuf b = { dst, 0, dst_cap };
     if (fmt == RS_FORMAT_CSV) put_csv(&b, s);
     else if (fmt == RS_FORMAT_JSONL) put_json_string(&b, s);
+    else if (fmt == RS_FORMAT_FIELDS) return 0;    /* records of fields are never rendered in pieces */
     else {
         memcpy(dst, src, src_size);
         b.len = src_size;

@@ -6,7 +6,7 @@
  * or the identity of a list element), minima/maxima, timings, and keyed
  * tallies as lists of objects in a fixed order (total of the counters
  * descending, then key bytes; or key bytes). The merge rule of a value
- * follows from its name (rs_stats_rule, shared with cmd_merge.c); a value
+ * follows from its name (rs_stats_rule, shared with src/shard/merge.c); a value
  * written under a name whose rule does not fit is refused (RS_ERR_USAGE),
  * so a command cannot write, say, an average under a summed name.
  */

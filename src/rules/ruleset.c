@@ -3,7 +3,8 @@
  *
  * This is the rule compiler's parser handler. It records every user-agent
  * line with its product token, every allow/disallow line inside a group and
- * every unknown key, so one parse serves any number of agents.
+ * every unknown key and every Sitemap: line, so one parse serves any number
+ * of agents and the file's metadata (src/rules/meta.c).
  */
 #include "rules/ruleset.h"
 
@@ -36,11 +37,10 @@ static void records_free(records *r)
 }
 
 typedef struct {
-    records agents, rules, extras;
+    records agents, rules, extras, sitemaps;
     records text;          /* tokens, patterns, keys, values */
     uint32_t group;        /* current group, UINT32_MAX before the first user-agent */
     uint32_t n_groups;
-    uint32_t n_sitemaps;
     int saw_rule;          /* an allow/disallow since the last user-agent line */
     rs_status status;
 } builder;
@@ -95,6 +95,15 @@ static __attribute__((noinline)) void on_extra(builder *b, const rs_robots_line 
     add_record(b, &b->extras, &r, sizeof r);
 }
 
+static __attribute__((noinline)) void on_sitemap(builder *b, const rs_robots_line *ev)
+{
+    rs_sitemap_record r;
+    memset(&r, 0, sizeof r);
+    r.line = ev->line;
+    r.value = add_text(b, ev->value.ptr, ev->value.len);
+    add_record(b, &b->sitemaps, &r, sizeof r);
+}
+
 static void on_line(void *ctx, const rs_robots_line *ev)
 {
     builder *b = ctx;
@@ -119,7 +128,7 @@ static void on_line(void *ctx, const rs_robots_line *ev)
         on_extra(b, ev);
         break;
     case RS_DIRECTIVE_SITEMAP:
-        b->n_sitemaps++;
+        on_sitemap(b, ev);
         break;
     case RS_DIRECTIVE_NONE:
         break;
@@ -137,6 +146,7 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
     memset(&b, 0, sizeof b);
     b.group = UINT32_MAX;
     uint32_t agents_stack[1024 / 4], rules_stack[4096 / 4], extras_stack[1024 / 4];
+    uint32_t sitemaps_stack[384 / 4];
     uint64_t text_stack[4096 / 8];
     b.agents.ptr = (char *)agents_stack;
     b.agents.cap = sizeof agents_stack;
@@ -144,6 +154,8 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
     b.rules.cap = sizeof rules_stack;
     b.extras.ptr = (char *)extras_stack;
     b.extras.cap = sizeof extras_stack;
+    b.sitemaps.ptr = (char *)sitemaps_stack;
+    b.sitemaps.cap = sizeof sitemaps_stack;
     /* The text takes at most the body's bytes but for canonical escapes:
      * the stack for most files, else one buffer of that size in one go. */
     rs_status st = RS_OK;
@@ -164,7 +176,8 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
     const size_t off_agents = ALIGN8(sizeof(rs_ruleset));
     const size_t off_rules = off_agents + ALIGN8(b.agents.len);
     const size_t off_extras = off_rules + ALIGN8(b.rules.len);
-    const size_t off_text = off_extras + b.extras.len;
+    const size_t off_sitemaps = off_extras + b.extras.len;
+    const size_t off_text = off_sitemaps + b.sitemaps.len;
     const size_t in_block = b.text.heap ? 0 : b.text.len + 1;
     rs_ruleset *rs = NULL;
     if (st == RS_OK) {
@@ -177,6 +190,7 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
         if (b.agents.len) memcpy(base + off_agents, b.agents.ptr, b.agents.len);
         if (b.rules.len) memcpy(base + off_rules, b.rules.ptr, b.rules.len);
         if (b.extras.len) memcpy(base + off_extras, b.extras.ptr, b.extras.len);
+        if (b.sitemaps.len) memcpy(base + off_sitemaps, b.sitemaps.ptr, b.sitemaps.len);
         rs->agents = (rs_ua_record *)(void *)(base + off_agents);
         rs->n_agents = (uint32_t)(b.agents.len / sizeof(rs_ua_record));
         rs->rules = (rs_rule_record *)(void *)(base + off_rules);
@@ -184,7 +198,8 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
         rs->extras = (rs_extra_record *)(void *)(base + off_extras);
         rs->n_extras = (uint32_t)(b.extras.len / sizeof(rs_extra_record));
         rs->n_groups = b.n_groups;
-        rs->n_sitemaps = b.n_sitemaps;
+        rs->sitemaps = (rs_sitemap_record *)(void *)(base + off_sitemaps);
+        rs->n_sitemaps = (uint32_t)(b.sitemaps.len / sizeof(rs_sitemap_record));
         if (b.text.heap) {
             rs->text = rs->text_heap = b.text.ptr;
             b.text.heap = 0;   /* now the ruleset's */
@@ -198,6 +213,7 @@ rs_status rs_ruleset_parse(const void *body, size_t size, rs_ruleset **out)
     records_free(&b.agents);
     records_free(&b.rules);
     records_free(&b.extras);
+    records_free(&b.sitemaps);
     records_free(&b.text);
     if (st != RS_OK) return st;
     *out = rs;

@@ -36,6 +36,11 @@ typedef struct {
     rs_span  value;
 } rs_extra_record;     /* unknown keys (crawl-delay, host, ...) */
 
+typedef struct {
+    uint32_t line;
+    rs_span  value;    /* as written (not canonicalized) */
+} rs_sitemap_record;   /* Sitemap: lines, file order */
+
 struct rs_ruleset {
     rs_ua_record    *agents;
     uint32_t         n_agents;
@@ -44,6 +49,7 @@ struct rs_ruleset {
     rs_extra_record *extras;
     uint32_t         n_extras;
     uint32_t         n_groups;
+    rs_sitemap_record *sitemaps;
     uint32_t         n_sitemaps; /* Sitemap: lines */
     char            *text;     /* arena of tokens, patterns, keys, values */
     char            *text_heap; /* the text when it has its own allocation (a large body), else NULL */

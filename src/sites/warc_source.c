@@ -342,7 +342,7 @@ rs_status rs_warc_source_body(rs_sites *s, const rs_source *src, const rs_doc *d
     return RS_OK;
 }
 
-/* ===== Capture keys for `robotscan shard` (src/cli/shard_warc.c) ===== */
+/* ===== Capture keys for `robotscan shard` (src/shard/split_warc.c) ===== */
 
 int rs_warc_capture_key(const char *uri, size_t len, char *key, size_t cap, size_t *key_len, size_t *origin_len)
 {

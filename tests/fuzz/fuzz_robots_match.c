@@ -64,6 +64,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rs_str delay;
     (void)rs_ruleset_group_value(rs, agent, agent_len, "crawl-delay", &delay);
     (void)rs_ruleset_names_agent(rs, agent, agent_len);
+    {   /* the metadata readers (src/rules/meta.c): slices must lie inside the ruleset's text */
+        rs_sitemap_entry sm[4];
+        const size_t n_sm = rs_ruleset_sitemaps(rs, sm, 4);
+        FUZZ_CHECK(n_sm == rs_ruleset_sitemap_count(rs));
+        for (size_t i = 0; i < n_sm && i < 4; i++) FUZZ_CHECK(sm[i].line > 0 && sm[i].url.len <= body_len);
+        rs_str host;
+        if (rs_ruleset_host(rs, &host, NULL)) FUZZ_CHECK(host.len > 0 && host.len <= 3 * body_len);
+        double d;
+        if (rs_ruleset_crawl_delay(rs, agent, agent_len, &d, NULL)) FUZZ_CHECK(d >= 0);
+        rs_request_rate rr;
+        if (rs_ruleset_request_rate(rs, agent, agent_len, &rr))
+            FUZZ_CHECK(rr.seconds >= 0 && rr.start < 1440 && rr.end < 1440 && (rr.start < 0) == (rr.end < 0));
+        rs_visit_time vt;
+        if (rs_ruleset_visit_time(rs, agent, agent_len, &vt))
+            FUZZ_CHECK(vt.start >= 0 && vt.start < 1440 && vt.end >= 0 && vt.end < 1440);
+    }
     rs_ruleset_free(rs); /* matchers must not reference it */
 
     const size_t n_rules = rs_matcher_rule_count(m);

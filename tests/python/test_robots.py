@@ -48,12 +48,13 @@ def test_allowed_and_check():
     r = Robots(BODY)
     assert r.allowed("https://a.com/private/x", "FooBot") is False
     assert r.allowed("https://a.com/private/ok", "foobot") is True
-    assert r.check("https://a.com/private/x", "FooBot") == ("disallow", 2, "disallow: /private")
-    assert r.check("https://a.com/private/ok", "FooBot") == ("allow", 3, "allow: /private/ok$")
-    assert r.check("https://a.com/search?q=1", "Other") == ("disallow", 8, "disallow: /search")
-    assert r.check("https://a.com/x", "Other") == ("allow", 0, "")
-    # An agent is a product token compared whole, as in the reference.
-    assert r.allowed("/private", "FooBot/1.0") is True
+    assert r.check("https://a.com/private/x", "FooBot") == ("disallow", 2, "disallow: /private", "matched")
+    assert r.check("https://a.com/private/ok", "FooBot") == ("allow", 3, "allow: /private/ok$", "matched")
+    assert r.check("https://a.com/search?q=1", "Other") == ("disallow", 8, "disallow: /search", "matched")
+    assert r.check("https://a.com/x", "Other") == ("allow", 0, "", "no-match")
+    # An agent is a product token compared whole, as in the reference (and a warning says so).
+    with pytest.warns(robotscan.AgentWarning, match="did you mean 'FooBot'"):
+        assert r.allowed("/private", "FooBot/1.0") is True
 
 
 def test_str_and_bytes_everywhere():
@@ -70,7 +71,7 @@ def test_non_ascii_urls():
     assert plain.allowed(raw, "x") is True          # the reference does not encode URLs
     assert plain.allowed(robotscan.encode_url(raw), "x") is False
     enc = Robots(BODY, encode_urls=True)
-    assert enc.check(raw, "x") == ("disallow", 7, "disallow: /wiki/K%C3%A4ytt%C3%A4j%C3%A4:")
+    assert enc.check(raw, "x") == ("disallow", 7, "disallow: /wiki/K%C3%A4ytt%C3%A4j%C3%A4:", "matched")
     assert enc.allowed(raw.encode("utf-8"), "x") is False
     assert enc.allowed("/wiki/K%c3%a4ytt%c3%a4j%c3%a4:Foo", "x") is False
     assert robotscan.encode_url("/wiki/Käyttäjä:") == "/wiki/K%C3%A4ytt%C3%A4j%C3%A4:"
@@ -87,19 +88,19 @@ def test_check_many_returns_arrays():
     assert list(dis) == [1, 0, 0, 0, 1, 0]
     assert list(lines) == [2, 3, 0, 0, 2, 0]
     for u, d, ln in zip(urls, dis, lines):
-        v, line, _ = r.check(u, "FooBot")
+        v, line, _, _ = r.check(u, "FooBot")
         assert (v == "disallow") == bool(d) and line == ln
     assert r.allowed_many(urls[:2], "FooBot") == [False, True]
     assert r.check_many([], "FooBot") == (array("b"), array("I"))
 
 
 def test_one_call_check():
-    assert robotscan.check(BODY, "/private/x", "FooBot") == ("disallow", 2, "disallow: /private")
-    assert robotscan.check(BODY, "/x", "FooBot") == ("allow", 0, "")
+    assert robotscan.check(BODY, "/private/x", "FooBot") == ("disallow", 2, "disallow: /private", "matched")
+    assert robotscan.check(BODY, "/x", "FooBot") == ("allow", 0, "", "no-match")
     assert robotscan.check(BODY, "/wiki/Käyttäjä:", "x", encode_urls=True)[0] == "disallow"
     long_rule = "/" + "a" * 5000
     body = "User-agent: *\nDisallow: %s\n" % long_rule
-    assert robotscan.check(body, long_rule, "x") == ("disallow", 2, "disallow: " + long_rule)
+    assert robotscan.check(body, long_rule, "x") == ("disallow", 2, "disallow: " + long_rule, "matched")
 
 
 def test_crawl_delay_and_tokens():
@@ -118,7 +119,7 @@ def test_crawl_delay_and_tokens():
 def test_garbage_bodies_allow_everything(body):
     r = Robots(body)
     assert r.allowed("https://a.com/anything", "x")
-    assert r.check("/", "x") == ("allow", 0, "")
+    assert r.check("/", "x") == ("allow", 0, "", "no-match")
 
 
 def test_user_agent_token():
@@ -176,8 +177,8 @@ def test_sites_from_paths(tmp_path):
     assert list(lines) == [2, 0, 2, 0, 0, 0]
     assert [robotscan.REASONS[i] for i in reasons] == [
         "matched", "no-match", "matched", "no-robots", "no-robots", "no-robots"]
-    assert s.check("https://a.com/a", "bot") == ("disallow", 2, "matched")
-    assert s.check("https://c.com/", "bot") == (None, 0, "no-robots")
+    assert s.check("https://a.com/a", "bot") == ("disallow", 2, "disallow: /a", "matched")
+    assert s.check("https://c.com/", "bot") == (None, 0, "", "no-robots")
     assert s.allowed("https://c.com/", "bot") is True
     assert s.allowed("https://c.com/", "bot", missing=False) is False
 
@@ -187,12 +188,13 @@ def test_sites_from_memory():
     s.add("http://gone.com/robots.txt", b"", status=404)
     s.add("http://down.com", "", status=503)
     s.add("http://fail.com", "", status=0)
-    assert s.check("https://a.com/private/x", "FooBot") == ("disallow", 2, "matched")
-    assert s.check("http://gone.com/x", "FooBot") == ("allow", 0, "unavailable")
-    assert s.check("http://down.com/x", "FooBot") == ("disallow", 0, "unreachable")
-    assert s.check("http://fail.com/x", "FooBot") == ("disallow", 0, "unreachable")
+    assert s.check("https://a.com/private/x", "FooBot") == ("disallow", 2, "disallow: /private",
+                                                           "matched")
+    assert s.check("http://gone.com/x", "FooBot") == ("allow", 0, "", "unavailable")
+    assert s.check("http://down.com/x", "FooBot") == ("disallow", 0, "", "unreachable")
+    assert s.check("http://fail.com/x", "FooBot") == ("disallow", 0, "", "unreachable")
     s.add("https://a.com", "User-agent: *\nDisallow: /\n")         # replaces
-    assert s.check("https://a.com/x", "FooBot") == ("disallow", 2, "matched")
+    assert s.check("https://a.com/x", "FooBot") == ("disallow", 2, "disallow: /", "matched")
     with pytest.raises(RobotscanError, match="has no origin"):
         s.add("/just/a/path", "")
     with pytest.raises(RobotscanError, match="status"):
@@ -205,7 +207,7 @@ def test_sites_memory_before_files(tmp_path):
     s = Sites([str(f)])
     assert s.check("https://b.com/x", "bot")[0] == "disallow"
     s.add("https://b.com", "")
-    assert s.check("https://b.com/x", "bot") == ("allow", 0, "no-match")
+    assert s.check("https://b.com/x", "bot") == ("allow", 0, "", "no-match")
     assert s.check("https://a.com/x", "bot")[0] == "disallow"
 
 
@@ -216,3 +218,19 @@ def test_sites_errors(tmp_path):
     bad.write_text("not a manifest line\n")
     with pytest.raises(RobotscanError, match="m.tsv:1"):
         Sites([bad])
+
+
+def test_agent_warnings():
+    r = Robots("User-agent: *\nDisallow: /x\n")
+    ua = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"
+    with pytest.warns(robotscan.AgentWarning, match="looks like a User-Agent header.*'bingbot'"):
+        assert r.check("/x", ua).verdict == "disallow"
+    with pytest.warns(robotscan.AgentWarning, match="not a product token \\(\\[A-Za-z_-\\]\\+\\)"):
+        robotscan.check("User-agent: *\n", "/", "42")
+    s = Sites(bodies={"https://a.com/robots.txt": "User-agent: *\nDisallow: /x\n"})
+    with pytest.warns(robotscan.AgentWarning, match="did you mean 'Googlebot'"):
+        assert s.check("https://a.com/x", "Googlebot/2.1").verdict == "disallow"
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # product tokens never warn
+        r.check("/x", "Googlebot"), r.crawl_delay("Google-Extended"), s.check_many(["/x"], "bot_x")

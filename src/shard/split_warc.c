@@ -1,6 +1,7 @@
 /*
- * shard_warc.c - `robotscan shard --robots X.warc(.gz|.zst)`: one WARC per
- * shard with only the captures that shard's sites use.
+ * split_warc.c - splitting a WARC robots source by site (rs_shard_split,
+ * `robotscan shard --robots X.warc(.gz|.zst)`): one WARC per shard with only
+ * the captures that shard's sites use.
  *
  * Pass 1 indexes the response records as the WARC source does (capture key
  * "origin/path" and Location resolution are the library's:
@@ -20,15 +21,13 @@
  * A WARC that is damaged (rs_warc_next fails) is not split: every shard gets
  * it whole, as before, with a warning.
  */
-#include "cli/cli.h"
-#include "cli/shard_warc.h"
+#include "shard/shard.h"
 #include "sites/sites.h"
 #include "warc/warc.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
@@ -54,10 +53,10 @@ typedef struct {
 static void keys_free(warc_keys *k)
 {
     for (size_t i = 0; i < k->n; i++) {
-        free(k->info[i].location);
-        free(k->info[i].shards);
+        rs_free(k->info[i].location);
+        rs_free(k->info[i].shards);
     }
-    free(k->info);
+    rs_free(k->info);
     rs_tally_free(k->keys);
 }
 
@@ -67,7 +66,7 @@ static int need(key_info *ki, uint32_t shard)
         if (ki->shards[i] == shard) return 0;
     if (ki->n_shards == ki->cap_shards) {
         const uint32_t cap = ki->cap_shards ? ki->cap_shards * 2 : 2;
-        uint32_t *s = realloc(ki->shards, cap * sizeof *s);
+        uint32_t *s = rs_realloc(ki->shards, cap * sizeof *s);
         if (s == NULL) return -1;
         ki->shards = s;
         ki->cap_shards = cap;
@@ -83,12 +82,13 @@ static int record_key(const rs_warc_record *rec, char *key, size_t cap, size_t *
     return rs_warc_capture_key(rec->target_uri.ptr, rec->target_uri.len, key, cap, kl, ol);
 }
 
-/* Pass 1. @return 0, 1 when the file cannot be split (damaged), -1 on error. */
-static int index_keys(const char *path, warc_keys *k)
+/* Pass 1. @return 0, 1 when the file cannot be split (damaged), -1 on error (in @d). */
+static int index_keys(const char *path, warc_keys *k, rs_shard_diag *d)
 {
     rs_warc *w = NULL;
-    if (rs_warc_open(path, &w) != RS_OK) {
-        cli_error("%s", w ? rs_warc_errmsg(w) : path);
+    const rs_status ost = rs_warc_open(path, &w);
+    if (ost != RS_OK) {
+        rs_shard_fail(d, ost, "%s", w ? rs_warc_errmsg(w) : path);
         rs_warc_free(w);
         return -1;
     }
@@ -99,7 +99,7 @@ static int index_keys(const char *path, warc_keys *k)
         const rs_status st = rs_warc_next(w, &rec);
         if (st == RS_ERR_EOF) break;
         if (st != RS_OK) {
-            cli_warn("%s: not split by site (%s): every shard reads it whole", path, rs_warc_errmsg(w));
+            rs_shard_warn(d, "%s: not split by site (%s): every shard reads it whole", path, rs_warc_errmsg(w));
             rc = 1;
             break;
         }
@@ -107,8 +107,8 @@ static int index_keys(const char *path, warc_keys *k)
         if (!record_key(&rec, key, sizeof key, &kl, &ol)) continue;
         rs_http_response r;
         if (rs_http_parse(rec.block, rec.block_len, &r) != RS_OK) {
-            cli_warn("%s: not split by site (a bad HTTP response at offset %llu): every shard reads it whole",
-                     path, (unsigned long long)rec.offset);
+            rs_shard_warn(d, "%s: not split by site (a bad HTTP response at offset %llu): every shard reads it whole",
+                          path, (unsigned long long)rec.offset);
             rc = 1;
             break;
         }
@@ -117,7 +117,7 @@ static int index_keys(const char *path, warc_keys *k)
         if (ix == k->n) { /* a new key */
             if (k->n == k->cap) {
                 const size_t cap = k->cap ? k->cap * 2 : 256;
-                key_info *ni = realloc(k->info, cap * sizeof *ni);
+                key_info *ni = rs_realloc(k->info, cap * sizeof *ni);
                 if (ni == NULL) { rc = -1; break; }
                 k->info = ni;
                 k->cap = cap;
@@ -138,11 +138,11 @@ static int index_keys(const char *path, warc_keys *k)
         memcpy(c->date, rec.date.ptr, dl);
         c->date[dl] = '\0';
         c->status = (uint16_t)r.status;
-        free(c->location);
+        rs_free(c->location);
         c->location = r.status >= 300 && r.status < 400 ? rs_warc_location_key(key, kl, ol, r.location) : NULL;
     }
     rs_warc_free(w);
-    if (rc < 0) cli_error("out of memory");
+    if (rc < 0) rs_shard_fail(d, RS_ERR_NOMEM, "out of memory");
     return rc;
 }
 
@@ -222,28 +222,28 @@ static int write_warcinfo(FILE *f)
 }
 
 /* Pass 2: the needed records into DIR/robots-K/S<src>.warc.gz. */
-static int write_shards(const char *path, const warc_keys *k, uint32_t n, const char *dir, int src, FILE **lists)
+static int write_shards(const char *path, const warc_keys *k, uint32_t n, const char *dir, int src, FILE **lists,
+                        rs_shard_diag *d)
 {
-    FILE **out = calloc(n, sizeof *out);
-    uint64_t *written = calloc(n, sizeof *written);
+    FILE **out = rs_calloc(n, sizeof *out);
+    uint64_t *written = rs_calloc(n, sizeof *written);
     rs_warc *w = NULL;
     int rc = out && written ? 0 : -1;
-    char p[PATH_MAX];
+    if (rc) rs_shard_fail(d, RS_ERR_NOMEM, "out of memory");
+    char p[PATH_MAX], a[PATH_MAX];
     for (uint32_t s = 0; rc == 0 && s < n; s++) {
         snprintf(p, sizeof p, "%s/robots-%04u", dir, s);
         mkdir(p, 0777);
         snprintf(p, sizeof p, "%s/robots-%04u/S%d.warc.gz", dir, s, src);
         if ((out[s] = fopen(p, "wb")) == NULL) {
-            cli_error("%s: %s", p, strerror(errno));
+            rs_shard_fail(d, RS_ERR_IO, "%s: %s", p, strerror(errno));
             rc = -1;
         } else {
-            char *a = realpath(p, NULL);
-            fprintf(lists[s], "%s\n", a ? a : p);
-            free(a);
+            fprintf(lists[s], "%s\n", realpath(p, a) ? a : p);
         }
     }
     if (rc == 0 && rs_warc_open(path, &w) != RS_OK) {
-        cli_error("%s", w ? rs_warc_errmsg(w) : path);
+        rs_shard_fail(d, RS_ERR_IO, "%s", w ? rs_warc_errmsg(w) : path);
         rc = -1;
     }
     char key[RS_ORIGIN_MAX + 4200];
@@ -252,7 +252,7 @@ static int write_shards(const char *path, const warc_keys *k, uint32_t n, const 
         const rs_status st = rs_warc_next(w, &rec);
         if (st == RS_ERR_EOF) break;
         if (st != RS_OK) {
-            cli_error("%s", rs_warc_errmsg(w));
+            rs_shard_fail(d, st, "%s", rs_warc_errmsg(w));
             rc = -1;
             break;
         }
@@ -263,7 +263,7 @@ static int write_shards(const char *path, const warc_keys *k, uint32_t n, const 
         const key_info *ki = &k->info[ix];
         for (uint32_t j = 0; rc == 0 && j < ki->n_shards; j++) {
             if (write_record(out[ki->shards[j]], &rec) != 0) {
-                cli_error("%s: write failed: %s", dir, strerror(errno));
+                rs_shard_fail(d, RS_ERR_IO, "%s: write failed: %s", dir, strerror(errno));
                 rc = -1;
             }
             written[ki->shards[j]]++;
@@ -274,30 +274,32 @@ static int write_shards(const char *path, const warc_keys *k, uint32_t n, const 
         if (rc == 0 && written[s] == 0 && write_warcinfo(out[s]) != 0) rc = -1; /* a WARC, if an empty one */
         if (fclose(out[s]) != 0) rc = -1;
     }
+    if (rc) rs_shard_fail(d, RS_ERR_IO, "%s: write failed: %s", dir, strerror(errno));
     rs_warc_free(w);
-    free(out);
-    free(written);
+    rs_free(out);
+    rs_free(written);
     return rc;
 }
 
-int shard_split_warc(const char *path, uint32_t n, const char *dir, int src, FILE **lists)
+rs_status rs_shard_split_warc(const char *path, uint32_t n, const char *dir, int src, FILE **lists,
+                              rs_shard_diag *d)
 {
     warc_keys k;
     memset(&k, 0, sizeof k);
-    int rc = index_keys(path, &k);
+    int rc = index_keys(path, &k, d);
     if (rc == 1) { /* damaged: given whole */
-        char *a = realpath(path, NULL);
-        for (uint32_t s = 0; a && s < n; s++) fprintf(lists[s], "%s\n", a);
-        rc = a ? 0 : -1;
-        free(a);
+        char a[PATH_MAX];
+        rc = realpath(path, a) ? 0 : rs_shard_fail(d, RS_ERR_IO, "%s: %s", path, strerror(errno));
+        for (uint32_t s = 0; rc == 0 && s < n; s++) fprintf(lists[s], "%s\n", a);
     } else if (rc == 0) {
-        rc = assign(&k, n) == 0 ? write_shards(path, &k, n, dir, src, lists) : -1;
+        rc = assign(&k, n) == 0 ? write_shards(path, &k, n, dir, src, lists, d)
+                                : rs_shard_fail(d, RS_ERR_NOMEM, "out of memory");
     }
     keys_free(&k);
-    return rc;
+    return rc == 0 ? RS_OK : rs_shard_status(d);
 }
 
-int shard_is_warc(const char *path)
+int rs_shard_is_warc(const char *path)
 {
     rs_warc *w = NULL;
     const int yes = rs_warc_open(path, &w) == RS_OK;

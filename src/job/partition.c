@@ -6,7 +6,7 @@
  * by -j N workers over the job's robots sources with only some partitions'
  * sites loaded at a time, each partition's output goes to a spill file of
  * its own, and the outputs are merged back into input order by line number:
- * the bytes on stdout and stderr are the same as without a limit.
+ * the records and diagnostics are the same as without a limit.
  *
  * 1. split (calling thread, N - 1 threads compressing): lines -> P partition
  *    spills (line number, bytes); P is a power of two from 16 to 256, enough
@@ -21,10 +21,10 @@
  *    more hosts than the budget holds runs alone, in blocks cut where its
  *    distinct hosts would pass it, evicting between them, so it completes
  *    under the budget too. Output per line -> the partition's output spill;
- * 3. merge (calling thread): the output spills by line number -> stdout /
- *    stderr.
+ * 3. merge (calling thread): the output spills by line number -> the job's
+ *    records and diagnostics (io.h).
  */
-#include "cli/urls_spill.h"
+#include "job/partition.h"
 #include "scan/spill.h"
 
 #include <pthread.h>
@@ -219,7 +219,7 @@ typedef struct {
     int rc;
 } run_shared;
 
-/* Prints the run's first failure (later ones only stop it). */
+/* Records the run's first failure on the io (later ones only stop it). */
 static void run_fail(run_shared *sh, const char *diag, size_t diag_len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static void run_fail(run_shared *sh, const char *diag, size_t diag_len, const char *fmt, ...)
@@ -231,8 +231,8 @@ static void run_fail(run_shared *sh, const char *diag, size_t diag_len, const ch
         va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
-        if (diag_len) fwrite(diag, 1, diag_len, stderr);
-        cli_error("%s", msg);
+        rs_io_diag(sh->cfg->io, diag, diag_len);
+        rs_io_error(sh->cfg->io, RS_ERR_IO, "%s", msg);
         sh->rc = 2;
     }
     atomic_store(&sh->stop, 1);
@@ -409,6 +409,10 @@ static void *run_worker(void *arg)
         rc = 2;
     }
     while (rc == 0 && !atomic_load(&sh->stop)) {
+        if (__atomic_load_n(&cfg->io->canceled, __ATOMIC_RELAXED)) {
+            run_fail(sh, NULL, 0, "canceled");
+            break;
+        }
         const int p = atomic_fetch_add(&sh->next, 1);
         if (p >= sh->s->np) break;
         const uint64_t k = sh->s->keys[p].n;
@@ -551,7 +555,7 @@ static int merge(const spill_config *cfg, spill_set *s)
     for (int p = 0; p < np; p++) {
         char err[512] = "";
         if (rs_spill_rewind(s->out[p], err, sizeof err) != RS_OK) {
-            cli_error("%s", err[0] ? err : "out of memory");
+            rs_io_error(cfg->io, RS_ERR_IO, "%s", err[0] ? err : "out of memory");
             return 2;
         }
         s->bytes += rs_spill_bytes(s->out[p]);
@@ -563,7 +567,7 @@ static int merge(const spill_config *cfg, spill_set *s)
         for (int p = 0; p < np; p++)
             if (h[p].live && (best < 0 || h[p].no < h[best].no)) best = p;
         if (best < 0) break;
-        rs_outbuf *o = cli_out();
+        rs_outbuf *o = &cfg->io->out;
         if (h[best].ol) {
             char tmp[4096];
             uint32_t left = h[best].ol;
@@ -584,18 +588,21 @@ static int merge(const spill_config *cfg, spill_set *s)
                     goto bad_d;
                 left -= c;
             }
-            if (cli_out_flush(0) != 0) goto bad_d;   /* as the pipeline: records, then its diagnostics */
-            fwrite(diag.ptr, 1, diag.len, stderr);
+            if (rs_io_flush(cfg->io, 0) != 0) goto bad_w;   /* as the pipeline: records, then its diagnostics */
+            rs_io_diag(cfg->io, diag.ptr, diag.len);
         }
-        if (cli_out_flush(1 << 18) != 0) goto bad_d;
+        if (rs_io_flush(cfg->io, 1 << 18) != 0) goto bad_w;
         if (next_head(s->out[best], &h[best]) != 0) goto bad_d;
     }
     rs_outbuf_free(&diag);
     return 0;
+bad_w:
+    rs_outbuf_free(&diag);
+    return 2;                   /* the write failure is on the io */
 bad_d:
     rs_outbuf_free(&diag);
 bad:
-    cli_error("cannot read back a spill file in %s", cfg->dir);
+    rs_io_error(cfg->io, RS_ERR_IO, "cannot read back a spill file in %s", cfg->dir);
     return 2;
 }
 
@@ -805,7 +812,7 @@ int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pi
     const int np = s.np;
     for (int p = 0; p < np; p++) {
         if (rs_spill_open(cfg->dir, &s.in[p], err, sizeof err) != RS_OK) {
-            cli_error("%s", err[0] ? err : "out of memory");
+            rs_io_error(cfg->io, RS_ERR_IO, "%s", err[0] ? err : "out of memory");
             set_free(&s);
             return 2;
         }
@@ -828,6 +835,11 @@ int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pi
         while (st == RS_OK && rs_line_next(&it, &ln)) st = split_line(&sp, &ln, &counts, err, sizeof err);
     }
     while (st == RS_OK && (rst = rs_reader_next_block(r, &b)) == RS_OK) {
+        if (__atomic_load_n(&cfg->io->canceled, __ATOMIC_RELAXED)) {
+            st = RS_ERR_CANCELED;
+            snprintf(err, sizeof err, "canceled");
+            break;
+        }
         rs_lines it;
         rs_line ln;
         rs_lines_init(&it, &b);
@@ -840,7 +852,7 @@ int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pi
     tot->bytes_in += rs.bytes_in;
     tot->bytes_out += rs.bytes_out;
     if (st != RS_OK) {
-        cli_error("%s", err[0] ? err : "out of memory");
+        rs_io_error(cfg->io, RS_ERR_IO, "%s", err[0] ? err : "out of memory");
         set_free(&s);
         return 2;
     }
@@ -861,8 +873,8 @@ int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pi
     stats->seconds[2] += seconds_between(&t_merge, &t_end);
     stats->spill_bytes += atomic_load(&s.bytes);
     if (rc == 0 && input_failed) {
-        cli_out_flush(0);
-        cli_error("%s", rs_reader_errmsg(r));
+        rs_io_flush(cfg->io, 0);
+        rs_io_error(cfg->io, RS_ERR_CORRUPT, "%s", rs_reader_errmsg(r));
         tot->input_failed = 1;
         rc = 2;
     }

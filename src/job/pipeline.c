@@ -6,7 +6,7 @@
  * in order (take) and mark them done, and the calling thread writes done
  * slots strictly in order (tail): tail <= take <= head <= tail + n_slots.
  */
-#include "cli/pipeline.h"
+#include "job/pipeline.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -80,14 +80,14 @@ static int write_header(pipeline_impl *p)
 {
     if (p->header_written || !p->cfg.write_header) return 0;
     p->header_written = 1;
-    return rs_format_header(cli_out(), p->cfg.format, p->cfg.columns, p->cfg.n_columns) == RS_OK ? 0 : 2;
+    return rs_format_header(&p->cfg.io->out, p->cfg.format, p->cfg.columns, p->cfg.n_columns) == RS_OK ? 0 : 2;
 }
 
 void pipeline_flush(pipeline_result *res)
 {
     pipeline_impl *p = res->stream;
     if (p == NULL || res->diag.len || res->status != RS_OK || res->out.len == 0) return;
-    if (write_header(p) != 0 || cli_out_write(res->out.ptr, res->out.len) != 0) {
+    if (write_header(p) != 0 || rs_io_write(p->cfg.io, res->out.ptr, res->out.len) != 0) {
         p->stream_failed = 1;
         res->stream = NULL;
         return;
@@ -194,7 +194,7 @@ int pipeline_init(pipeline *pl, const pipeline_config *cfg)
             a->w = &p->workers[i];
             if (pthread_create(&p->threads[i], NULL, thread_main, a) != 0) {
                 free(a);
-                cli_error("cannot start worker threads");
+                rs_io_error(p->cfg.io, RS_ERR_NOMEM, "cannot start worker threads");
                 return 2;
             }
             p->n_threads++;
@@ -203,7 +203,7 @@ int pipeline_init(pipeline *pl, const pipeline_config *cfg)
     p->started = now_seconds();
     return 0;
 nomem:
-    cli_error("out of memory");
+    rs_io_error(cfg->io, RS_ERR_NOMEM, "out of memory");
     return 2;
 }
 
@@ -233,22 +233,14 @@ static size_t next_block_size(const pipeline_impl *p, const rs_reader *r)
 
 static void progress(pipeline_impl *p, const rs_reader *r, int final)
 {
-    if (!p->cfg.progress) return;
+    rs_job_io *io = p->cfg.io;
+    if (!io->want_progress || io->progress == NULL) return;
     const double t = now_seconds();
     if (!final && t - p->last_progress < 0.5) return;
     p->last_progress = t;
     rs_reader_stats st;
     rs_reader_stats_get(r, &st);
-    const double el = t - p->started;
-    const double rate = el > 0 ? (double)(p->totals.counts.lines) / el : 0;
-    char eta[48] = "";
-    if (st.file_size && st.bytes_in && st.bytes_in < st.file_size && el > 0)
-        snprintf(eta, sizeof eta, ", ETA %.0f s",
-                 (double)(st.file_size - st.bytes_in) / ((double)st.bytes_in / el));
-    fprintf(stderr, "\rrobotscan: %llu lines, %.1f MB read, %.2f M lines/s%s   %s",
-            (unsigned long long)p->totals.counts.lines, (double)st.bytes_in / 1e6, rate / 1e6, eta,
-            final ? "\n" : "");
-    fflush(stderr);
+    io->progress(io->ctx, p->totals.counts.lines, st.bytes_in, st.file_size, t - p->started, final);
 }
 
 void pipeline_counts_add(pipeline_counts *to, const pipeline_counts *c)
@@ -263,7 +255,7 @@ void pipeline_counts_add(pipeline_counts *to, const pipeline_counts *c)
     for (int i = 0; i < 8; i++) to->extra[i] += c->extra[i];
 }
 
-/* Output of a slot at least this large is written without a copy into cli_out(); smaller
+/* Output of a slot at least this large is written without a copy into the io buffer; smaller
  * outputs gather there until it holds as much. */
 #define OUT_DIRECT ((size_t)1 << 18)
 
@@ -273,24 +265,27 @@ static int emit(pipeline_impl *p, slot *s)
     pipeline_result *res = &s->res;
     res->stream = NULL;
     if (p->stream_failed) return -1; /* reported by pipeline_flush */
-    if (res->diag.len) fwrite(res->diag.ptr, 1, res->diag.len, stderr);
+    rs_io_diag(p->cfg.io, res->diag.ptr, res->diag.len);
     if (res->status != RS_OK) {
-        cli_error("%s", res->errmsg);
+        rs_io_error(p->cfg.io, res->status, "%s", res->errmsg);
         return -1;
     }
     pipeline_counts_add(&p->totals.counts, &res->counts);
     if (p->cfg.in_order) {
         const rs_status st = p->cfg.in_order(p->cfg.ctx, res);
         if (st != RS_OK) {
-            cli_error("%s", res->errmsg[0] ? res->errmsg : rs_status_str(st));
+            rs_io_error(p->cfg.io, st, "%s", res->errmsg[0] ? res->errmsg : rs_status_str(st));
             return -1;
         }
     }
     if (res->out.len >= OUT_DIRECT) {         /* a block's worth: written from where it is */
-        if (cli_out_write(res->out.ptr, res->out.len) != 0) return -1;
+        if (rs_io_write(p->cfg.io, res->out.ptr, res->out.len) != 0) return -1;
     } else if (res->out.len) {
-        if (rs_outbuf_append(cli_out(), res->out.ptr, res->out.len) != RS_OK) return -1;
-        if (cli_out_flush(OUT_DIRECT) != 0) return -1;
+        if (rs_outbuf_append(&p->cfg.io->out, res->out.ptr, res->out.len) != RS_OK) {
+            rs_io_error(p->cfg.io, RS_ERR_NOMEM, "out of memory");
+            return -1;
+        }
+        if (rs_io_flush(p->cfg.io, OUT_DIRECT) != 0) return -1;
     }
     return 0;
 }
@@ -309,25 +304,18 @@ int pipeline_write_header(pipeline *pl)
 
 int pipeline_run(pipeline *pl, const char *path)
 {
-    return pipeline_run_until(pl, path, NULL, NULL);
+    const job_input in = { strcmp(path, "-") ? path : NULL, -1, NULL };
+    return pipeline_run_input(pl, &in, NULL, NULL);
 }
 
-int pipeline_run_until(pipeline *pl, const char *path, rs_reader **rest, rs_block *pending)
+int pipeline_run_input(pipeline *pl, const job_input *in, rs_reader **rest, rs_block *pending)
 {
     pipeline_impl *p = pl->impl;
-    rs_reader_opts ro;
-    memset(&ro, 0, sizeof ro);
-    ro.block_size = p->cfg.block_size ? p->cfg.block_size : BLOCK_SIZE;
-    ro.map = 1;                 /* main.c turns a shrinking file's SIGBUS into an error */
     rs_reader *r = NULL;
-    rs_status st = rs_reader_open(strcmp(path, "-") ? path : NULL, &ro, &r);
-    if (st != RS_OK) {
-        cli_error("%s", r ? rs_reader_errmsg(r) : rs_status_str(st));
-        rs_reader_free(r);
+    if (rs_io_open_input(p->cfg.io, in, p->cfg.block_size ? p->cfg.block_size : BLOCK_SIZE, &r) != RS_OK)
         return 2;
-    }
     if (ensure_buffers(p, r) != 0) {
-        cli_error("out of memory");
+        rs_io_error(p->cfg.io, RS_ERR_NOMEM, "out of memory");
         rs_reader_free(r);
         return 2;
     }
@@ -341,10 +329,11 @@ int pipeline_run_until(pipeline *pl, const char *path, rs_reader **rest, rs_bloc
     rs_status read_status = RS_OK;
     while (!failed) {
         /* Fill free slots. */
+        if (!eof && rs_io_canceled(p->cfg.io)) failed = eof = 1;
         while (!eof && p->head - p->tail < p->n_slots) {
             slot *s = &p->slots[p->head % p->n_slots];
             rs_reader_set_block_size(r, next_block_size(p, r));
-            st = rs_reader_next_block_into(r, s->buf, &s->block);
+            const rs_status st = rs_reader_next_block_into(r, s->buf, &s->block);
             if (st != RS_OK) {
                 eof = 1;
                 if (st != RS_ERR_EOF) read_status = st;
@@ -400,8 +389,8 @@ int pipeline_run_until(pipeline *pl, const char *path, rs_reader **rest, rs_bloc
     progress(p, r, 1);
     p->totals.input_failed = 0;
     if (!failed && read_status != RS_OK) {
-        cli_out_flush(0); /* records before the damage go out first */
-        cli_error("%s", rs_reader_errmsg(r));
+        rs_io_flush(p->cfg.io, 0); /* records before the damage go out first */
+        rs_io_error(p->cfg.io, read_status, "%s", rs_reader_errmsg(r));
         failed = 1;
         p->totals.input_failed = 1;
     }

@@ -1,12 +1,12 @@
 /*
- * urls_spill.h - `urls` past its memory budget: a bulk run in partitions by
+ * partition.h - a urls job past its memory budget: a bulk run in partitions by
  * host, run by -j N workers with only some partitions' sites loaded at a
  * time, merged back into input order.
  */
-#ifndef RS_CLI_URLS_SPILL_H
-#define RS_CLI_URLS_SPILL_H
+#ifndef RS_JOB_PARTITION_H
+#define RS_JOB_PARTITION_H
 
-#include "cli/pipeline.h"
+#include "job/pipeline.h"
 
 #define SPILL_SITE_COST ((uint64_t)6 << 10)   /* bytes a host costs loaded (matchers, tables): 5.3-5.6 KB
                                                  measured at 100k sites with drop_rules (RSS less blocks;
@@ -17,6 +17,7 @@
 #define SPILL_MAX_JOBS 256
 
 typedef struct {
+    rs_job_io *io;                  /* where results and errors go */
     uint64_t memory_limit;          /* bytes; half of it for loaded sites (all workers') */
     int jobs;                       /* workers (-j) */
     const char *dir;                /* spill directory ($TMPDIR, else /tmp) */
@@ -24,8 +25,8 @@ typedef struct {
     int want_tallies;
     unsigned origin_counters;
     void *ctx;
-    /* A fresh state for worker @worker (0: the calling thread); NULL: failed, message
-     * printed. Called on the worker. */
+    /* A fresh state for worker @worker (0: the calling thread); NULL: out of memory.
+     * Called on the worker. */
     void *(*run_open)(void *ctx, int worker);
     void (*run_close)(void *ctx, void *state);
     /* Drops what a state keeps that refers to loaded sites (its scanner, caches). */
@@ -55,7 +56,7 @@ typedef struct {
 
 /* Runs the rest of an input: @pending (may be NULL) then @r's blocks to its end (the
  * caller frees @r). Counts, tallies and byte counts are added to @tot.
- * @return 0 or 2 (message printed). */
+ * @return 0 or 2 (the error on cfg->io). */
 int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pipeline_totals *tot,
               spill_stats *st);
 
@@ -78,4 +79,4 @@ void spill_gate_init(spill_gate *g, uint64_t memory_limit);
 int spill_gate_admit(spill_gate *g, const rs_block *b);
 void spill_gate_free(spill_gate *g);
 
-#endif /* RS_CLI_URLS_SPILL_H */
+#endif /* RS_JOB_PARTITION_H */

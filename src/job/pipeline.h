@@ -2,15 +2,16 @@
  * pipeline.h - the streaming engine of the bulk commands: reader blocks ->
  * worker threads -> results written strictly in input order.
  *
- * A command supplies process(): one block of whole lines in, formatted
+ * Records, diagnostics, progress and errors go to the job's io (io.h);
+ * nothing here prints. A command supplies process(): one block of whole lines in, formatted
  * records, diagnostics and counters out (into a pipeline_result). Each
  * worker thread has its own state (caches, scratch) and its own tallies,
  * merged at the end, so nothing on the hot path takes a lock.
  */
-#ifndef RS_CLI_PIPELINE_H
-#define RS_CLI_PIPELINE_H
+#ifndef RS_JOB_PIPELINE_H
+#define RS_JOB_PIPELINE_H
 
-#include "cli/cli.h"
+#include "job/io.h"
 
 typedef struct {
     uint64_t lines;        /* lines read, oversized ones included */
@@ -44,6 +45,7 @@ typedef struct {
 } pipeline_result;
 
 typedef struct {
+    rs_job_io *io;                  /* where results and errors go */
     int jobs;                       /* worker threads; 1 = all on the calling thread */
     rs_status (*process)(void *ctx, void *state, const rs_block *block, pipeline_result *res);
     void *ctx;
@@ -58,7 +60,6 @@ typedef struct {
     /* Optional, on the calling thread, for each block read before any worker sees it:
      * nonzero stops the run before this block (pipeline_run_until). */
     int (*admit)(void *ctx, const rs_block *block);
-    int progress;                   /* progress line on stderr */
     size_t block_size;              /* input block bytes; 0 = the default (1 MiB) */
     int write_header;
     rs_format format;
@@ -81,16 +82,16 @@ typedef struct {
 
 /* Blocks in flight with @jobs workers (one per slot of the ring). */
 unsigned pipeline_slots(int jobs);
-/* @return 0, or 2 after printing an error. */
+/* @return 0, or 2 with the error on cfg->io. */
 int pipeline_init(pipeline *p, const pipeline_config *cfg);
-/* Runs one input ("-" = stdin) to its end. @return 0, or 2 after printing an error
+/* Runs one input ("-" = stdin) to its end. @return 0, or 2 with the error on the io
  * (every record before the failure has been written). */
 int pipeline_run(pipeline *p, const char *path);
-/* As pipeline_run, but when cfg->admit refuses a block: every block before it is
- * written, and 3 is returned with the open reader in *rest (the caller frees it)
- * and the refused block in *pending (valid until the next pipeline call). Byte
- * counts of a stopped input are then the caller's (rs_reader_stats_get). */
-int pipeline_run_until(pipeline *p, const char *path, rs_reader **rest, rs_block *pending);
+/* As pipeline_run over @in, but when cfg->admit refuses a block (and @rest is not NULL):
+ * every block before it is written, and 3 is returned with the open reader in *rest (the
+ * caller frees it) and the refused block in *pending (valid until the next pipeline
+ * call). Byte counts of a stopped input are then the caller's (rs_reader_stats_get). */
+int pipeline_run_input(pipeline *p, const job_input *in, rs_reader **rest, rs_block *pending);
 /* Writes the header row once (when configured). @return 0 or 2. */
 int pipeline_write_header(pipeline *p);
 /* Totals over every input so far; tallies merged on first call after a run. */
@@ -112,18 +113,4 @@ void pipeline_flush(pipeline_result *res);
 void pipeline_fail(pipeline_result *res, rs_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* ===== Shared by the bulk commands (bulk.c) ===== */
-
-/* Opens --robots sources with --semantics. @return 0, or 2 after an error message. */
-int cli_sites_open(const struct cli_opts *o, rs_sites **out);
-/* cli_sites_open with rs_sites_options (NULL: the defaults). */
-int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs_sites **out);
-/* Ends a command's use of @sites when the process exits next (see bulk.c). */
-void cli_sites_close(rs_sites *sites);
-/* Fills jobs, progress, header and format of @cfg from the options. */
-void cli_pipeline_defaults(const struct cli_opts *o, pipeline_config *cfg);
-/* Runs every input (stdin when none), setting *input_name for messages.
- * @return 0, or 2 once one fails (later inputs are not read). */
-int cli_run_inputs(pipeline *p, const struct cli_opts *o, const char **input_name);
-
-#endif /* RS_CLI_PIPELINE_H */
+#endif /* RS_JOB_PIPELINE_H */
