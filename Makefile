@@ -379,8 +379,11 @@ test-full: ## make test, then mutants, per-group CLI conformance, sanitize, test
 	    run/mutants/conformance-recipe $(RUN_CONF_FULL) || rc=1; \
 	echo; echo "== make test-full: sanitize"; $(MAKE) --no-print-directory sanitize || rc=1; \
 	echo; echo "== make test-full: test-scalar"; $(MAKE) --no-print-directory test-scalar || rc=1; \
-	cat $(RESULTS) $(BUILD)/test-extra-results.txt build-san/test-results.txt \
-	    $(BUILD)/test-scalar-results.txt >$(FULL_RESULTS) 2>/dev/null || true; \
+	for p in test:$(RESULTS) extra:$(BUILD)/test-extra-results.txt sanitize:build-san/test-results.txt \
+	         scalar:$(BUILD)/test-scalar-results.txt; do \
+	    [ -f "$${p#*:}" ] || { echo "FAIL $${p%%:*} (no results: the part did not run)"; continue; }; \
+	    sed -E "s#^(PASS|FAIL|SKIP|LOG) #\1 $${p%%:*}/#; s#^TIME ([0-9.]+) #TIME \1 $${p%%:*}/#" "$${p#*:}"; \
+	done >$(FULL_RESULTS); \
 	echo; echo "== make test-full: every run (make test, extras, sanitize, test-scalar)"; \
 	tests/summary.sh $(FULL_RESULTS) $$start || rc=1; exit $$rc
 
