@@ -143,7 +143,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(TEST_HDR) $(LIB
 # steps' suites TEST_JOBS at a time. New tests/unit/test_*.c and tests/cli/test_*.sh are
 # picked up by the wildcards.
 TEST_JOBS ?= 2
-RUN_ALL    = $(MAKE) --no-print-directory -k
+RUN_ALL    = $(MAKE) --no-print-directory -k $(TEST_J)
 RUN_UNIT  := $(TEST_BIN:$(BUILD)/tests/%=run/unit/%)
 CLI_TESTS := $(sort $(wildcard tests/cli/test_*.sh))
 RUN_CLI   := $(CLI_TESTS:tests/cli/%=run/cli/%)
@@ -298,12 +298,12 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_re
           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize: ## ASan+UBSan build in build-san/, then unit + CLI + conformance + fuzz replays
 	@rm -rf build-san/test-results.txt build-san/test-results-logs
-	@start=$$(date +%s); rc=0; $(SAN_ENV) $(RUN_ALL) $(TEST_J) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
+	@start=$$(date +%s); rc=0; $(SAN_ENV) $(RUN_ALL) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
 	    UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" CONFORMANCE_LIMIT=$(SAN_CONFORMANCE_LIMIT) \
 	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=$(SANITIZERS)" \
 	    build-san/robotscan SAN_BUILD || { rc=1; \
 	    echo "FAIL sanitize build (errors above)" >>build-san/test-results.txt; }; \
-	$(SAN_ENV) $(RUN_ALL) $(TEST_J) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
+	$(SAN_ENV) $(RUN_ALL) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
 	    UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" CONFORMANCE_LIMIT=$(SAN_CONFORMANCE_LIMIT) \
 	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=$(SANITIZERS)" \
 	    SAN_RUNS || rc=$$?; \
@@ -361,10 +361,10 @@ TEST_RUNS  = $(filter $(TEST_ALL),$(TEST_FIRST)) $(filter-out $(TEST_FIRST),$(TE
 TEST_J     = $(if $(filter --jobserver%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 test: $(DEPS_ALL) ## build everything and run every test, TEST_JOBS (2) at a time (summary at the end)
 	@rm -rf $(RESULTS) $(RESULTS:.txt=-logs); start=$$(date +%s); rc=0; \
-	$(RUN_ALL) $(TEST_J) all $(TEST_BIN) $(REPLAY_BIN) $(SHARED_DEP) || { \
+	$(RUN_ALL) all $(TEST_BIN) $(REPLAY_BIN) $(SHARED_DEP) || { \
 	    echo "FAIL build (make all and the test binaries: errors above)" >>$(RESULTS); rc=1; }; \
 	echo "== make test: $(words $(TEST_RUNS)) suites, $(TEST_JOBS) at a time; logs in $(RESULTS:.txt=-logs)/"; \
-	$(RUN_ALL) $(TEST_J) RESULTS=$(RESULTS) $(TEST_RUNS) || rc=1; \
+	$(RUN_ALL) RESULTS=$(RESULTS) $(TEST_RUNS) || rc=1; \
 	if [ $$rc != 0 ] && ! grep -q '^FAIL ' $(RESULTS) 2>/dev/null; then \
 	    echo "FAIL make test (a step failed before its suites ran: a build error above?)" >>$(RESULTS); fi; \
 	tests/summary.sh $(RESULTS) $$start || rc=1; exit $$rc
@@ -375,7 +375,7 @@ test-full: ## make test, then mutants, per-group CLI conformance, sanitize, test
 	$(MAKE) --no-print-directory test || rc=1; \
 	echo; echo "== make test-full: mutants and conformance one process per group"; \
 	rm -rf $(BUILD)/test-extra-results-logs; \
-	$(RUN_ALL) $(TEST_J) RESULTS=$(BUILD)/test-extra-results.txt run/mutants/wrappers \
+	$(RUN_ALL) RESULTS=$(BUILD)/test-extra-results.txt run/mutants/wrappers \
 	    run/mutants/conformance-recipe $(RUN_CONF_FULL) || rc=1; \
 	echo; echo "== make test-full: sanitize"; $(MAKE) --no-print-directory sanitize || rc=1; \
 	echo; echo "== make test-full: test-scalar"; $(MAKE) --no-print-directory test-scalar || rc=1; \
