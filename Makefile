@@ -311,6 +311,7 @@ sanitize: ## ASan+UBSan build in build-san/, then unit + CLI + conformance + fuz
 # What sanitize builds, then runs, longest first (two at a time).
 .PHONY: SAN_BUILD SAN_RUNS
 SAN_BUILD: $(TEST_BIN) $(REPLAY_BIN) $(SHARED_DEP)
+	@:
 SAN_RUNS: run/unit/test_differential run/unit/test_scan run/cli/test_urls.sh $(RUN_UNIT) $(RUN_CLI) \
           $(RUN_CONF) $(RUN_CONF_GRP) $(RUN_FUZZ)
 
@@ -361,13 +362,18 @@ TEST_RUNS  = $(filter $(TEST_ALL),$(TEST_FIRST)) $(filter-out $(TEST_FIRST),$(TE
 TEST_J     = $(if $(filter --jobserver%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
 test: $(DEPS_ALL) ## build everything and run every test, TEST_JOBS (2) at a time (summary at the end)
 	@rm -rf $(RESULTS) $(RESULTS:.txt=-logs); start=$$(date +%s); rc=0; \
-	$(RUN_ALL) all $(TEST_BIN) $(REPLAY_BIN) $(SHARED_DEP) || { \
+	$(RUN_ALL) test-build || { \
 	    echo "FAIL build (make all and the test binaries: errors above)" >>$(RESULTS); rc=1; }; \
 	echo "== make test: $(words $(TEST_RUNS)) suites, $(TEST_JOBS) at a time; logs in $(RESULTS:.txt=-logs)/"; \
 	$(RUN_ALL) RESULTS=$(RESULTS) $(TEST_RUNS) || rc=1; \
 	if [ $$rc != 0 ] && ! grep -q '^FAIL ' $(RESULTS) 2>/dev/null; then \
 	    echo "FAIL make test (a step failed before its suites ran: a build error above?)" >>$(RESULTS); fi; \
 	tests/summary.sh $(RESULTS) $$start || rc=1; exit $$rc
+
+# What make test builds before its first suite (quietly when it is up to date)
+.PHONY: test-build
+test-build: all $(TEST_BIN) $(REPLAY_BIN) $(SHARED_DEP)
+	@:
 
 FULL_RESULTS = $(BUILD)/test-full-results.txt
 test-full: ## make test, then mutants, per-group CLI conformance, sanitize, test-scalar (CI; summary of all)
