@@ -22,7 +22,7 @@ WARNFLAGS = -Wall -Wextra -Wshadow -Wcast-qual -Wcast-align -Wstrict-prototypes 
 # so they share one set of objects: none rebuilds the others'. WERROR= turns it off (a
 # compiler with new warnings); the sanitizer and fuzz builds (clang) set it empty.
 WERROR   ?= -Werror
-PKGS      = libzstd libxxhash zlib libidn2 jansson
+PKGS      = libzstd libxxhash zlib libdeflate libidn2 jansson
 RS_CFLAGS = -std=c11 -D_GNU_SOURCE -DRS_STATIC_LINKING_ONLY -Isrc $(WARNFLAGS) $(MOREFLAGS)
 # Resolved on use so a fresh machine can install the packages first.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -69,7 +69,7 @@ STEP         = tests/run-step.sh $(RESULTS)
 
 .PHONY: all lib cli test test-full check test-unit test-cli test-conformance test-conformance-full \
         test-scalar demo bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install \
-        clean help deps test-mutants test-optional testdata update-testdata FORCE tsan \
+        clean help deps test-mutants test-optional test-bench testdata update-testdata FORCE tsan \
         so test-python test-install uninstall test-report test-scale
 
 all: lib so cli ## build librobotscan.a, librobotscan.so and ./robotscan (default)
@@ -166,6 +166,12 @@ run/scale/test_dask.py: $(BIN) $(SHARED_DEP)
 	@$(STEP) scale/test_dask.py /usr/bin/python3 tests/scale/test_dask.py ./$(BIN) $(SHARED)
 
 test-scale: run/scale/test_dask.py ## shard + Dask runs equal single runs (tests/scale, Debian python3-distributed)
+
+.PHONY: run/bench/test_bench.sh
+run/bench/test_bench.sh: $(BIN) $(SHARED_DEP)
+	@$(STEP) bench/test_bench.sh bash tests/bench/test_bench.sh ./$(BIN) $(SHARED)
+
+test-bench: run/bench/test_bench.sh ## the matcher arena on small workloads: toy peers, faults, saved re-runs, adapters (tests/bench)
 
 run/report/test_report.sh: $(BIN) $(SHARED_DEP)
 	@$(STEP) report/test_report.sh bash tests/report/test_report.sh ./$(BIN) $(SHARED)
@@ -347,7 +353,7 @@ bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/ben
 # SKIP lines). Longest suites first, so two cores finish together.
 # `make test-full` adds what takes long: the mutants (every check can fail), CLI
 # conformance one process per group, the sanitizers and the scalar kernels.
-TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-report test-scale test-python \
+TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-report test-bench test-scale test-python \
              test-install test-optional
 TEST_FIRST = run/cli/test_merge_stats.sh run/cli/test_urls.sh run/report/test_report.sh run/cli/test_warc.sh \
              run/cli/test_partition.sh run/cli/test_blocks.sh run/scale/test_dask.py run/cli/test_shard_w3c.sh \
@@ -355,7 +361,7 @@ TEST_FIRST = run/cli/test_merge_stats.sh run/cli/test_urls.sh run/report/test_re
              run/unit/test_differential run/unit/test_scan
 # Every suite of TEST_STEPS, in the order to start them (TEST_FIRST, then the rest)
 TEST_ALL   = $(RUN_UNIT) $(RUN_CLI) $(RUN_CONF) $(RUN_CONF_GRP) $(RUN_FUZZ) run/report/test_report.sh \
-             run/scale/test_dask.py run/python/pytest run/install/test_install.sh \
+             run/bench/test_bench.sh run/scale/test_dask.py run/python/pytest run/install/test_install.sh \
              run/optional/testdata-matches-shared
 TEST_RUNS  = $(filter $(TEST_ALL),$(TEST_FIRST)) $(filter-out $(TEST_FIRST),$(TEST_ALL))
 # -jTEST_JOBS unless make already runs with -j (a jobserver to share)
@@ -437,10 +443,11 @@ PYTHONDIR   ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PR
 MANPAGES    := $(sort $(wildcard man/*.1))
 PY_SRC      := $(sort $(wildcard python/robotscan/*.py))
 
-install: all ## install the binary, libraries, header, robotscan.pc, man pages, completion, Python package
+install: all ## install the binary, robotscan-dask, libraries, header, robotscan.pc, man pages, completion, Python package
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(PYTHONDIR)/robotscan
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/robotscan
+	install -m 755 scripts/robotscan-dask $(DESTDIR)$(BINDIR)/robotscan-dask
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(SO).$(VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf librobotscan.so.$(VERSION) $(DESTDIR)$(LIBDIR)/librobotscan.so.$(SOMAJOR)
@@ -457,7 +464,7 @@ install: all ## install the binary, libraries, header, robotscan.pc, man pages, 
 	    '$(LIBDIR)' > $(DESTDIR)$(PYTHONDIR)/robotscan/_config.py
 
 uninstall: ## remove what make install installed (same PREFIX and DESTDIR)
-	rm -f $(DESTDIR)$(BINDIR)/robotscan $(DESTDIR)$(LIBDIR)/librobotscan.a \
+	rm -f $(DESTDIR)$(BINDIR)/robotscan $(DESTDIR)$(BINDIR)/robotscan-dask $(DESTDIR)$(LIBDIR)/librobotscan.a \
 	    $(DESTDIR)$(LIBDIR)/librobotscan.so $(DESTDIR)$(LIBDIR)/librobotscan.so.$(SOMAJOR) \
 	    $(DESTDIR)$(LIBDIR)/librobotscan.so.$(VERSION) $(DESTDIR)$(INCLUDEDIR)/robotscan.h \
 	    $(DESTDIR)$(PKGCONFIGDIR)/robotscan.pc $(DESTDIR)$(BASHCOMPDIR)/robotscan \

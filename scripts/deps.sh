@@ -8,10 +8,10 @@
 set -eu
 
 # pkg-config module -> Debian package: needed to build the library and CLI
-build_modules="libzstd:libzstd-dev libxxhash:libxxhash-dev zlib:zlib1g-dev libidn2:libidn2-dev jansson:libjansson-dev"
+build_modules="libzstd:libzstd-dev libxxhash:libxxhash-dev zlib:zlib1g-dev libdeflate:libdeflate-dev libidn2:libidn2-dev jansson:libjansson-dev"
 build_commands="pkg-config:pkg-config cc:gcc"
 # pkg-config module -> Debian package: tests and benchmarks
-modules="$build_modules criterion:libcriterion-dev benchmark:libbenchmark-dev"
+modules="$build_modules criterion:libcriterion-dev benchmark:libbenchmark-dev libisal:libisal-dev"
 # command -> Debian package (tools the tests and benchmarks run)
 commands="$build_commands c++:g++ clang:clang zstd:zstd gzip:gzip python3:python3 man:man-db nroff:groff-base chromium:chromium"
 
@@ -47,10 +47,31 @@ if [ "$mode" != "--check-build" ]; then
     /usr/bin/python3 -c 'import pip' >/dev/null 2>&1 || missing="$missing python3-pip"
     /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$missing python3-venv"
     /usr/bin/python3 -c 'import requests' >/dev/null 2>&1 || missing="$missing python3-requests"
+    # the matcher arena's peers (robotscan bench --builtin-peers, tests/bench, docs/bench.md)
+    perl -MWWW::RobotRules -e1 >/dev/null 2>&1 || missing="$missing libwww-robotrules-perl"
+    ruby -rwebrobots -e1 >/dev/null 2>&1 || missing="$missing ruby-webrobots"
+    command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+    command -v npm >/dev/null 2>&1 || missing="$missing npm"
 fi
+
+# robots-parser (npm) for the arena, in a project-local folder: never installed globally
+root=$(cd "$(dirname "$0")/.." && pwd)
+npm_peer() {
+    [ -f "$root/build/peers/node_modules/robots-parser/package.json" ] && return 0
+    case "$mode" in
+        --check-build) return 0 ;;
+        --check) echo "deps: missing npm package robots-parser (build/peers/node_modules)"; return 1 ;;
+    esac
+    command -v npm >/dev/null 2>&1 || return 0
+    echo "deps: installing robots-parser (npm) into $root/build/peers"
+    mkdir -p "$root/build/peers"
+    npm install --prefix "$root/build/peers" --no-audit --no-fund --silent robots-parser ||
+        echo "deps: robots-parser not installed (no network?): robotscan bench names it as missing" >&2
+}
 
 missing=$(echo $missing | tr ' ' '\n' | sort -u | tr '\n' ' ')
 if [ -z "${missing// /}" ]; then
+    npm_peer || exit 1
     echo "deps: all present"
     exit 0
 fi
@@ -73,3 +94,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq $missing
+npm_peer

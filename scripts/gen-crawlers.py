@@ -3,7 +3,7 @@
 
 Reads the crawler lists in ../shared/data/agents/ (or the directory given as
 the first argument) and writes, deterministically:
-  data/crawlers.tsv          token, parent, ignores_star, sources
+  data/crawlers.tsv          token, parent, ignores_star, kind, sources
   src/log/crawlers_table.c   the same rows as C data (rs_crawler_table())
 
 Standard library only; run from the repository root:  python3 scripts/gen-crawlers.py
@@ -34,6 +34,17 @@ How a token is chosen (the same word rules as rs_bot_identify() in src/log/bots.
     refuses the same words as robots.txt candidates, rs_bot_token_is_generic).
 Family rules and the ignores-`*` flag are not in any source: they are the
 FAMILY and IGNORES_STAR lists below, each with the documentation it follows.
+
+The `kind` of a token (what the HTML report groups bots by) comes from the
+sources' own categories (kind_of() below):
+  * crawlers, which robots.txt governs: search, ai, seo, archive, ads,
+    academic, scanner, other (a crawler no source categorises);
+  * fetcher: user-triggered fetchers (feed readers, link previews, uptime
+    monitors, AI assistants fetching a page a user asked for), which do not
+    read robots.txt (Google documents this for its own, USER_TRIGGERED);
+  * library: HTTP libraries and browser automation (curl, python-requests).
+monperrus tags map as TAG_KIND; ai.robots.txt's "AI Assistants/Agents"
+functions are fetchers, its other entries ai.
 """
 import csv
 import json
@@ -103,6 +114,35 @@ FAMILY_SOURCE = {'Googlebot': 'google-spec', 'GoogleOther': 'google-crawlers', '
 IGNORES_STAR = ['APIs-Google', 'AdsBot-Google', 'AdsBot-Google-Mobile',
                 'AdsBot-Google-Mobile-Apps', 'Mediapartners-Google']
 
+# Google's user-triggered fetchers ("Google's user-triggered fetchers",
+# developers.google.com/crawling/docs/crawlers-fetchers/google-user-triggered-fetchers):
+# "they generally ignore robots.txt rules". Only annotates tokens the sources give.
+USER_TRIGGERED = ['FeedFetcher-Google', 'Google-Read-Aloud', 'GoogleProducer', 'Google-Site-Verification',
+                  'Google-CWS', 'Google-NotebookLM', 'Google-Pinpoint', 'Google Favicon']
+
+# monperrus tags -> kind, the first that applies wins (a search engine that
+# also trains models stays search; a crawler tag beats a fetcher tag).
+TAG_KIND = [('search-engine', 'search'), ('ai-crawler', 'ai'), ('archiver', 'archive'),
+            ('academic', 'academic'), ('seo', 'seo'), ('advertising', 'ads'), ('scanner', 'scanner'),
+            ('feed-reader', 'fetcher'), ('social-preview', 'fetcher'), ('monitoring', 'fetcher'),
+            ('http-library', 'library'), ('browser-automation', 'library')]
+AI_FETCHER_FUNCTIONS = re.compile(r'(?i)assistant|agents?\b|companion')
+KINDS = ['search', 'ai', 'seo', 'archive', 'ads', 'academic', 'scanner', 'other', 'fetcher', 'library']
+
+
+def kind_of(lo, tags, ai_function):
+    if lo in {t.lower() for t in USER_TRIGGERED}:
+        return 'fetcher'
+    for tag, kind in TAG_KIND:
+        if tag in tags:
+            if kind == 'ai' and ai_function is not None and AI_FETCHER_FUNCTIONS.search(ai_function):
+                return 'fetcher'
+            return kind
+    if ai_function is not None:
+        return 'fetcher' if AI_FETCHER_FUNCTIONS.search(ai_function) else 'ai'
+    return 'other'
+
+
 # Tokens the table must have even if no source spells them (family parents).
 REQUIRED = ['Googlebot', 'Yandex', 'GoogleOther']
 
@@ -164,6 +204,8 @@ def token_from_instance(ua, pos, end):
 
 def main():
     casing = {}            # lower -> Counter of spellings
+    tags = {}              # lower -> set of monperrus tags
+    ai_function = {}       # lower -> ai.robots.txt "function"
     sources = {}           # lower -> set of source names
     instances = []
 
@@ -186,6 +228,7 @@ def main():
                 tok = token_from_instance(ua, m.start(), m.end())
                 if tok and plausible(tok):
                     add(tok, 'monperrus')
+                    tags.setdefault(tok.lower(), set()).update(entry.get('tags', []))
                     found = True
                     break
         if not found and not insts:
@@ -193,6 +236,7 @@ def main():
             if re.fullmatch(r'[A-Za-z][A-Za-z0-9_-]+', lit) and re.search(r'(?i)bot|crawler|spider', lit) \
                     and plausible(lit):
                 add(lit, 'monperrus')
+                tags.setdefault(lit.lower(), set()).update(entry.get('tags', []))
 
     with open(os.path.join(AGENTS, 'ai.robots.txt_robots.json'), encoding='utf-8') as f:
         ai = json.load(f)
@@ -200,6 +244,7 @@ def main():
         tok = re.sub(r'(/| )v?\d[\d.]*$', '', key.strip())
         if plausible(tok):
             add(tok, 'ai.robots.txt', 2)   # the project's own spelling wins ties
+            ai_function.setdefault(tok.lower(), str(ai[key].get('function', '')))
 
     with open(os.path.join(AGENTS, 'commoncrawl_robotstxt-experiments_user-agents-frequent.csv'),
               encoding='utf-8') as f:
@@ -237,15 +282,20 @@ def main():
             srcs.add(FAMILY_SOURCE[parent])
         if lo in star:
             srcs.add('google-special-crawlers')
-        rows.append((tok, parent, 1 if lo in star else 0, ','.join(sorted(srcs))))
+        if lo in {t.lower() for t in USER_TRIGGERED}:
+            srcs.add('google-user-triggered-fetchers')
+        kind = kind_of(lo, tags.get(lo, set()), ai_function.get(lo))
+        if kind == 'other' and parent in ('Googlebot', 'Yandex'):
+            kind = 'search'   # a search engine's family member the sources do not categorise
+        rows.append((tok, parent, 1 if lo in star else 0, kind, ','.join(sorted(srcs))))
 
     tsv = os.path.join(ROOT, 'data', 'crawlers.tsv')
     os.makedirs(os.path.dirname(tsv), exist_ok=True)
     with open(tsv, 'w', encoding='utf-8', newline='\n') as f:
         f.write('# Generated by scripts/gen-crawlers.py; do not edit. See data/README.md.\n')
-        f.write('token\tparent\tignores_star\tsources\n')
+        f.write('token\tparent\tignores_star\tkind\tsources\n')
         for r in rows:
-            f.write('%s\t%s\t%d\t%s\n' % r)
+            f.write('%s\t%s\t%d\t%s\t%s\n' % r)
 
     def cstr(s):
         return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
@@ -263,10 +313,16 @@ def main():
                 ' * (see the script). Only data here; the matching is in bots.c.\n */\n')
         f.write('#include "log/bots.h"\n\n')
         f.write('const rs_crawler_info rs_crawlers_builtin[] = {\n')
-        for tok, parent, st, _ in rows:
+        for tok, parent, st, _, _ in rows:
             f.write('    {%s, %s, %s},\n' % (cstr(tok), cstr(parent) if parent else 'NULL',
                                              'RS_BOT_IGNORES_STAR' if st else '0'))
         f.write('};\n\nconst size_t rs_crawlers_builtin_count = sizeof rs_crawlers_builtin / sizeof rs_crawlers_builtin[0];\n\n')
+        f.write('/* The kind of each row of rs_crawlers_builtin (same order): rs_crawler_kind in bots.h. */\n')
+        f.write('const unsigned char rs_crawlers_builtin_kind[] = {\n')
+        for i in range(0, len(rows), 6):
+            f.write('    ' + ', '.join('RS_KIND_' + r[3].upper() for r in rows[i:i + 6]) + ',\n')
+        f.write('};\n_Static_assert(sizeof rs_crawlers_builtin_kind == sizeof rs_crawlers_builtin / '
+                'sizeof rs_crawlers_builtin[0],\n               "one kind per row");\n\n')
         f.write('/* Generic words (lower case, sorted) that never identify a crawler. */\n')
         f.write('const char *const rs_crawlers_generic[] = {\n')
         for w in GENERIC:

@@ -661,8 +661,8 @@ RS_API size_t rs_ruleset_sitemap_count(const rs_ruleset *rs);
 
 /* ===== Bulk jobs (src/job, SPEC 8) =====
  *
- * A job runs what `robotscan urls` and `robotscan logs` run, with the same
- * records and statistics: inputs of URLs (or access-log lines; plain, .zst
+ * A job runs what `robotscan urls`, `robotscan logs` and `robotscan diff` run, with
+ * the same records and statistics: inputs of URLs (or access-log lines; plain, .zst
  * or .gz, detected from the content) decided against robots sources by
  * worker threads, records delivered in input order, counts and tallies
  * kept on the handle. The command-line tool is the first user of this API.
@@ -698,7 +698,10 @@ typedef struct rs_job rs_job;
 
 typedef enum {
     RS_JOB_URLS = 1,        /* a URL a line -> url, origin, agent, verdict, line, rule, reason */
-    RS_JOB_LOGS = 2         /* access-log lines -> the bot hits and their violations */
+    RS_JOB_LOGS = 2,        /* access-log lines -> the bot hits and their violations; their records
+                               come out of rs_job_finish (crawl-delay needs every input) */
+    RS_JOB_DIFF = 3         /* two sides, old and new: URLs (or log hits) decided under both ->
+                               what flips (SPEC 9; "The diff job" below) */
 } rs_job_kind;
 
 /** How records are written by rs_job_set_output (also the CLI's --format). */
@@ -720,7 +723,13 @@ typedef enum {
     RS_JOB_INPUT_LINE,      /* 1: an input_line column first in the output */
     RS_JOB_VERBOSE,         /* 1: a diagnostic line per malformed line (else one note at the end) */
     RS_JOB_NO_RECORDS,      /* 1: count only, deliver no record (--quiet) */
-    RS_JOB_TALLIES          /* 1 (default): tallies by origin and rule (bot, hour) in the statistics */
+    RS_JOB_TALLIES,         /* 1 (default): tallies in the statistics (urls: by origin and rule;
+                               logs: by rule, hour and day) */
+    RS_JOB_SEMANTICS_NEW,   /* diff: rs_semantics of the new side (default: RS_JOB_SEMANTICS's) */
+    RS_JOB_DIFF_ALL,        /* diff: 1: a record per compared pair, not only flips */
+    RS_JOB_DIFF_RULES,      /* diff: 1: the rule-level diff per (origin, agent) at rs_job_finish */
+    RS_JOB_DIFF_LOGS        /* diff: 1: the inputs are access logs (RS_JOB_LOG_FORMAT, HOST, SCHEME,
+                               FIELD apply); a bot hit is a URL of weight 1 */
 } rs_job_param;
 
 typedef enum {
@@ -730,7 +739,9 @@ typedef enum {
     RS_JOB_HOST,            /* logs: the site of logs whose lines do not name it */
     RS_JOB_SCHEME,          /* logs: http or https (default https) */
     RS_JOB_FIELD,           /* logs, json formats: NAME=KEY (repeatable) */
-    RS_JOB_VERIFY           /* logs: [TOKEN=]FILE of published crawler IP ranges (repeatable) */
+    RS_JOB_VERIFY           /* logs: [TOKEN=]FILE of published crawler IP ranges (repeatable; Google's
+                               files are known by name); read by the first run, which fails with
+                               RS_ERR_USAGE for an unknown name or a malformed list */
 } rs_job_sparam;
 
 /** One record, delivered in input order: its fields in rs_job_columns() order, as raw
@@ -786,9 +797,17 @@ RS_API rs_status rs_job_add_robots(rs_job *job, const char *path);
 /** Sites the caller built instead (e.g. bodies from memory: rs_sites_add_body); borrowed
  *  until rs_job_free, and used by one job at a time. Excludes rs_job_add_robots. */
 RS_API rs_status rs_job_use_sites(rs_job *job, rs_sites *sites);
-/** A crawler's product token (urls: one or more, a URL's records in this order; logs:
- *  audit only these bots, default every known one). */
+/** A crawler's product token (urls: one or more, at most 256, a URL's records in this
+ *  order; logs: audit only these bots, default every known one; diff: any number, see
+ *  "The diff job"). */
 RS_API rs_status rs_job_add_agent(rs_job *job, const char *token);
+/** Diff: a robots source of the new side (the old side's are rs_job_add_robots or
+ *  rs_job_use_sites). With no new-side source the new side reads the old side's sources
+ *  (then give the sides different semantics: RS_JOB_SEMANTICS_NEW). */
+RS_API rs_status rs_job_add_robots_new(rs_job *job, const char *path);
+/** Diff: the caller's sites as the new side (as rs_job_use_sites; may be the old side's
+ *  handle). Excludes rs_job_add_robots_new. */
+RS_API rs_status rs_job_use_sites_new(rs_job *job, rs_sites *sites);
 
 /** Records as bytes in RS_JOB_FORMAT, header row first (RS_JOB_HEADER). */
 RS_API rs_status rs_job_set_output(rs_job *job, rs_job_output_fn fn, void *user);
@@ -808,12 +827,17 @@ RS_API rs_status rs_job_run(rs_job *job, const char *path);
 RS_API rs_status rs_job_run_fd(rs_job *job, int fd, const char *name);
 /** Runs @size bytes in memory (plain, .zst or .gz) as one input. */
 RS_API rs_status rs_job_run_buffer(rs_job *job, const void *data, size_t size, const char *name);
-/** Stops a run as soon as possible: its rs_job_run* returns RS_ERR_CANCELED, and so does
- *  every later run. Any thread, any time (also from a callback). */
+/** Stops a run as soon as possible: no record reaches the callbacks after it, and its
+ *  rs_job_run* returns RS_ERR_CANCELED (as every later run of the job does). Any thread,
+ *  any time (also from a callback). */
 RS_API void rs_job_cancel(rs_job *job);
 /** After the last run: the passes that need every input (logs: crawl-delay, whose records
  *  come out here), then the end-of-job note to the diag callback. Statistics are final. */
 RS_API rs_status rs_job_finish(rs_job *job);
+/** @return 1 when the last run failed at a damaged input (a read or decompression error):
+ *  the records before the damage were delivered, and rs_job_finish still gives the
+ *  statistics of what was read; 0 otherwise. */
+RS_API int rs_job_input_failed(const rs_job *job);
 
 RS_API rs_status rs_job_totals_get(rs_job *job, rs_job_totals *out);
 /** The statistics (`--stats` JSON, schema_version 2) of the job, after rs_job_finish;
@@ -1085,6 +1109,84 @@ typedef void (*rs_rule_change_callback)(void *ctx, const rs_rule_change *change)
  */
 RS_API rs_status rs_diff_rules(const rs_matcher *old_m, const rs_matcher *new_m,
                                rs_rule_change_callback cb, void *ctx);
+
+/*
+ * The diff job (RS_JOB_DIFF, src/diff/run.c): what `robotscan diff` runs.
+ *
+ *   rs_job *job = rs_job_create(RS_JOB_DIFF);
+ *   rs_job_add_robots(job, "old/");  rs_job_add_robots_new(job, "new/");
+ *   rs_job_add_agent(job, "Googlebot");            (any number; none: '*', Googlebot, bingbot)
+ *   rs_job_run(job, "urls.txt"); rs_job_finish(job);
+ *   rs_job_diff_summary_get(job, &s);              (flips per agent and per (origin, agent))
+ *
+ * Sides: the old side is rs_job_add_robots / rs_job_use_sites under RS_JOB_SEMANTICS, the
+ * new side rs_job_add_robots_new / rs_job_use_sites_new under RS_JOB_SEMANTICS_NEW; a new
+ * side with no source of its own reads the old side's (two semantics of one source).
+ * Both sides are decided in one pass over the input, for every agent at once.
+ * Records: url, origin, agent, old_verdict, old_line, old_rule, new_verdict, new_line,
+ * new_rule, hits; only flips unless RS_JOB_DIFF_ALL. URL lists: in input order, a URL's
+ * records in agent order. Logs (RS_JOB_DIFF_LOGS): agents filter the bots found (none: every
+ * bot); one record per (bot, URL) with its hits, in first-seen order, delivered by
+ * rs_job_finish (the input line of a record: its first hit's). RS_JOB_DIFF_RULES: after
+ * the records, rs_job_finish delivers the rule-level diff of every (origin, agent) pair
+ * compared, in origin then agent order, pairs with a change only: as bytes, TSV/CSV rows
+ * after an empty line and a header of their own (origin, agent, change, rule, old_line,
+ * new_line, probe, old_verdict, new_verdict), JSONL objects with "kind":"rule" and those
+ * fields, text under a heading; to the records callback, records with input_line 0 and
+ * those nine fields. RS_JOB_NO_RECORDS: no flip record, but the rule rows still come.
+ * Statistics: schema "diff" version 1, sums only (mergeable). Totals: records are the
+ * (URL, agent) pairs (logs: bot hits) compared. RS_JOB_MEMORY_LIMIT, RS_JOB_ONLY and
+ * RS_JOB_VERIFY do not apply (no partitions).
+ */
+
+/** Counts of one agent, or of one (origin, agent) pair. */
+typedef struct {
+    rs_str origin;                  /* empty in per-agent rows */
+    rs_str agent;                   /* logs: the bot's token */
+    uint64_t c[RS_DIFF_COUNTERS];
+} rs_job_diff_row;
+
+/** A diff job's results (rs_job_diff_summary_get); valid until rs_job_free. */
+typedef struct {
+    uint64_t total[RS_DIFF_COUNTERS];
+    const rs_job_diff_row *agents;  /* URL lists: every agent, in the order given; logs: the bots
+                                       compared, most hits first */
+    size_t n_agents;
+    const rs_job_diff_row *pairs;   /* every (origin, agent) compared: most flips first, then
+                                       by origin and agent bytes */
+    size_t n_pairs;
+    uint64_t non_bot;               /* logs: lines of no bot on either side */
+    uint64_t bot_one_side;          /* logs: a bot on one side only */
+    uint64_t bot_named_differently; /* logs: the sides name the bot differently (counted as the new side's) */
+} rs_job_diff_summary;
+
+/** The summary of a diff job, after rs_job_finish. @return RS_OK, or RS_ERR_USAGE (not a
+ *  finished diff job). */
+RS_API rs_status rs_job_diff_summary_get(rs_job *job, rs_job_diff_summary *out);
+
+/** One bot of a logs job (rs_job_logs_summary_get). */
+typedef struct {
+    rs_str agent;                   /* the bot's product token */
+    uint64_t hits, disallowed, delay_violations, distinct_paths, robots_fetches;
+    uint64_t verified, unverified, spoofed, spoofed_disallowed;
+    int has_first_fetch;            /* a /robots.txt fetch with a time */
+    char first_fetch[24];           /* its time, "YYYY-MM-DDTHH:MM:SSZ" ("-": none) */
+} rs_job_logs_bot;
+
+typedef struct {
+    uint64_t lines, bot_hits, non_bot_hits, other_bot_hits, malformed, blank, spoofed, by_ip;
+    int verify;                     /* ranges were given (RS_JOB_VERIFY) */
+    const rs_job_logs_bot *bots;       /* after rs_job_finish: most hits first */
+    size_t n_bots;
+    int input_failed;               /* the last run stopped at damaged input (its hits are kept) */
+    int wrong_format;               /* rs_job_finish failed: most of the first lines did not parse */
+    uint64_t first_ok, first_bad;   /* the first lines of each input: parsed or not */
+    const char *would;              /* with wrong_format: the format that reads them, or NULL */
+} rs_job_logs_summary;
+
+/** A logs job's counts so far and, after rs_job_finish, its bots (the per-bot summary of
+ *  `robotscan logs`); valid until the next call on the job; NULL unless a started logs job. */
+RS_API const rs_job_logs_summary *rs_job_logs_summary_get(rs_job *job);
 
 
 
@@ -2172,17 +2274,22 @@ RS_STATIC_API rs_status rs_stats_finish(rs_stats_writer *w);
  * commands -> one self-contained HTML page (no scripts, no external fetches;
  * charts are inline SVG, each with a table of the same numbers beside it).
  * The kind of page follows each document's "command" field: logs, urls,
- * survey, diff. A document may carry "schema_version" (absent = 1, the
+ * survey, diff, sitemaps. A document may carry "schema_version" (absent = 1, the
  * first shape; logs stats are 2 since they count verified and spoofed hits
  * and per-day histograms); versions above RS_REPORT_SCHEMA_MAX are refused.
  */
 #define RS_REPORT_SCHEMA_MAX 2
 
-/** One statistics document: @name is shown in the page and in errors. */
+/** One statistics document: @name is shown in the page and in errors. @sites
+ * and @robots (optional, NULL: unknown) say what was audited when the caller
+ * knows it (`logs --host`, `--robots`): the page's title and header show them;
+ * without them the sites are taken from the origins the statistics name. */
 typedef struct {
     const char *name;
     const char *json;
     size_t      json_len;
+    const char *sites;      /* the site(s) audited, as text; NULL: from the statistics */
+    const char *robots;     /* the robots.txt source(s) used, as text; NULL: not known */
 } rs_report_input;
 
 /**
@@ -2285,6 +2392,83 @@ RS_STATIC_API rs_status rs_merge_records(const char *dir, rs_format fmt, const c
  */
 RS_STATIC_API rs_status rs_merge_stats(const char *const *files, size_t n, const char *dir, FILE *out,
                                        char *err, size_t err_cap);
+
+/* ===== Matcher arena (internal) =====
+ *
+ * `robotscan bench` (SPEC 13, docs/bench.md): standard workloads generated
+ * from the bundled test data with the reference verdict of every query,
+ * matchers of any language run as child processes over a line protocol
+ * (`robots<TAB>PATH` loads, `AGENT<TAB>URL` asks, one `allow`/`disallow`
+ * line answers), every answer checked, disagreements grouped by cause, and
+ * the leaderboard as text, JSON or a self-contained HTML page
+ * (src/bench/). Errors sit on the handle (rs_bench_errmsg).
+ */
+typedef struct rs_bench rs_bench;
+
+typedef struct {
+    const char *data_dir;  /* the bundled data (robots/ and ../conformance/); NULL: looked up */
+    uint64_t seed;         /* workload generation seed (0: 1) */
+    uint64_t queries;      /* queries per generated workload (0: each workload's default) */
+    double   timeout;      /* seconds a peer may take for one answer (0: 10) */
+    double   seconds;      /* time budget of one peer on one workload (0: none); the rest is not asked */
+} rs_bench_config;
+
+/** Progress and notes (a peer started, a peer failed), one line each. */
+typedef void (*rs_bench_note_fn)(void *user, const char *line);
+
+RS_STATIC_API rs_status rs_bench_create(const rs_bench_config *cfg, rs_bench **out);
+RS_STATIC_API void rs_bench_free(rs_bench *b);
+/** The last error's message (names the file, peer or workload). */
+RS_STATIC_API const char *rs_bench_errmsg(const rs_bench *b);
+RS_STATIC_API void rs_bench_set_note(rs_bench *b, rs_bench_note_fn fn, void *user);
+
+/** The names of the generated workloads (real, hard, many-sites, big-file), NULL-terminated. */
+RS_STATIC_API const char *const *rs_bench_workload_names(void);
+
+/**
+ * Adds a workload: a generated one by @name, or a saved one when @name is a
+ * directory written by --save. With @save_dir the workload's files are
+ * written there (DIR/NAME for each workload; a plain folder anyone can run),
+ * otherwise in a temporary folder removed by rs_bench_free.
+ * @return RS_OK; RS_ERR_USAGE (unknown name, no bundled data); RS_ERR_IO
+ *         (cannot write @save_dir, a bad saved workload); RS_ERR_NOMEM.
+ */
+RS_STATIC_API rs_status rs_bench_add_workload(rs_bench *b, const char *name, const char *save_dir);
+
+/**
+ * Adds a peer: @command is run by /bin/sh. Its first word must name an
+ * executable (a path, or a name found on PATH): RS_ERR_USAGE otherwise.
+ */
+RS_STATIC_API rs_status rs_bench_add_peer(rs_bench *b, const char *name, const char *command);
+
+/**
+ * Adds robotscan in-process and the adapters of scripts/peers that can run
+ * here; @self is this program's path (for `robotscan bench --serve`).
+ * @param missing OUT: "name (package), ..." of those that cannot run ("" when none).
+ */
+RS_STATIC_API rs_status rs_bench_add_builtin_peers(rs_bench *b, const char *self, char *missing,
+                                                   size_t missing_cap);
+
+/** Adds robotscan itself, in-process (no child process). */
+RS_STATIC_API rs_status rs_bench_add_inprocess(rs_bench *b);
+
+/** Runs every peer on every workload. A peer that fails is reported, not an error. */
+RS_STATIC_API rs_status rs_bench_run(rs_bench *b);
+
+/** The leaderboard: text (a table per workload), JSON (one document), or an HTML page. */
+RS_STATIC_API rs_status rs_bench_text(const rs_bench *b, rs_outbuf *out);
+RS_STATIC_API rs_status rs_bench_json(const rs_bench *b, rs_outbuf *out);
+RS_STATIC_API rs_status rs_bench_html(const rs_bench *b, rs_outbuf *out);
+
+/** 1 when some peer failed (crashed, hung, answered garbage) on some workload. */
+RS_STATIC_API int rs_bench_any_failed(const rs_bench *b);
+
+/**
+ * `robotscan bench --serve`: robotscan as a peer of the protocol, reading
+ * @in_fd and answering on @out_fd until end of input.
+ * @return RS_OK, RS_ERR_IO (with a message in @err).
+ */
+RS_STATIC_API rs_status rs_bench_serve(int in_fd, int out_fd, char *err, size_t err_cap);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,11 @@ standard library only).
     s.add("https://b.com/robots.txt", body)          # or bodies from memory
     dis, lines, reasons = s.check_many(urls, "Googlebot")
 
+    job = robotscan.urls("urls.txt.zst", robots=["robots/"], agents=["Googlebot"], jobs=2)
+    for rec in job: ...                              # UrlRecord(input_line, url, origin, agent,
+    job.stats, job.totals                            #   verdict, line, rule, reason), input order
+    robotscan.logs("access.log.gz", robots=["robots.txt"], host="a.com")   # LogRecord(...)
+
 Agents are product tokens ("Googlebot"), compared whole and case-insensitively
 with each group's token, as the reference does: a full User-Agent header given
 as an agent ("Mozilla/5.0 (compatible; Googlebot/2.1)") is named by no group and
@@ -33,10 +38,11 @@ from itertools import accumulate
 
 from . import _lib
 from ._lib import REASONS, RobotscanError, lib
+from .bulk import BulkJob, Totals, UrlRecord, logs, parse_size, urls
 
 __all__ = ["Robots", "Sites", "RobotscanError", "check", "encode_url", "user_agent_token",
            "Verdict", "RequestRate", "VisitTime", "AgentWarning", "REASONS", "__version__",
-           "library_path"]
+           "library_path", "urls", "logs", "BulkJob", "UrlRecord", "Totals", "parse_size"]
 
 
 class Verdict(namedtuple("Verdict", "verdict line rule reason")):

@@ -11,7 +11,7 @@ Where the library is looked for, first hit wins:
 import ctypes
 import os
 from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_int32, c_size_t, c_uint, c_uint32,
-                    c_void_p)
+                    c_uint64, c_void_p)
 
 SOVERSION_MAJOR = 0
 SONAME = "librobotscan.so.%d" % SOVERSION_MAJOR
@@ -150,6 +150,61 @@ _fn("rs_ruleset_request_rate", c_int, c_void_p, c_char_p, c_size_t, POINTER(RsRe
 _fn("rs_ruleset_visit_time", c_int, c_void_p, c_char_p, c_size_t, POINTER(RsVisitTime))
 _fn("rs_sites_check_urls", c_int, c_void_p, c_char_p, c_size_t, c_char_p, c_void_p, c_size_t,
     c_uint, c_void_p, c_void_p, c_void_p)
+
+# Bulk jobs (robotscan.h "Bulk jobs", SPEC 8): robotscan.urls() and robotscan.logs() in bulk.py
+RS_ERR_NOMEM, RS_ERR_IO, RS_ERR_CORRUPT, RS_ERR_USAGE, RS_ERR_LIMIT, RS_ERR_EOF, RS_ERR_CANCELED = range(1, 8)
+RS_REASON_COUNT = 5
+RS_JOB_URLS, RS_JOB_LOGS = 1, 2
+(RS_JOB_WORKERS, RS_JOB_MEMORY_LIMIT, RS_JOB_SEMANTICS, RS_JOB_MISSING, RS_JOB_ENCODE_URLS, RS_JOB_ONLY,
+ RS_JOB_FORMAT, RS_JOB_HEADER, RS_JOB_INPUT_LINE, RS_JOB_VERBOSE, RS_JOB_NO_RECORDS,
+ RS_JOB_TALLIES) = range(1, 13)
+(RS_JOB_SPILL_DIR, RS_JOB_LOG_FORMAT, RS_JOB_HOST, RS_JOB_SCHEME, RS_JOB_FIELD,
+ RS_JOB_VERIFY) = range(1, 7)
+RS_SEMANTICS = {"google": 0, "first-match": 1}
+RS_MISSING = {"allow": 0, "disallow": 1, "skip": 2}
+
+
+class RsJobRecord(Structure):
+    _fields_ = [("input_line", c_uint64), ("fields", POINTER(RsStr))]
+
+
+class RsJobProgress(Structure):
+    _fields_ = [("lines", c_uint64), ("bytes_in", c_uint64), ("file_size", c_uint64),
+                ("seconds", c_double), ("final", c_int)]
+
+
+class RsJobTotals(Structure):
+    _fields_ = [("lines", c_uint64), ("blank", c_uint64), ("records", c_uint64),
+                ("malformed", c_uint64), ("skipped", c_uint64), ("verdict", c_uint64 * 2),
+                ("reason", c_uint64 * RS_REASON_COUNT), ("bytes_in", c_uint64),
+                ("bytes_out", c_uint64), ("violations", c_uint64), ("seconds", c_double),
+                ("partitions", c_uint)]
+
+
+RS_JOB_RECORDS_FN = ctypes.CFUNCTYPE(c_int, c_void_p, POINTER(RsJobRecord), c_size_t)
+RS_JOB_DIAG_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_size_t)
+RS_JOB_PROGRESS_FN = ctypes.CFUNCTYPE(None, c_void_p, POINTER(RsJobProgress))
+
+_fn("rs_job_create", c_void_p, c_int)
+_fn("rs_job_free", None, c_void_p)
+_fn("rs_job_errmsg", c_char_p, c_void_p)
+_fn("rs_job_set", c_int, c_void_p, c_int, ctypes.c_int64)
+_fn("rs_job_set_string", c_int, c_void_p, c_int, c_char_p)
+_fn("rs_job_add_robots", c_int, c_void_p, c_char_p)
+_fn("rs_job_use_sites", c_int, c_void_p, c_void_p)
+_fn("rs_job_add_agent", c_int, c_void_p, c_char_p)
+_fn("rs_job_set_records", c_int, c_void_p, RS_JOB_RECORDS_FN, c_void_p)
+_fn("rs_job_columns", POINTER(c_char_p), c_void_p, POINTER(c_size_t))
+_fn("rs_job_set_diag", c_int, c_void_p, RS_JOB_DIAG_FN, c_void_p)
+_fn("rs_job_set_progress", c_int, c_void_p, RS_JOB_PROGRESS_FN, c_void_p)
+_fn("rs_job_run", c_int, c_void_p, c_char_p)
+_fn("rs_job_run_fd", c_int, c_void_p, c_int, c_char_p)
+_fn("rs_job_run_buffer", c_int, c_void_p, c_char_p, c_size_t, c_char_p)
+_fn("rs_job_cancel", None, c_void_p)
+_fn("rs_job_finish", c_int, c_void_p)
+_fn("rs_job_totals_get", c_int, c_void_p, POINTER(RsJobTotals))
+_fn("rs_job_stats_json", c_int, c_void_p, POINTER(ctypes.c_void_p), POINTER(c_size_t))
+_fn("rs_parse_size", c_int, c_char_p, POINTER(c_uint64))
 
 if lib.rs_version_number() // 10000 != SOVERSION_MAJOR:
     raise ImportError("robotscan: %s is version %s; this package needs %d.x"

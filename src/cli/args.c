@@ -50,12 +50,15 @@ static int accepts(const char *const *accepted, const char *name)
     return 0;
 }
 
-static int takes_value(const char *name)
+static int takes_value(const char *command, const char *name)
 {
+    if (!strcmp(command, "merge") && !strcmp(name, "--stats")) return 0;  /* merge --stats: what to merge */
     static const char *const VALUED[] = {
+        "-n", "--by", "--out", "--shards", "-o", "--output", "--title", "--site",
         "--robots", "--agent", "--format", "--semantics", "--missing", "--only", "--stats",
         "-j", "--jobs", "--host", "--scheme", "--log-format", "--agents", "--html", "--field", "--verify",
-        "--memory-limit", NULL,
+        "--memory-limit", "--workload", "--peer", "--seconds", "--save", "--timeout", "--queries", "--seed",
+        "--data", NULL,
     };
     return accepts(VALUED, name);
 }
@@ -112,17 +115,45 @@ static int add_to_list(const char *command, const char **list, int *n, const cha
     return 0;
 }
 
+/* --agent: any number of them (diff compares hundreds); the list lives until the process
+ * exits, reachable from here. */
+static const char **agent_list;
+static int agent_cap;
+
+static int add_agent(struct cli_opts *o, const char *v)
+{
+    if (o->n_agents == agent_cap) {
+        const int cap = agent_cap ? agent_cap * 2 : CLI_MAX_LIST;
+        const char **l = realloc(agent_list, (size_t)cap * sizeof *l);
+        if (l == NULL) {
+            cli_error("out of memory");
+            return 2;
+        }
+        agent_list = l;
+        agent_cap = cap;
+    }
+    o->agents = agent_list;
+    o->agents[o->n_agents++] = v;
+    return 0;
+}
+
 static int set_option(struct cli_opts *o, const char *name, const char *v)
 {
     const char *c = o->command;
     if (!strcmp(name, "--robots")) {
-        if (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8))
+        if (strcmp(c, "report") && (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)))
             return cli_usage_error(c, "--robots takes a file, directory or manifest, not a URL: "
                                       "robotscan does not fetch; save the file first "
                                       "(curl -o robots.txt '%s')", v);
         return add_to_list(c, o->robots, &o->n_robots, v, name);
     }
-    if (!strcmp(name, "--agent")) return add_to_list(c, o->agents, &o->n_agents, v, name);
+    if (!strcmp(name, "--agent")) return add_agent(o, v);
+    if (!strcmp(name, "--format") && !strcmp(c, "bench")) {
+        if (strcmp(v, "text") && strcmp(v, "json"))
+            return cli_usage_error(c, "unknown --format '%s' (text or json)", v);
+        o->format_json = !strcmp(v, "json");
+        return 0;
+    }
     if (!strcmp(name, "--format")) {
         if (rs_format_parse(v, &o->format) != 0)
             return cli_usage_error(c, "unknown --format '%s' (text, tsv, csv or jsonl)", v);
@@ -146,6 +177,7 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         o->only = !strcmp(v, "allow") ? "allowed" : !strcmp(v, "disallow") ? "disallowed" : v;
         return 0;
     }
+    if (!strcmp(name, "--stats") && v == NULL) { o->merge_stats = 1; return 0; }
     if (!strcmp(name, "--stats")) {
         o->stats_path = v;
         return cli_check_writable(v, "--stats") ? 2 : 0;   /* fail before any work */
@@ -166,7 +198,44 @@ static int set_option(struct cli_opts *o, const char *name, const char *v)
         o->jobs = (int)n;
         return 0;
     }
-    if (!strcmp(name, "--help")) { o->help = 1; return 0; }
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) { o->help = 1; return 0; }
+    if (!strcmp(name, "--by")) { o->by = v; return 0; }
+    if (!strcmp(name, "-n")) { o->shard_count = v; return 0; }
+    if (!strcmp(name, "--out")) { o->out_dir = v; return 0; }
+    if (!strcmp(name, "--logs")) { o->logs = 1; return 0; }
+    if (!strcmp(name, "--records")) { o->records = 1; return 0; }
+    if (!strcmp(name, "--shards")) { o->shards_dir = v; return 0; }
+    if (!strcmp(name, "-o") || !strcmp(name, "--output")) { o->output = v; return 0; }
+    if (!strcmp(name, "--title")) { o->title = v; return 0; }
+    if (!strcmp(name, "--site")) { o->site = v; return 0; }
+    if (!strcmp(name, "--workload")) return add_to_list(c, o->workloads, &o->n_workloads, v, name);
+    if (!strcmp(name, "--peer")) {
+        if (strchr(v, '=') == NULL || v[0] == '=')
+            return cli_usage_error(c, "--peer takes NAME=COMMAND, not '%s'", v);
+        return add_to_list(c, o->peers, &o->n_peers, v, name);
+    }
+    if (!strcmp(name, "--builtin-peers")) { o->builtin_peers = 1; return 0; }
+    if (!strcmp(name, "--serve")) { o->serve = 1; return 0; }
+    if (!strcmp(name, "--save")) { o->save_dir = v; return 0; }
+    if (!strcmp(name, "--data")) { o->data_dir = v; return 0; }
+    if (!strcmp(name, "--seconds") || !strcmp(name, "--timeout")) {
+        char *end;
+        const double d = strtod(v, &end);
+        if (*end || end == v || !(d > 0) || d > 1e6)
+            return cli_usage_error(c, "%s takes a number of seconds above 0, not '%s'", name, v);
+        *(name[2] == 's' ? &o->seconds : &o->timeout) = d;
+        return 0;
+    }
+    if (!strcmp(name, "--queries") || !strcmp(name, "--seed")) {
+        char *end;
+        errno = 0;
+        const unsigned long long n = strtoull(v, &end, 10);
+        if (errno || *end || end == v || v[0] == '-' || n < 1 || (name[2] == 'q' && n > 100000000ull))
+            return cli_usage_error(c, "%s takes a whole number from 1%s, not '%s'", name,
+                                   name[2] == 'q' ? " to 100000000" : "", v);
+        *(name[2] == 'q' ? &o->queries : &o->seed) = n;
+        return 0;
+    }
     if (!strcmp(name, "--agents")) { o->agents_file = v; return 0; }
     if (!strcmp(name, "--keep-going")) { o->keep_going = 1; return 0; }
     if (!strcmp(name, "--encode-urls")) { o->encode_urls = 1; return 0; }
@@ -189,7 +258,8 @@ int cli_parse(const char *command, const char *const *accepted, int argc, char *
               struct cli_opts *o)
 {
     const int rc = parse_all(command, accepted, argc, argv, o);
-    return rc ? rc : cli_html_prepare(o);
+    /* bench renders its own page from its results, not from --stats */
+    return rc ? rc : strcmp(command, "bench") ? cli_html_prepare(o) : 0;
 }
 
 static int parse_all(const char *command, const char *const *accepted, int argc, char **argv,
@@ -201,6 +271,7 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
     o->progress = -1;
     o->jobs = 1;
     o->missing = "allow";
+    o->agents = agent_list;
     /* Positional arguments are compacted into argv itself: the write index
      * never passes the read index, and nothing needs freeing. */
     o->args = argv;
@@ -228,7 +299,7 @@ static int parse_all(const char *command, const char *const *accepted, int argc,
         /* --html FILE renders the --stats JSON (commands that call cli_write_html). */
         if (!accepts(accepted, name) && !(!strcmp(name, "--html") && cli_html_supported(command)))
             return unknown_option(command, accepted, name);
-        if (takes_value(name)) {
+        if (takes_value(command, name)) {
             if (eq) value = eq + 1;
             else if (i + 1 < argc) value = argv[++i];
             else return cli_usage_error(command, "%s needs a value", name);

@@ -1,7 +1,7 @@
 /*
- * bulk.c - what the bulk commands (urls, logs) share around the pipeline:
- * opening the robots sources, the pipeline settings that come from the
- * options, and running every input in turn.
+ * bulk.c - what the bulk commands (urls, logs, diff) share around the
+ * library's bulk jobs: opening the robots sources, the job's records on
+ * stdout and its diagnostics and progress on stderr, every input in turn.
  */
 #include "cli/bulk.h"
 
@@ -9,24 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ===== The job's results to stdout and stderr ===== */
+/* ===== Progress on stderr ===== */
 
-static int io_write(void *ctx, const void *p, size_t n)
+static void job_progress(void *user, const rs_job_progress *pr)
 {
-    (void)ctx;
-    return cli_out_write(p, n);
-}
-
-static void io_diag(void *ctx, const char *p, size_t n)
-{
-    (void)ctx;
-    fwrite(p, 1, n, stderr);
-}
-
-static void io_progress(void *ctx, uint64_t lines, uint64_t bytes_in, uint64_t file_size, double seconds,
-                        int final)
-{
-    (void)ctx;
+    (void)user;
+    const uint64_t lines = pr->lines, bytes_in = pr->bytes_in, file_size = pr->file_size;
+    const double seconds = pr->seconds;
+    const int final = pr->final;
     const double rate = seconds > 0 ? (double)lines / seconds : 0;
     char eta[48] = "";
     if (file_size && bytes_in && bytes_in < file_size && seconds > 0)
@@ -38,23 +28,6 @@ static void io_progress(void *ctx, uint64_t lines, uint64_t bytes_in, uint64_t f
 
 #define RS_FORWARD_CLI(e) do { const rs_status st_ = (e); if (st_ != RS_OK) return st_; } while (0)
 
-static rs_job_io cli_io_state = { .write = io_write, .diag = io_diag, .progress = io_progress };
-
-rs_job_io *cli_io(void) { return &cli_io_state; }
-
-int cli_io_end(int rc)
-{
-    rs_job_io *io = &cli_io_state;
-    if (rs_io_flush(io, 0) != 0) rc = 2;
-    if (io->status != RS_OK && !io->write_failed) { /* a failed write was reported by cli_out_write */
-        cli_error("%s", io->errmsg);
-        io->status = RS_OK;
-        rc = 2;
-    }
-    return rc;
-}
-
-int cli_sites_open(const struct cli_opts *o, rs_sites **out) { return cli_sites_open_opts(o, NULL, out); }
 
 /* Sanitizer builds free everything, so that the library's teardown stays under test. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -88,6 +61,19 @@ void cli_sites_close(rs_sites *sites)
     rs_sites_free(sites);
 }
 
+void cli_job_close(rs_job *job)
+{
+    static rs_job *kept[2];
+    if (job == NULL) return;
+    if (!FREE_AT_EXIT)
+        for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
+            if (kept[i] == NULL) {
+                kept[i] = job;
+                return;
+            }
+    rs_job_free(job);
+}
+
 int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs_sites **out)
 {
     rs_sites *sites = NULL;
@@ -101,31 +87,6 @@ int cli_sites_open_opts(const struct cli_opts *o, const rs_sites_options *so, rs
     rs_sites_set_semantics(sites, o->semantics);
     *out = sites;
     return 0;
-}
-
-void cli_pipeline_defaults(const struct cli_opts *o, pipeline_config *cfg)
-{
-    cfg->io = cli_io();
-    cfg->io->want_progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
-    cfg->jobs = o->jobs;
-    cfg->write_header = !o->quiet;
-    cfg->format = o->format;
-}
-
-int cli_run_inputs(pipeline *p, const struct cli_opts *o, const char **input_name)
-{
-    static char *const STDIN_ONLY[] = { "-" };
-    char *const *inputs = o->n_args ? o->args : STDIN_ONLY;
-    const int n = o->n_args ? o->n_args : 1;
-    if (o->n_args == 0 && isatty(STDIN_FILENO))
-        return cli_usage_error(o->command, "no input FILE given and stdin is a terminal: name a "
-                                           "file, or pipe one in (- reads stdin)");
-    int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        *input_name = strcmp(inputs[i], "-") ? inputs[i] : "(stdin)";
-        rc = pipeline_run(p, inputs[i]);
-    }
-    return cli_io_end(rc);
 }
 
 /* ===== Bulk jobs of the library (robotscan.h) ===== */
@@ -146,10 +107,6 @@ static void job_diag(void *user, const char *p, size_t n)
     fwrite(p, 1, n, stderr);
 }
 
-static void job_progress(void *user, const rs_job_progress *pr)
-{
-    io_progress(user, pr->lines, pr->bytes_in, pr->file_size, pr->seconds, pr->final);
-}
 
 rs_status cli_job_io(rs_job *job, const struct cli_opts *o)
 {
@@ -158,6 +115,17 @@ rs_status cli_job_io(rs_job *job, const struct cli_opts *o)
     const int progress = o->progress < 0 ? isatty(STDERR_FILENO) : o->progress;
     if (progress) RS_FORWARD_CLI(rs_job_set_progress(job, job_progress, NULL));
     return RS_OK;
+}
+
+rs_status cli_job_common(rs_job *job, const struct cli_opts *o)
+{
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_WORKERS, o->jobs));
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_FORMAT, o->format));
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_INPUT_LINE, o->input_line));
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_VERBOSE, o->verbose));
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_NO_RECORDS, o->quiet));
+    RS_FORWARD_CLI(rs_job_set(job, RS_JOB_TALLIES, o->stats_path != NULL));
+    return cli_job_io(job, o);
 }
 
 int cli_job_error(rs_job *job)

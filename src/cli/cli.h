@@ -18,7 +18,7 @@ struct cli_opts {
     const char *command;                /* "check", "urls", ... */
     const char *robots[CLI_MAX_LIST];   /* --robots, repeatable */
     int         n_robots;
-    const char *agents[CLI_MAX_LIST];   /* --agent (repeatable for logs) */
+    const char **agents;                /* --agent, repeatable, any number (args.c keeps them) */
     int         n_agents;
     rs_format   format;                 /* --format (default: text on a tty, else tsv) */
     int         format_given;
@@ -45,6 +45,31 @@ struct cli_opts {
     int         input_line;             /* --input-line: input line number as a first column */
     const char *agents_file;            /* --agents FILE (survey) */
     int         keep_going;             /* --keep-going: skip corrupt WARC records */
+    /* bench (SPEC 13) */
+    const char *workloads[CLI_MAX_LIST]; /* --workload NAME|DIR, repeatable */
+    int         n_workloads;
+    const char *peers[CLI_MAX_LIST];    /* --peer NAME=COMMAND, repeatable */
+    int         n_peers;
+    int         builtin_peers;          /* --builtin-peers */
+    int         serve;                  /* --serve: answer the protocol on stdin/stdout */
+    int         format_json;            /* --format json (bench) */
+    const char *save_dir;               /* --save DIR */
+    const char *data_dir;               /* --data DIR */
+    double      seconds;                /* --seconds S (0: none) */
+    double      timeout;                /* --timeout S (0: default) */
+    uint64_t    queries;                /* --queries N (0: default) */
+    uint64_t    seed;                   /* --seed N (0: default) */
+    /* shard, merge, report */
+    const char *by;                     /* --by site (shard) */
+    const char *shard_count;            /* -n N (shard) */
+    const char *out_dir;                /* --out DIR (shard) */
+    int         logs;                   /* --logs (shard) */
+    int         records;                /* --records (merge) */
+    int         merge_stats;            /* --stats without a value (merge) */
+    const char *shards_dir;             /* --shards DIR (merge) */
+    const char *output;                 /* -o, --output FILE (report) */
+    const char *title;                  /* --title TEXT (report) */
+    const char *site;                   /* --site TEXT (report) */
     char      **args;                   /* positional arguments: argv compacted in place (not allocated) */
     int         n_args;
 };
@@ -106,10 +131,7 @@ int cli_html_prepare(struct cli_opts *o);
 int cli_write_html(const struct cli_opts *o);
 
 int cmd_shard(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
-
-/* --input-line (input_line.c): the header names with "input_line" first. */
-const char *const *cli_input_line_columns(const char *const *columns, size_t n);
-rs_status cli_input_line_put(rs_outbuf *out, size_t start, rs_format fmt, uint64_t line);
 
 #endif /* RS_CLI_H */

@@ -289,6 +289,8 @@ int cmd_check(int argc, char **argv)
     if (batch) return run_batch(&o);
     if (o.n_robots != 1) return cli_usage_error("check", "needs exactly one --robots FILE");
     if (o.n_agents < 1) return cli_usage_error("check", "needs at least one --agent TOKEN");
+    if (o.n_agents > CLI_MAX_LIST)
+        return cli_usage_error("check", "too many --agent options (at most %d)", CLI_MAX_LIST);
     for (int i = 0; i < o.n_agents; i++) cli_check_agent(o.agents[i]);
     struct stat sb;
     if (stat(o.robots[0], &sb) == 0 && S_ISDIR(sb.st_mode))

@@ -9,16 +9,20 @@
  */
 #include "cli/cli.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char HELP[] =
-    "Usage: robotscan lint [--format text|tsv|csv|jsonl] [--agent TOKEN] FILE...\n"
+    "Usage: robotscan lint [--format text|tsv|csv|jsonl] [--agent TOKEN] FILE|DIR...\n"
     "\n"
     "Reports, for each robots.txt FILE, lines that probably do not do what their\n"
     "author thinks, and what the parser (Google's semantics) will actually do.\n"
     "FILE '-' reads stdin. A gzip or zstd FILE is decoded. A WARC FILE (plain, gzip,\n"
     "zstd) has every 2xx robots.txt capture linted, named FILE@OFFSET:URI.\n"
+    "A DIR (as --robots of survey and urls take it) has each of its files linted, in\n"
+    "name order, and each SUBDIR/robots.txt; names starting with '.' are skipped.\n"
     "\n"
     "Options:\n"
     "  --format FMT   text (default), tsv or csv (a header row, then file, line,\n"
@@ -237,6 +241,97 @@ static int on_capture(void *vctx, const rs_warc_capture *cap)
     return w->failed;
 }
 
+typedef struct {
+    const char *agent;
+    rs_format format;
+    int keep_going;
+    int unreadable, findings, failed;
+} lint_run;
+
+/* Lints one FILE (a robots.txt, compressed or not, or a WARC). */
+static void lint_file(lint_run *r, const char *file)
+{
+    const char *path = strcmp(file, "-") ? file : "/dev/stdin";
+    if (strcmp(file, "-") && rs_is_warc_file(path)) {
+        warc_lint w = { file, r->agent, r->format, 0, 0, 0 };
+        char err[768];
+        uint64_t skipped = 0;
+        const rs_status st = rs_warc_each_capture(path, r->keep_going, on_capture, &w, &skipped, err, sizeof err);
+        r->findings += w.findings;
+        if (w.failed) r->failed = 1;
+        else if (st != RS_OK) { cli_error("%s", err); r->unreadable = 1; }
+        if (skipped) cli_warn("skipped %llu corrupt WARC record%s (--keep-going); the last: %s",
+                              (unsigned long long)skipped, skipped > 1 ? "s" : "", err);
+        return;
+    }
+    char *body;
+    size_t size;
+    if (cli_read_robots(path, RS_ROBOTS_MAX_BODY + 1, &body, &size) != 0) {
+        r->unreadable = 1;
+        return;
+    }
+    if (lint_one(file, body, size, r->agent, r->format, &r->findings) != 0) r->failed = 1;
+    free(body);
+}
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Lints each file of DIR in name order, and each DIR/SUB/robots.txt (the layouts a
+ * robots directory has); a folder with none of them is an error naming it. */
+static void lint_dir(lint_run *r, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        cli_error("%s: cannot read the directory", dir);
+        r->unreadable = 1;
+        return;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **grown = realloc(names, cap * sizeof *names);
+            if (grown == NULL) break;
+            names = grown;
+        }
+        if ((names[n] = strdup(e->d_name)) != NULL) n++;
+    }
+    closedir(d);
+    if (n) qsort(names, n, sizeof *names, name_cmp);
+    const size_t dl = strlen(dir);
+    const int slash = dl > 0 && dir[dl - 1] == '/';
+    size_t linted = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, "%s%s%s", dir, slash ? "" : "/", names[i]);
+        if (!r->failed && stat(path, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) {
+                const size_t pl = strlen(path);
+                snprintf(path + pl, sizeof path - pl, "/robots.txt");
+                if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+                    lint_file(r, path);
+                    linted++;
+                }
+            } else if (S_ISREG(st.st_mode)) {
+                lint_file(r, path);
+                linted++;
+            }
+        }
+        free(names[i]);
+    }
+    free(names);
+    if (linted == 0 && !r->failed) {
+        cli_error("%s: cannot lint: a directory without robots.txt files", dir);
+        fprintf(stderr, "hint: lint takes robots.txt files, WARCs, or a directory of HOST[.txt] or "
+                        "HOST/robots.txt files\n");
+        r->unreadable = 1;
+    }
+}
+
 int cmd_lint(int argc, char **argv)
 {
     struct cli_opts o;
@@ -260,32 +355,14 @@ int cmd_lint(int argc, char **argv)
     const char *agent = o.n_agents ? o.agents[0] : NULL;
     if (agent) cli_check_agent(agent);
 
-    int unreadable = 0, findings = 0, failed = 0;
-    for (int i = 0; i < o.n_args && !failed; i++) {
+    lint_run r = { agent, o.format, o.keep_going, 0, 0, 0 };
+    for (int i = 0; i < o.n_args && !r.failed; i++) {
         const char *file = o.args[i];
-        const char *path = strcmp(file, "-") ? file : "/dev/stdin";
-        if (strcmp(file, "-") && rs_is_warc_file(path)) {
-            warc_lint w = { file, agent, o.format, 0, 0, 0 };
-            char err[768];
-            uint64_t skipped = 0;
-            const rs_status st = rs_warc_each_capture(path, o.keep_going, on_capture, &w, &skipped, err, sizeof err);
-            findings += w.findings;
-            if (w.failed) failed = 1;
-            else if (st != RS_OK) { cli_error("%s", err); unreadable = 1; }
-            if (skipped) cli_warn("skipped %llu corrupt WARC record%s (--keep-going); the last: %s",
-                                  (unsigned long long)skipped, skipped > 1 ? "s" : "", err);
-            continue;
-        }
-        char *body;
-        size_t size;
-        if (cli_read_robots(path, RS_ROBOTS_MAX_BODY + 1, &body, &size) != 0) {
-            unreadable = 1;
-            continue;
-        }
-        if (lint_one(file, body, size, agent, o.format, &findings) != 0) failed = 1;
-        free(body);
+        struct stat st;
+        if (strcmp(file, "-") && stat(file, &st) == 0 && S_ISDIR(st.st_mode)) lint_dir(&r, file);
+        else lint_file(&r, file);
     }
-    if (cli_out_finish() != 0) failed = 1;
-    if (failed || unreadable) return 2;
-    return findings ? 1 : 0;
+    if (cli_out_finish() != 0) r.failed = 1;
+    if (r.failed || r.unreadable) return 2;
+    return r.findings ? 1 : 0;
 }

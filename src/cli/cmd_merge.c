@@ -36,54 +36,25 @@ static int finish(rs_status st, const char *err)
 
 /* ===== Command ===== */
 
+static const char *const ACCEPTED[] = { "--records", "--stats", "--shards", "--format", "--help", "-h", NULL };
+
 int cmd_merge(int argc, char **argv)
 {
-    int records = 0, stats = 0;
-    const char *dir = NULL, *format = "tsv";
-    char **files = calloc((size_t)argc + 1, sizeof *files);
-    int n = 0;
-    if (files == NULL) return 2;
-    int rc = -1;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(HELP, stdout);
-            rc = 0;
-            goto done;
-        } else if (!strcmp(a, "--records")) records = 1;
-        else if (!strcmp(a, "--stats")) stats = 1;
-        else if ((!strcmp(a, "--shards") || !strcmp(a, "--format")) && i + 1 < argc) {
-            if (a[2] == 's') dir = argv[++i];
-            else format = argv[++i];
-        } else if (a[0] == '-' && a[1] != '\0') {
-            rc = cli_usage_error("merge", "unknown option %s", a);
-            goto done;
-        } else files[n++] = argv[i];
+    struct cli_opts o;
+    const int prc = cli_parse("merge", ACCEPTED, argc, argv, &o);
+    if (prc) return prc;
+    if (o.help) {
+        fputs(HELP, stdout);
+        return 0;
     }
-    if (records + stats != 1) {
-        rc = cli_usage_error("merge", "give --records or --stats");
-        goto done;
-    }
-    if (n == 0) {
-        rc = cli_usage_error("merge", "no files to merge");
-        goto done;
-    }
+    if (o.records + o.merge_stats != 1) return cli_usage_error("merge", "give --records or --stats");
+    if (o.n_args == 0) return cli_usage_error("merge", "no files to merge");
+    const char *const *files = (const char *const *)o.args;
     char err[1024] = "";
-    if (stats) {
-        rc = finish(rs_merge_stats((const char *const *)files, (size_t)n, dir, stdout, err, sizeof err), err);
-        goto done;
-    }
-    rs_format fmt;
-    if (rs_format_parse(format, &fmt) != 0 || fmt == RS_FORMAT_TEXT) {
-        rc = cli_usage_error("merge", "--format takes tsv, csv or jsonl, not '%s'", format);
-        goto done;
-    }
-    if (dir == NULL) {
-        rc = cli_usage_error("merge", "--records needs --shards DIR (the robotscan shard output)");
-        goto done;
-    }
-    rc = finish(rs_merge_records(dir, fmt, (const char *const *)files, (size_t)n, stdout, err, sizeof err), err);
-done:
-    free(files);
-    return rc < 0 ? 2 : rc;
+    if (o.merge_stats) return finish(rs_merge_stats(files, (size_t)o.n_args, o.shards_dir, stdout, err, sizeof err), err);
+    const rs_format fmt = o.format_given ? o.format : RS_FORMAT_TSV;
+    if (fmt == RS_FORMAT_TEXT) return cli_usage_error("merge", "--format takes tsv, csv or jsonl, not 'text'");
+    if (o.shards_dir == NULL)
+        return cli_usage_error("merge", "--records needs --shards DIR (the robotscan shard output)");
+    return finish(rs_merge_records(o.shards_dir, fmt, files, (size_t)o.n_args, stdout, err, sizeof err), err);
 }

@@ -16,15 +16,21 @@
 static const char HELP[] =
     "Usage: robotscan report [OPTIONS] STATS.json [STATS.json...]\n"
     "\n"
-    "Renders the --stats JSON of `robotscan logs`, `urls`, `survey` or `diff` as one\n"
+    "Renders the --stats JSON of `robotscan logs`, `urls`, `survey`, `diff` or `sitemaps`\nas one "
     "self-contained HTML page: charts as inline SVG, each beside a table of the same\n"
     "numbers; no scripts and nothing fetched from the network, so it opens from disk\n"
-    "and prints. Several files give one page with a section each.\n"
-    "(`logs` and `urls` also take --html FILE to write the page of their own run.)\n"
+    "and prints. Several files give one page with a section each. For logs, the page\n"
+    "leads with the site, the period and the crawlers that broke robots.txt; user-\n"
+    "triggered fetchers and HTTP libraries are shown apart (robots.txt governs crawlers).\n"
+    "(`logs`, `urls`, `survey` and `diff` also take --html FILE for their own run.)\n"
     "\n"
     "Options:\n"
     "  -o, --output FILE   write the page to FILE (default: stdout)\n"
-    "  --title TEXT        the page's title (default: from the command and file name)\n"
+    "  --title TEXT        the page's title (default: the sites, the period, the robots.txt)\n"
+    "  --site TEXT         the site(s) audited, as the page names them (default: the origins\n"
+    "                      the statistics name)\n"
+    "  --robots TEXT       the robots.txt the run used, as the page names it (a statistics\n"
+    "                      file does not record it)\n"
     "\n"
     "Exit status: 0 ok; 2 usage error, unreadable file, or statistics that are not\n"
     "valid JSON, not robotscan's, or of a schema version this robotscan does not know.\n";
@@ -34,7 +40,7 @@ static const char HELP[] =
 
 /* Renders @n files into @out_path (NULL or "-": stdout). @return 0 or 2 (after a message). */
 static int render_files(const char *const *paths, const char *const *names, int n, const char *title,
-                        const char *out_path)
+                        const char *sites, const char *robots, const char *out_path)
 {
     rs_report_input *in = calloc((size_t)n, sizeof *in);
     char **data = calloc((size_t)n, sizeof *data);
@@ -55,7 +61,7 @@ static int render_files(const char *const *paths, const char *const *names, int 
             rc = 2;
             break;
         }
-        in[i] = (rs_report_input){ names[i], data[i], size };
+        in[i] = (rs_report_input){ names[i], data[i], size, sites, robots };
     }
     rs_outbuf page = { 0 };
     char err[512];
@@ -83,53 +89,22 @@ static int render_files(const char *const *paths, const char *const *names, int 
     return rc;
 }
 
+static const char *const ACCEPTED[] = { "-o", "--output", "--title", "--site", "--robots", "--help", "-h", NULL };
+
 int cmd_report(int argc, char **argv)
 {
-    const char *out_path = NULL, *title = NULL;
-    const char **files = calloc((size_t)argc + 1, sizeof *files);
-    int n = 0, only_files = 0;
-    if (files == NULL) {
-        cli_error("out of memory");
-        return 2;
+    struct cli_opts o;
+    const int prc = cli_parse("report", ACCEPTED, argc, argv, &o);
+    if (prc) return prc;
+    if (o.help) {
+        fputs(HELP, stdout);
+        return 0;
     }
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || a[1] == '\0') {
-            files[n++] = a;
-            continue;
-        }
-        if (!strcmp(a, "--")) {
-            only_files = 1;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(HELP, stdout);
-            free(files);
-            return 0;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--title")) {
-            if (i + 1 >= argc) {
-                free(files);
-                return cli_usage_error("report", "%s needs a value", a);
-            }
-            if (!strcmp(a, "--title")) title = argv[++i];
-            else out_path = argv[++i];
-        } else if (!strncmp(a, "--output=", 9)) {
-            out_path = a + 9;
-        } else if (!strncmp(a, "--title=", 8)) {
-            title = a + 8;
-        } else {
-            free(files);
-            return cli_usage_error("report", "unknown option %s", a);
-        }
-    }
-    if (n == 0) {
-        free(files);
-        return cli_usage_error("report", "needs at least one STATS.json (written by --stats)");
-    }
-    if (out_path && out_path[0] == '\0') {
-        free(files);
-        return cli_usage_error("report", "-o needs a file name");
-    }
-    int rc = render_files(files, files, n, title, out_path);
-    free(files);
+    if (o.n_args == 0) return cli_usage_error("report", "needs at least one STATS.json (written by --stats)");
+    if (o.output && o.output[0] == '\0') return cli_usage_error("report", "-o needs a file name");
+    if (o.n_robots > 1) return cli_usage_error("report", "--robots names the robots.txt once");
+    const char *const *files = (const char *const *)o.args;
+    int rc = render_files(files, files, o.n_args, o.title, o.site, o.n_robots ? o.robots[0] : NULL, o.output);
     if (cli_out_finish() != 0) rc = 2;
     return rc;
 }
@@ -170,7 +145,12 @@ int cli_write_html(const struct cli_opts *o)
     if (o->html_path == NULL) return 0;
     const int own = o->stats_path == stats_memfd_path;
     const char *name = own ? "this run" : o->stats_path;
-    const int rc = render_files(&o->stats_path, &name, 1, NULL, o->html_path);
+    /* What the run audited, which the statistics do not record: --host and --robots. */
+    char robots[1024] = "";
+    size_t len = 0;
+    for (int i = 0; i < o->n_robots && len < sizeof robots; i++)
+        len += (size_t)snprintf(robots + len, sizeof robots - len, "%s%s", i ? ", " : "", o->robots[i]);
+    const int rc = render_files(&o->stats_path, &name, 1, NULL, o->host, robots[0] ? robots : NULL, o->html_path);
     if (own) {
         close(stats_memfd);
         stats_memfd = -1;

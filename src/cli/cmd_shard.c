@@ -10,20 +10,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_SHARDS RS_SHARD_MAX
 
 static const char HELP[] =
     "Usage: robotscan shard --by site -n N --out DIR [--robots PATH]... [LOG OPTIONS] INPUT...\n"
     "Splits URL lists (default) or access logs into N zstd shards by a stable hash of the\n"
-    "site (scheme, host, port): all of a site's URLs or hits land in one shard. Each line\n"
-    "keeps its input position (DIR/shard-K.pos) for `robotscan merge --records`.\n"
+    "site (scheme, host, port): all of a site's URLs or hits land in one shard, K = 0..N-1\n"
+    "written with four digits: DIR/shard-0000.zst, DIR/shard-0001.zst, ... Each line keeps\n"
+    "its input position (DIR/shard-0000.pos, ...) for `robotscan merge --records`;\n"
+    "DIR/shards.tsv records the split. On success one line on stderr says what was\n"
+    "written and what to run next.\n"
     "\n"
     "  --by site          the only partitioning (the default)\n"
     "  -n N               number of shards (1..4096)\n"
     "  --out DIR          where the shards go (created; must be empty or new)\n"
     "  --robots PATH      also split these robots sources (directory, *.tsv manifest or WARC;\n"
-    "                     a single robots.txt is given to every shard): DIR/shard-K.robots\n"
+    "                     a single robots.txt is given to every shard): DIR/shard-0000.robots, ...\n"
     "  --logs             the inputs are access logs (implied by the options below)\n"
     "  --log-format F     as for robotscan logs (every format; auto is settled once on the\n"
     "                     input and written to DIR/shards.tsv: run the shards with it; w3c\n"
@@ -35,6 +39,28 @@ static const char HELP[] =
 
 /* ===== Command ===== */
 
+/* One line on stderr after a split: what DIR/shards.tsv records, and the next step. */
+static void summary(const char *dir, long n)
+{
+    char path[4096], line[4096], kind[32] = "urls";
+    unsigned long long lines = 0;
+    snprintf(path, sizeof path, "%s/shards.tsv", dir);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "kind\t%31s", kind) == 1) continue;
+        (void)sscanf(line, "lines\t%llu", &lines);
+    }
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "%s/shard-0000.robots", dir);
+    const int robots = access(path, F_OK) == 0;
+    const int logs = strcmp(kind, "urls") != 0;
+    fprintf(stderr, "robotscan shard: %llu %s into %ld shard%s in %s (shard-0000.zst .. shard-%04ld.zst, each with "
+                    ".pos%s; shards.tsv); next: robotscan %s --input-line ... %s/shard-K.zst per shard, then "
+                    "robotscan merge --records --shards %s OUT_0 .. OUT_%ld\n",
+            lines, logs ? (lines == 1 ? "log line" : "log lines") : (lines == 1 ? "URL line" : "URL lines"), n,
+            n == 1 ? "" : "s", dir, n - 1, robots ? " and .robots" : "", logs ? "logs" : "urls", dir, dir, n - 1);
+}
+
 /* The library's warnings (a WARC that cannot be split) on stderr. */
 static void warn(void *ctx, const char *msg)
 {
@@ -42,51 +68,23 @@ static void warn(void *ctx, const char *msg)
     cli_warn("%s", msg);
 }
 
-static int opt_value(int argc, char **argv, int *i, const char **out)
-{
-    if (*i + 1 >= argc) return cli_usage_error("shard", "%s needs a value", argv[*i]);
-    *out = argv[++*i];
-    return 0;
-}
+static const char *const ACCEPTED[] = {
+    "--by", "-n", "--out", "--log-format", "--host", "--scheme", "--logs", "--field", "--robots", "--help", "-h",
+    NULL,
+};
 
 int cmd_shard(int argc, char **argv)
 {
-    const char *by = "site", *n_s = NULL, *dir = NULL, *log_format = NULL, *host = NULL, *scheme = NULL;
-    const char *robots[CLI_MAX_LIST], *fields[CLI_MAX_LIST];
-    const char *inputs[CLI_MAX_LIST * 16];
-    int n_fields = 0;
-    int n_robots = 0, n_inputs = 0, logs = 0, only_pos = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        int rc = 0;
-        if (only_pos || a[0] != '-' || a[1] == '\0') {
-            if (n_inputs == (int)(sizeof inputs / sizeof inputs[0]))
-                return cli_usage_error("shard", "too many inputs");
-            inputs[n_inputs++] = a;
-        } else if (!strcmp(a, "--")) only_pos = 1;
-        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(HELP, stdout);
-            return 0;
-        } else if (!strcmp(a, "--by")) rc = opt_value(argc, argv, &i, &by);
-        else if (!strcmp(a, "-n")) rc = opt_value(argc, argv, &i, &n_s);
-        else if (!strcmp(a, "--out")) rc = opt_value(argc, argv, &i, &dir);
-        else if (!strcmp(a, "--log-format")) { rc = opt_value(argc, argv, &i, &log_format); logs = 1; }
-        else if (!strcmp(a, "--host")) { rc = opt_value(argc, argv, &i, &host); logs = 1; }
-        else if (!strcmp(a, "--scheme")) { rc = opt_value(argc, argv, &i, &scheme); logs = 1; }
-        else if (!strcmp(a, "--logs")) logs = 1;
-        else if (!strcmp(a, "--field")) {
-            if (n_fields == CLI_MAX_LIST) return cli_usage_error("shard", "too many --field");
-            rc = opt_value(argc, argv, &i, &fields[n_fields]);
-            if (rc == 0) n_fields++;
-            logs = 1;
-        }
-        else if (!strcmp(a, "--robots")) {
-            if (n_robots == CLI_MAX_LIST) return cli_usage_error("shard", "too many --robots");
-            rc = opt_value(argc, argv, &i, &robots[n_robots]);
-            if (rc == 0) n_robots++;
-        } else return cli_usage_error("shard", "unknown option %s", a);
-        if (rc) return rc;
+    struct cli_opts o;
+    const int prc = cli_parse("shard", ACCEPTED, argc, argv, &o);
+    if (prc) return prc;
+    if (o.help) {
+        fputs(HELP, stdout);
+        return 0;
     }
+    const char *by = o.by ? o.by : "site", *n_s = o.shard_count, *dir = o.out_dir;
+    const char *log_format = o.log_format, *host = o.host, *scheme = o.scheme;
+    const int logs = o.logs || log_format || host || scheme || o.n_fields;
     if (strcmp(by, "site")) return cli_usage_error("shard", "--by takes site, not '%s'", by);
     if (n_s == NULL) return cli_usage_error("shard", "needs -n N");
     char *end;
@@ -96,13 +94,14 @@ int cmd_shard(int argc, char **argv)
     if (scheme && strcmp(scheme, "http") && strcmp(scheme, "https"))
         return cli_usage_error("shard", "--scheme takes http or https, not '%s'", scheme);
     const rs_shard_config cfg = {
-        .n = (uint32_t)n, .dir = dir, .logs = logs, .log_format = log_format, .fields = fields,
-        .n_fields = (size_t)n_fields, .host = host, .scheme = scheme, .robots = robots,
-        .n_robots = (size_t)n_robots, .warn = warn, .warn_ctx = NULL,
+        .n = (uint32_t)n, .dir = dir, .logs = logs, .log_format = log_format, .fields = o.fields,
+        .n_fields = (size_t)o.n_fields, .host = host, .scheme = scheme, .robots = o.robots,
+        .n_robots = (size_t)o.n_robots, .warn = warn, .warn_ctx = NULL,
     };
     char err[1536] = "";
-    const rs_status st = rs_shard_split(&cfg, inputs, (size_t)n_inputs, err, sizeof err);
+    const rs_status st = rs_shard_split(&cfg, (const char *const *)o.args, (size_t)o.n_args, err, sizeof err);
     if (st == RS_ERR_USAGE) return cli_usage_error("shard", "%s", err);
     if (st != RS_OK) cli_error("%s", err[0] ? err : rs_status_str(st));
+    else summary(dir, n);
     return st == RS_OK ? 0 : 2;
 }

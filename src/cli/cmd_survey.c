@@ -208,8 +208,8 @@ static int print_summary(const survey_ctx *c)
              (unsigned long long)c->origins, (unsigned long long)c->rules, (unsigned long long)c->html,
              (unsigned long long)c->unavailable, (unsigned long long)c->unreachable);
     rs_outbuf_append(out, line, strlen(line));
-    snprintf(line, sizeof line, "%-32s %15s %15s %15s %9s %9s %7s %7s\n", "agent", "blocked", "partial", "open",
-             "unavail.", "unreach.", "named", "star");
+    snprintf(line, sizeof line, "%-32s %15s %15s %15s %9s %9s %7s %7s %7s\n", "agent", "blocked", "partial", "open",
+             "unavail.", "unreach.", "named", "star", "none");
     rs_outbuf_append(out, line, strlen(line));
     const double total = c->origins ? (double)c->origins : 1.0;
     for (size_t a = 0; a < c->n; a++) {
@@ -217,10 +217,11 @@ static int print_summary(const survey_ctx *c)
         char cell[3][40];
         for (int i = 0; i < 3; i++)
             snprintf(cell[i], sizeof cell[i], "%llu (%5.1f%%)", (unsigned long long)k[i], 100.0 * (double)k[i] / total);
-        snprintf(line, sizeof line, "%-32.*s %15s %15s %15s %9llu %9llu %7llu %7llu\n",
+        snprintf(line, sizeof line, "%-32.*s %15s %15s %15s %9llu %9llu %7llu %7llu %7llu\n",
                  (int)(c->agents[a].len < 32 ? c->agents[a].len : 32), c->agents[a].ptr, cell[0], cell[1], cell[2],
                  (unsigned long long)k[RS_CLASS_UNAVAILABLE], (unsigned long long)k[RS_CLASS_UNREACHABLE],
-                 (unsigned long long)k[C_CLASSES + RS_GROUP_NAMED], (unsigned long long)k[C_CLASSES + RS_GROUP_STAR]);
+                 (unsigned long long)k[C_CLASSES + RS_GROUP_NAMED], (unsigned long long)k[C_CLASSES + RS_GROUP_STAR],
+                 (unsigned long long)k[C_CLASSES + RS_GROUP_NONE]);
         if (rs_outbuf_append(out, line, strlen(line)) != RS_OK) return -1;
         if (cli_out_flush(1 << 16) != 0) return -1;
     }

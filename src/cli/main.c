@@ -24,6 +24,7 @@ static const command COMMANDS[] = {
     { "report", cmd_report, "--stats JSON files -> one self-contained HTML page with charts" },
     { "shard", cmd_shard, "split URL lists or logs by site into N zstd shards (for several machines)" },
     { "merge", cmd_merge, "merge shard outputs (--records) or --stats JSON files into one run's" },
+    { "bench", cmd_bench, "the matcher arena: any matcher over a line protocol vs the reference -> speed, agreement" },
 };
 
 static void usage(FILE *f)

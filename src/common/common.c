@@ -9,14 +9,19 @@
 #  include <sys/mman.h>
 #endif
 
-static unsigned long fail_countdown; /* 0 = never fail */
+static unsigned long fail_countdown; /* 0 = never fail; atomic: worker threads allocate too */
 
-void rs_alloc_fail_after(unsigned long n) { fail_countdown = n; }
+void rs_alloc_fail_after(unsigned long n) { __atomic_store_n(&fail_countdown, n, __ATOMIC_RELAXED); }
+
+unsigned long rs_alloc_fail_pending(void) { return __atomic_load_n(&fail_countdown, __ATOMIC_RELAXED); }
 
 static int should_fail(void)
 {
-    if (fail_countdown == 0) return 0;
-    return --fail_countdown == 0;
+    unsigned long n = __atomic_load_n(&fail_countdown, __ATOMIC_RELAXED);
+    while (n != 0)  /* exactly one allocation fails, whichever thread makes it */
+        if (__atomic_compare_exchange_n(&fail_countdown, &n, n - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return n == 1;
+    return 0;
 }
 
 void *rs_malloc(size_t size) { return should_fail() ? NULL : malloc(size ? size : 1); }

@@ -24,6 +24,8 @@ void  rs_free(void *p);
 char *rs_strdup(const char *s);
 /* Tests: make the n-th allocation from now fail (0 disables). */
 void  rs_alloc_fail_after(unsigned long n);
+/* Tests: allocations left before the injected failure (0: it happened, or none is set). */
+unsigned long rs_alloc_fail_pending(void);
 /* Asks for huge pages under the whole 2 MiB pages of a buffer of @size bytes at @p
  * not yet written (input blocks, per-line arrays): a first write faults a 2 MiB page
  * in once instead of 512 4 KiB ones. A hint: nothing happens where the system has

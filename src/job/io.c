@@ -11,6 +11,7 @@ int rs_io_flush(rs_job_io *io, size_t threshold)
 {
     if (io->write_failed) return -1;
     if (io->out.len < threshold || io->out.len == 0) return 0;
+    if (rs_io_canceled(io)) return -1;  /* nothing reaches the user after rs_job_cancel */
     if (io->write(io->ctx, io->out.ptr, io->out.len) != 0) {
         io->write_failed = 1;
         rs_io_error(io, RS_ERR_IO, "the output callback failed");
@@ -24,6 +25,7 @@ int rs_io_write(rs_job_io *io, const void *p, size_t len)
 {
     if (rs_io_flush(io, 0) != 0) return -1;
     if (len == 0) return 0;
+    if (rs_io_canceled(io)) return -1;
     if (io->write(io->ctx, p, len) != 0) {
         io->write_failed = 1;
         rs_io_error(io, RS_ERR_IO, "the output callback failed");

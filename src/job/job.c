@@ -110,7 +110,8 @@ static void io_progress(void *ctx, uint64_t lines, uint64_t bytes_in, uint64_t f
 
 rs_job *rs_job_create(rs_job_kind kind)
 {
-    const rs_job_ops *ops = kind == RS_JOB_URLS ? &rs_job_urls_ops : NULL;
+    const rs_job_ops *ops = kind == RS_JOB_URLS ? &rs_job_urls_ops : kind == RS_JOB_LOGS ? &rs_job_logs_ops
+                            : kind == RS_JOB_DIFF ? &rs_job_diff_ops : NULL;
     if (ops == NULL) return NULL;
     rs_job *job = rs_calloc(1, sizeof *job);
     if (job == NULL) return NULL;
@@ -119,6 +120,7 @@ rs_job *rs_job_create(rs_job_kind kind)
     job->workers = 1;
     job->memory_limit = JOB_DEFAULT_MEMORY_LIMIT;
     job->semantics = RS_SEMANTICS_GOOGLE;
+    job->semantics_new = -1;
     job->missing = RS_MISSING_ALLOW;
     job->header = 1;
     job->tallies = 1;
@@ -139,11 +141,14 @@ void rs_job_free(rs_job *job)
 {
     if (job == NULL) return;
     if (job->ops->free) job->ops->free(job);
+    if (job->own_sites_new && job->sites_new != job->sites) rs_sites_free(job->sites_new);
     if (job->own_sites) rs_sites_free(job->sites);
     free_list(job->fields, job->n_fields);
     free_list(job->verify, job->n_verify);
     free_list(job->robots, job->n_robots);
+    free_list(job->robots_new, job->n_robots_new);
     free_list(job->agents, job->n_agents);
+    rs_free(job->agents);
     free_list(job->inputs, job->n_inputs);
     free_list(job->names, job->n_names);
     rs_free(job->names);
@@ -203,6 +208,13 @@ rs_status rs_job_set(rs_job *job, rs_job_param param, int64_t v)
     case RS_JOB_VERBOSE: job->verbose = v != 0; return RS_OK;
     case RS_JOB_NO_RECORDS: job->no_records = v != 0; return RS_OK;
     case RS_JOB_TALLIES: job->tallies = v != 0; return RS_OK;
+    case RS_JOB_SEMANTICS_NEW:
+        if (v != RS_SEMANTICS_GOOGLE && v != RS_SEMANTICS_FIRST_MATCH) return fail(job, RS_ERR_USAGE, "unknown semantics %lld", (long long)v);
+        job->semantics_new = (int)v;
+        return RS_OK;
+    case RS_JOB_DIFF_ALL: job->diff_all = v != 0; return RS_OK;
+    case RS_JOB_DIFF_RULES: job->diff_rules = v != 0; return RS_OK;
+    case RS_JOB_DIFF_LOGS: job->diff_logs = v != 0; return RS_OK;
     }
     return fail(job, RS_ERR_USAGE, "unknown parameter %d", (int)param);
 }
@@ -257,11 +269,37 @@ rs_status rs_job_use_sites(rs_job *job, rs_sites *sites)
     return RS_OK;
 }
 
+rs_status rs_job_add_robots_new(rs_job *job, const char *path)
+{
+    RS_FORWARD(settable(job));
+    if (job->kind != RS_JOB_DIFF) return fail(job, RS_ERR_USAGE, "a new side is for diff jobs");
+    if (job->sites_new && !job->own_sites_new) return fail(job, RS_ERR_USAGE, "the new side uses the caller's sites");
+    return add_to(job, job->robots_new, &job->n_robots_new, JOB_MAX_LIST, path, "robots sources");
+}
+
+rs_status rs_job_use_sites_new(rs_job *job, rs_sites *sites)
+{
+    RS_FORWARD(settable(job));
+    if (job->kind != RS_JOB_DIFF) return fail(job, RS_ERR_USAGE, "a new side is for diff jobs");
+    if (job->n_robots_new) return fail(job, RS_ERR_USAGE, "the new side has robots sources of its own");
+    job->sites_new = sites;
+    job->own_sites_new = 0;
+    return RS_OK;
+}
+
 rs_status rs_job_add_agent(rs_job *job, const char *token)
 {
     RS_FORWARD(settable(job));
     if (token == NULL) return fail(job, RS_ERR_USAGE, "a NULL agent");
-    return add_to(job, job->agents, &job->n_agents, JOB_MAX_AGENTS, token, "agents");
+    const size_t max = job->kind == RS_JOB_DIFF ? SIZE_MAX / sizeof *job->agents : JOB_MAX_AGENTS;
+    if (job->n_agents == job->cap_agents && job->n_agents < max) {
+        const size_t cap = job->cap_agents ? job->cap_agents * 2 : 16;
+        char **a = rs_realloc(job->agents, (cap < max ? cap : max) * sizeof *a);
+        if (a == NULL) return fail(job, RS_ERR_NOMEM, "out of memory");
+        job->agents = a;
+        job->cap_agents = cap < max ? cap : max;
+    }
+    return add_to(job, job->agents, &job->n_agents, job->cap_agents, token, "agents");
 }
 
 rs_status rs_job_set_output(rs_job *job, rs_job_output_fn fn, void *user)
@@ -329,7 +367,8 @@ static rs_status io_result(rs_job *job, rs_status st)
     }
     if (io->status != RS_OK) {
         const rs_status s = io->status;
-        snprintf(job->errmsg, sizeof job->errmsg, "%s", io->errmsg);
+        /* some sources fail without a message (rs_sites_errmsg after out of memory) */
+        snprintf(job->errmsg, sizeof job->errmsg, "%s", io->errmsg[0] ? io->errmsg : rs_status_str(s));
         io->status = RS_OK;
         io->errmsg[0] = '\0';
         return s;
@@ -343,8 +382,12 @@ static rs_status start(rs_job *job)
     if (job->started) return RS_OK;
     job->errmsg[0] = '\0';
     job->t_start = job_now();
+    if (job->impl && job->ops->free) job->ops->free(job);  /* what a failed start left */
     const rs_status st = job->ops->start(job);
-    if (st != RS_OK) return io_result(job, st);
+    if (st != RS_OK) {
+        if (job->ops->free) job->ops->free(job);    /* what it set up: a later call starts afresh, leaking nothing */
+        return io_result(job, st);
+    }
     job->started = 1;
     return RS_OK;
 }
@@ -434,6 +477,11 @@ rs_status rs_job_finish(rs_job *job)
     if (rs_io_flush(&job->io, 0) != 0 && st == RS_OK) st = RS_ERR_IO;
     job->seconds += job_now() - t0;
     return io_result(job, st);
+}
+
+int rs_job_input_failed(const rs_job *job)
+{
+    return job && job->started && job->ops->input_failed ? job->ops->input_failed(job) : 0;
 }
 
 rs_status rs_job_totals_get(rs_job *job, rs_job_totals *out)

@@ -18,9 +18,11 @@ typedef struct rs_job_ops {
     void (*totals)(rs_job *job, rs_job_totals *out);
     rs_status (*stats)(rs_job *job, rs_outbuf *json);
     void (*free)(rs_job *job);
+    /* Optional: 1 when the last run ended at a damaged input (rs_job_input_failed). */
+    int (*input_failed)(const rs_job *job);
 } rs_job_ops;
 
-#define JOB_MAX_AGENTS 256
+#define JOB_MAX_AGENTS 256          /* urls and logs jobs; a diff job takes any number */
 #define JOB_MAX_LIST   256
 #define JOB_DEFAULT_MEMORY_LIMIT ((uint64_t)1 << 30)
 
@@ -33,6 +35,8 @@ struct rs_job {
     int workers;
     uint64_t memory_limit;          /* 0: none */
     rs_semantics semantics;
+    int semantics_new;              /* diff: the new side's rs_semantics; -1: as semantics */
+    int diff_all, diff_rules, diff_logs;
     rs_missing missing;
     int encode_urls, only, header, input_line, verbose, no_records, tallies;
     rs_format format;               /* RS_FORMAT_FIELDS with a records callback */
@@ -45,8 +49,12 @@ struct rs_job {
     size_t n_robots;
     rs_sites *sites;                /* the user's (rs_job_use_sites) or the job's own */
     int own_sites;
-    char *agents[JOB_MAX_AGENTS];
-    size_t n_agents;
+    char *robots_new[JOB_MAX_LIST]; /* diff: the new side's (rs_job_add_robots_new) */
+    size_t n_robots_new;
+    rs_sites *sites_new;            /* diff: the user's (rs_job_use_sites_new) or the job's own */
+    int own_sites_new;
+    char **agents;                  /* n_agents of them, room for cap_agents */
+    size_t n_agents, cap_agents;
     char *inputs[JOB_MAX_LIST];     /* the paths run, for the statistics */
     size_t n_inputs;
     char **names;                   /* every input's name in messages */
@@ -73,6 +81,7 @@ struct rs_job {
 
 extern const rs_job_ops rs_job_urls_ops;
 extern const rs_job_ops rs_job_logs_ops;
+extern const rs_job_ops rs_job_diff_ops;
 
 /* Sets the column names of the kind's records (input_line first when asked). */
 void job_set_columns(rs_job *job, const char *const *names, size_t n);

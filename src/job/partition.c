@@ -1,7 +1,7 @@
 /*
- * urls_spill.c - `urls` when the sites of an input do not fit the memory
- * budget (--memory-limit, default 1 GiB): the input is partitioned by a hash
- * of each URL's host into temporary zstd spill files (src/scan/spill.c:
+ * partition.c - a urls job when the sites of an input do not fit the memory
+ * budget (RS_JOB_MEMORY_LIMIT, default 1 GiB): the input is partitioned by a
+ * hash of each URL's host into temporary zstd spill files (src/scan/spill.c:
  * anonymous, so removed whatever ends the process), the partitions are run
  * by -j N workers over the job's robots sources with only some partitions'
  * sites loaded at a time, each partition's output goes to a spill file of
@@ -25,6 +25,7 @@
  *    records and diagnostics (io.h).
  */
 #include "job/partition.h"
+#include "common/common.h"
 #include "scan/spill.h"
 
 #include <pthread.h>
@@ -56,7 +57,7 @@ static int hset_add(hset *s, uint64_t h)
     if (h == 0) h = 1;
     if (s->h == NULL || (s->n + 1) * 2 > s->mask + 1) {
         const size_t cap = s->h ? (s->mask + 1) * 2 : 1024;
-        uint64_t *n = calloc(cap, sizeof *n);
+        uint64_t *n = rs_calloc(cap, sizeof *n);
         if (n == NULL) return -1;
         for (size_t i = 0; s->h && i <= s->mask; i++) {
             if (!s->h[i]) continue;
@@ -64,7 +65,7 @@ static int hset_add(hset *s, uint64_t h)
             while (n[j]) j = (j + 1) & (cap - 1);
             n[j] = s->h[i];
         }
-        free(s->h);
+        rs_free(s->h);
         s->h = n;
         s->mask = cap - 1;
     }
@@ -317,16 +318,16 @@ static int run_partition(run_shared *sh, worker *w, int p, int per_line)
             }
             if (n == w->cap) {
                 w->cap = w->cap ? w->cap * 2 : 4096;
-                uint64_t *a = realloc(w->nos, w->cap * sizeof *a);
+                uint64_t *a = rs_realloc(w->nos, w->cap * sizeof *a);
                 if (a) w->nos = a;
-                size_t *b = realloc(w->ends, 2 * w->cap * sizeof *b);
+                size_t *b = rs_realloc(w->ends, 2 * w->cap * sizeof *b);
                 if (b) w->ends = b;
                 if (a == NULL || b == NULL) goto nomem;
             }
             const size_t at = text->len;
             if (text->cap < at + len + 1 + 64) {  /* the line, its newline, 64 readable bytes */
                 const size_t c = (at + len + 65) * 2 > RUN_BLOCK * 2 ? (at + len + 65) * 2 : RUN_BLOCK * 2;
-                char *g = realloc(text->ptr, c);
+                char *g = rs_realloc(text->ptr, c);
                 if (g == NULL) goto nomem;
                 text->ptr = g;
                 text->cap = c;
@@ -484,9 +485,9 @@ static void *run_worker(void *arg)
     rs_outbuf_free(&w.res.scratch_key);
     rs_outbuf_free(&w.res.aux);
     rs_outbuf_free(&w.text);
-    free(w.nos);
-    free(w.ends);
-    free(w.loaded.h);
+    rs_free(w.nos);
+    rs_free(w.ends);
+    rs_free(w.loaded.h);
     return NULL;
 }
 
@@ -661,7 +662,7 @@ static void *compress_main(void *arg)
             memcpy(c->err, err, sizeof err);
         }
         c->queued -= k->len;
-        free(k);
+        rs_free(k);
         pthread_cond_broadcast(&c->cv);
     }
     pthread_mutex_unlock(&c->mu);
@@ -679,7 +680,7 @@ static rs_status stage_flush(splitter *sp, int p)
 {
     rs_outbuf *b = &sp->stage[p];
     if (b->len == 0) return RS_OK;
-    stage_chunk *k = malloc(sizeof *k + b->len);
+    stage_chunk *k = rs_malloc(sizeof *k + b->len);
     RS_RETURN_IF(k == NULL, RS_ERR_NOMEM);
     k->next = NULL;
     k->p = p;
@@ -692,7 +693,7 @@ static rs_status stage_flush(splitter *sp, int p)
     const rs_status failed = c->st;
     if (failed != RS_OK) {      /* stop splitting: splitter_finish reports it */
         pthread_mutex_unlock(&c->mu);
-        free(k);
+        rs_free(k);
         return failed;
     }
     if (c->tail) c->tail->next = k;
@@ -721,7 +722,7 @@ static int splitter_start(splitter *sp, spill_set *s, int jobs)
     memset(sp, 0, sizeof *sp);
     sp->s = s;
     if (jobs < 2) return 0;
-    sp->c = calloc((size_t)jobs - 1, sizeof *sp->c);
+    sp->c = rs_calloc((size_t)jobs - 1, sizeof *sp->c);
     if (sp->c == NULL) return 0;    /* the splitter writes itself */
     for (int i = 0; i < jobs - 1; i++) {
         compressor *c = &sp->c[i];
@@ -759,7 +760,7 @@ static rs_status splitter_finish(splitter *sp, rs_status st, char *err, size_t e
         pthread_mutex_destroy(&c->mu);
         pthread_cond_destroy(&c->cv);
     }
-    free(sp->c);
+    rs_free(sp->c);
     sp->c = NULL;
     sp->nc = 0;
     return st;
@@ -895,7 +896,7 @@ int spill_gate_admit(spill_gate *g, const rs_block *b)
 {
     if (g->refused) return 1;
     hset *set = g->set;
-    if (set == NULL && (set = g->set = calloc(1, sizeof *set)) == NULL) return g->refused = 1;
+    if (set == NULL && (set = g->set = rs_calloc(1, sizeof *set)) == NULL) return g->refused = 1;
     /* the block's hosts are counted before it runs: a refused block loads nothing */
     rs_lines it;
     rs_line ln;
@@ -913,7 +914,7 @@ int spill_gate_admit(spill_gate *g, const rs_block *b)
 void spill_gate_free(spill_gate *g)
 {
     hset *set = g->set;
-    if (set) free(set->h);
-    free(set);
+    if (set) rs_free(set->h);
+    rs_free(set);
     g->set = NULL;
 }

@@ -12,7 +12,7 @@
                                                  measured at 100k sites with drop_rules (RSS less blocks;
                                                  bench/RESULTS.md), rounded up */
 /* The hosts a run without partitions may load under @limit: three quarters of it,
- * as block_size_for (cmd_urls.c) keeps the blocks in flight under a quarter. */
+ * as block_size_for (urls.c) keeps the blocks in flight under a quarter. */
 #define SPILL_GATE_HOSTS(limit) ((limit) / 4 * 3 / SPILL_SITE_COST)
 #define SPILL_MAX_JOBS 256
 

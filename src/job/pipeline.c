@@ -7,6 +7,7 @@
  * slots strictly in order (tail): tail <= take <= head <= tail + n_slots.
  */
 #include "job/pipeline.h"
+#include "common/common.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -127,7 +128,7 @@ typedef struct {
 static void *thread_main(void *arg)
 {
     thread_arg a = *(thread_arg *)arg;
-    free(arg);
+    rs_free(arg);
     pipeline_impl *p = a.p;
     for (;;) {
         pthread_mutex_lock(&p->mu);
@@ -162,15 +163,15 @@ unsigned pipeline_slots(int jobs)
 
 int pipeline_init(pipeline *pl, const pipeline_config *cfg)
 {
-    pipeline_impl *p = calloc(1, sizeof *p);
+    pipeline_impl *p = rs_calloc(1, sizeof *p);
     pl->impl = p;
     if (p == NULL) goto nomem;
     p->cfg = *cfg;
     if (p->cfg.jobs < 1) p->cfg.jobs = 1;
     const int jobs = p->cfg.jobs;
     p->n_slots = pipeline_slots(jobs);
-    p->slots = calloc(p->n_slots, sizeof(slot));
-    p->workers = calloc((size_t)jobs, sizeof(worker_ctx));
+    p->slots = rs_calloc(p->n_slots, sizeof(slot));
+    p->workers = rs_calloc((size_t)jobs, sizeof(worker_ctx));
     if (p->slots == NULL || p->workers == NULL) goto nomem;
     for (int i = 0; i < jobs; i++) {
         worker_ctx *w = &p->workers[i];
@@ -185,15 +186,15 @@ int pipeline_init(pipeline *pl, const pipeline_config *cfg)
     pthread_cond_init(&p->work, NULL);
     pthread_cond_init(&p->done, NULL);
     if (jobs > 1) {
-        p->threads = calloc((size_t)jobs, sizeof(pthread_t));
+        p->threads = rs_calloc((size_t)jobs, sizeof(pthread_t));
         if (p->threads == NULL) goto nomem;
         for (int i = 0; i < jobs; i++) {
-            thread_arg *a = malloc(sizeof *a);
+            thread_arg *a = rs_malloc(sizeof *a);
             if (a == NULL) goto nomem;
             a->p = p;
             a->w = &p->workers[i];
             if (pthread_create(&p->threads[i], NULL, thread_main, a) != 0) {
-                free(a);
+                rs_free(a);
                 rs_io_error(p->cfg.io, RS_ERR_NOMEM, "cannot start worker threads");
                 return 2;
             }
@@ -311,6 +312,11 @@ int pipeline_run(pipeline *pl, const char *path)
 int pipeline_run_input(pipeline *pl, const job_input *in, rs_reader **rest, rs_block *pending)
 {
     pipeline_impl *p = pl->impl;
+    /* tallies merged before this run are merged again after it */
+    rs_tally_free(p->totals.origins);
+    rs_tally_free(p->totals.rules);
+    p->totals.origins = p->totals.rules = NULL;
+    p->merged = 0;
     rs_reader *r = NULL;
     if (rs_io_open_input(p->cfg.io, in, p->cfg.block_size ? p->cfg.block_size : BLOCK_SIZE, &r) != RS_OK)
         return 2;
@@ -402,13 +408,18 @@ const pipeline_totals *pipeline_totals_get(pipeline *pl)
 {
     pipeline_impl *p = pl->impl;
     if (!p->merged && p->cfg.tally_counters_origin) {
-        p->merged = 1;
-        if (rs_tally_create(p->cfg.tally_counters_origin, &p->totals.origins) == RS_OK
-            && rs_tally_create(1, &p->totals.rules) == RS_OK) {
-            for (int i = 0; i < p->cfg.jobs; i++) {
-                rs_tally_merge(p->totals.origins, p->workers[i].origins);
-                rs_tally_merge(p->totals.rules, p->workers[i].rules);
-            }
+        /* out of memory: no tallies (NULL), and the next call tries again */
+        rs_tally *o = NULL, *r = NULL;
+        int ok = rs_tally_create(p->cfg.tally_counters_origin, &o) == RS_OK && rs_tally_create(1, &r) == RS_OK;
+        for (int i = 0; ok && i < p->cfg.jobs; i++)
+            ok = rs_tally_merge(o, p->workers[i].origins) == RS_OK && rs_tally_merge(r, p->workers[i].rules) == RS_OK;
+        if (ok) {
+            p->totals.origins = o;
+            p->totals.rules = r;
+            p->merged = 1;
+        } else {
+            rs_tally_free(o);
+            rs_tally_free(r);
         }
     }
     return &p->totals;
@@ -449,9 +460,9 @@ void pipeline_free(pipeline *pl)
     }
     rs_tally_free(p->totals.origins);
     rs_tally_free(p->totals.rules);
-    free(p->threads);
-    free(p->slots);
-    free(p->workers);
-    free(p);
+    rs_free(p->threads);
+    rs_free(p->slots);
+    rs_free(p->workers);
+    rs_free(p);
     pl->impl = NULL;
 }

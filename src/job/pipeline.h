@@ -58,7 +58,7 @@ typedef struct {
      * its records are written; it may take them (consume res->out). */
     rs_status (*in_order)(void *ctx, pipeline_result *res);
     /* Optional, on the calling thread, for each block read before any worker sees it:
-     * nonzero stops the run before this block (pipeline_run_until). */
+     * nonzero stops the run before this block (pipeline_run_input). */
     int (*admit)(void *ctx, const rs_block *block);
     size_t block_size;              /* input block bytes; 0 = the default (1 MiB) */
     int write_header;
@@ -94,7 +94,8 @@ int pipeline_run(pipeline *p, const char *path);
 int pipeline_run_input(pipeline *p, const job_input *in, rs_reader **rest, rs_block *pending);
 /* Writes the header row once (when configured). @return 0 or 2. */
 int pipeline_write_header(pipeline *p);
-/* Totals over every input so far; tallies merged on first call after a run. */
+/* Totals over every input so far; tallies merged on first call after a run (NULL when
+ * that ran out of memory). */
 const pipeline_totals *pipeline_totals_get(pipeline *p);
 /* The accumulators of each worker (for commands that post-process): count in *n. */
 void **pipeline_users(pipeline *p, int *n);
@@ -106,7 +107,7 @@ void pipeline_diag(pipeline_result *res, const char *fmt, ...) __attribute__((fo
  * is set and the block has no diagnostics yet; else does nothing. Writing a large block's
  * output in pieces of a few hundred KiB keeps the buffer in cache. A block's diagnostics
  * otherwise reach stderr before its records: a command that may add some after a piece
- * went out changes that order (cmd_urls does not call it with --verbose). A write error
+ * went out changes that order (urls.c does not call it with RS_JOB_VERBOSE). A write error
  * is reported here and fails the run when the block ends (later pieces are not written). */
 void pipeline_flush(pipeline_result *res);
 /* From process(): a fatal failure with its message. */

@@ -126,9 +126,9 @@ static void rec_cache_clear(rec_cache *c)
 
 static void rec_cache_free(rec_cache *c)
 {
-    free(c->tab);
+    rs_free(c->tab);
     rs_outbuf_free(&c->text);
-    free(c->prefix);
+    rs_free(c->prefix);
     rs_outbuf_free(&c->prefix_text);
     memset(c, 0, sizeof *c);
 }
@@ -141,7 +141,7 @@ static inline size_t rec_hash(uint64_t k1, uint64_t k2)
 
 /* @bytes (zeroed when @zero): at 2 MiB and more aligned to 2 MiB, with transparent huge pages asked
  * for (the cache is probed at random over tens of MB: a TLB miss a probe on 4 KiB pages).
- * Freed with free(). */
+ * Freed with rs_free(). */
 static void *rec_alloc(size_t bytes, int zero)
 {
     const size_t huge = (size_t)2 << 20;
@@ -167,7 +167,7 @@ static rs_status rec_cache_resize(rec_cache *c, size_t cap)
         while (t[j].k2) j = (j + 1) & (cap - 1);
         t[j] = *e;
     }
-    free(c->tab);
+    rs_free(c->tab);
     c->tab = t;
     c->cap = cap;
     c->gen++;
@@ -195,10 +195,10 @@ static void worker_state_free(void *p)
     worker_state *w = p;
     if (w == NULL) return;
     rs_scanner_free(w->sc);
-    free(w->tally_ix);
+    rs_free(w->tally_ix);
     rs_outbuf_free(&w->rule_text);
     rec_cache_free(&w->recs);
-    free(w);
+    rs_free(w);
 }
 
 /* Keeps line @line_no of the current input as the first malformed example if it comes first. */
@@ -253,28 +253,30 @@ static void *worker_state_new(void)
     return rs_calloc(1, sizeof(worker_state));
 }
 
-/* Formats "allow: /x" / "disallow: /x" for rule @rule of @m into w->rule_text (kept for the next URL). */
-static rs_str rule_string(worker_state *w, const rs_matcher *m, int32_t rule)
+/* Formats "allow: /x" / "disallow: /x" for rule @rule of @m into w->rule_text (kept for the
+ * next URL) and *@out ("" without a rule). @return RS_OK or RS_ERR_NOMEM. */
+static rs_status rule_string(worker_state *w, const rs_matcher *m, int32_t rule, rs_str *out)
 {
-    rs_str s = { "", 0 };
-    if (m == NULL || rule < 0) return s;
+    out->ptr = "";
+    out->len = 0;
+    if (m == NULL || rule < 0) return RS_OK;
     if (m == w->rule_matcher && rule == w->rule_index) {
-        s.ptr = w->rule_text.ptr;
-        s.len = w->rule_text.len;
-        return s;
+        out->ptr = w->rule_text.ptr;
+        out->len = w->rule_text.len;
+        return RS_OK;
     }
     rs_rule_info info;
     w->rule_matcher = NULL;
-    if (rs_matcher_rule(m, rule, &info) != RS_OK) return s;
+    if (rs_matcher_rule(m, rule, &info) != RS_OK) return RS_OK;
     const size_t need = rs_rule_text(&info, NULL, 0) + 1;
     w->rule_text.len = 0;
-    if (rs_outbuf_reserve(&w->rule_text, need) != RS_OK) return s;
+    if (rs_outbuf_reserve(&w->rule_text, need) != RS_OK) return RS_ERR_NOMEM; /* not an empty rule: the record would be wrong */
     w->rule_text.len = rs_rule_text(&info, w->rule_text.ptr, need);
     w->rule_matcher = m;
     w->rule_index = rule;
-    s.ptr = w->rule_text.ptr;
-    s.len = w->rule_text.len;
-    return s;
+    out->ptr = w->rule_text.ptr;
+    out->len = w->rule_text.len;
+    return RS_OK;
 }
 
 /* The origin tally entry of record @r (cached per scanner site). */
@@ -375,7 +377,9 @@ static rs_status rec_render(const urls_job *job, worker_state *w, const rs_scan_
                             rec_entry *e)
 {
     rec_cache *c = &w->recs;
-    if (job->format == RS_FORMAT_TSV) return rec_render_tsv(job, c, r, agent, rule_string(w, r->matcher, r->rule), e);
+    rs_str rule;
+    RS_FORWARD(rule_string(w, r->matcher, r->rule, &rule));
+    if (job->format == RS_FORMAT_TSV) return rec_render_tsv(job, c, r, agent, rule, e);
     const rs_str empty = { "", 0 };
     const rs_field fields[N_COLUMNS] = {
         { empty, 0, 0 },
@@ -383,7 +387,7 @@ static rs_status rec_render(const urls_job *job, worker_state *w, const rs_scan_
         { agent, 0, 0 },
         { { r->disallowed ? "disallow" : "allow", r->disallowed ? 8u : 5u }, 0, 0 },
         { { NULL, 0 }, r->line, 1 },
-        { rule_string(w, r->matcher, r->rule), 0, 0 },
+        { rule, 0, 0 },
         { job->reasons[r->reason], 0, 0 },
     };
     const char *head;
@@ -569,7 +573,8 @@ static rs_status emit_out(const urls_job *job, worker_state *w, pipeline_result 
     const rs_str agent = { job->agents[r->agent], job->agent_lens[r->agent] };
     const rs_str reason_s = job->reasons[r->reason];
     if (job->format == RS_FORMAT_TEXT) {
-        const rs_str rule = rule_string(w, r->matcher, r->rule);
+        rs_str rule;
+        RS_FORWARD(rule_string(w, r->matcher, r->rule, &rule));
         char tail[64];
         RS_FORWARD(rs_outbuf_append(&res->out, r->disallowed ? "DISALLOWED  " : "allowed     ", 12));
         if (job->n_agents > 1) { /* which agent, when there are several */
@@ -591,13 +596,15 @@ static rs_status emit_out(const urls_job *job, worker_state *w, pipeline_result 
         RS_FORWARD(emit_cached(job, w, res, r, agent, a));
         return job->input_line ? rs_format_input_line(&res->out, start, job->format, r->line_no) : RS_OK;
     }
+    rs_str rule;
+    RS_FORWARD(rule_string(w, r->matcher, r->rule, &rule));
     const rs_field fields[N_COLUMNS] = {
         { r->url, 0, 0 },
         { r->origin, 0, 0 },
         { agent, 0, 0 },
         { { r->disallowed ? "disallow" : "allow", r->disallowed ? 8u : 5u }, 0, 0 },
         { { NULL, 0 }, r->line, 1 },
-        { rule_string(w, r->matcher, r->rule), 0, 0 },
+        { rule, 0, 0 },
         { reason_s, 0, 0 },
     };
     RS_FORWARD(rs_format_record(&res->out, job->format, COLUMNS, fields, N_COLUMNS));
@@ -618,7 +625,8 @@ static rs_status emit(const urls_job *job, worker_state *w, pipeline_result *res
         rs_tally_counters(res->origins, oix)[r->disallowed ? OC_DISALLOW : OC_ALLOW]++;
         if (r->rule >= 0) {
             /* key: origin, TAB, rule text */
-            const rs_str rule = rule_string(w, r->matcher, r->rule);
+            rs_str rule;
+            RS_FORWARD(rule_string(w, r->matcher, r->rule, &rule));
             char key[RS_ORIGIN_MAX + 64];
             const int n = snprintf(key, sizeof key, "%.*s\t%u\t", (int)r->origin.len,
                                    r->origin.ptr, r->line);
@@ -1082,7 +1090,7 @@ static rs_status process_block(void *ctx, void *state, const rs_block *block, pi
     return process_lines(ctx, state, block, NULL, res, NULL);
 }
 
-/* ===== Partitioned runs (past the memory budget, urls_spill.c) ===== */
+/* ===== Partitioned runs (past the memory budget, partition.c) ===== */
 
 #define DEFAULT_MEMORY_LIMIT ((uint64_t)1 << 30)
 
@@ -1165,6 +1173,8 @@ static int admit_block(void *ctx, const rs_block *block)
 
 /* ===== Totals ===== */
 
+static void free_totals(pipeline_totals *all);
+
 /* The pipeline's totals with the partitioned part's added (tallies merged into new ones:
  * free_totals). */
 static rs_status all_totals(urls_job *job, pipeline_totals *all)
@@ -1178,13 +1188,14 @@ static rs_status all_totals(urls_job *job, pipeline_totals *all)
     all->bytes_in += job->part.bytes_in;
     all->bytes_out += job->part.bytes_out;
     if (!job->want_tallies) return RS_OK;
-    if (rs_tally_create(OC_COUNT, &all->origins) != RS_OK || rs_tally_create(1, &all->rules) != RS_OK)
+    if (t->origins == NULL /* the pipeline's merge ran out of memory */
+        || rs_tally_create(OC_COUNT, &all->origins) != RS_OK || rs_tally_create(1, &all->rules) != RS_OK
+        || rs_tally_merge(all->origins, t->origins) != RS_OK || rs_tally_merge(all->rules, t->rules) != RS_OK
+        || (job->part.origins && (rs_tally_merge(all->origins, job->part.origins) != RS_OK
+                                  || rs_tally_merge(all->rules, job->part.rules) != RS_OK))) {
+        free_totals(all);
         return RS_ERR_NOMEM;
-    if (t->origins && (rs_tally_merge(all->origins, t->origins) != RS_OK || rs_tally_merge(all->rules, t->rules) != RS_OK))
-        return RS_ERR_NOMEM;
-    if (job->part.origins && (rs_tally_merge(all->origins, job->part.origins) != RS_OK
-                              || rs_tally_merge(all->rules, job->part.rules) != RS_OK))
-        return RS_ERR_NOMEM;
+    }
     return RS_OK;
 }
 

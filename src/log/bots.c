@@ -117,6 +117,12 @@ static int32_t find_builtin(const char *tok, size_t len)
     return -1;
 }
 
+int rs_crawler_kind_of(const char *tok, size_t len)
+{
+    const int32_t i = find_builtin(tok, len);
+    return i < 0 ? -1 : rs_crawlers_builtin_kind[i];
+}
+
 /* Orders one bucket longest first, then by entry index (buckets are small). */
 static void sort_bucket(uint32_t *ids, size_t n, const entry *e)
 {

@@ -701,8 +701,21 @@ static inline void *carve(char *base, size_t *at, size_t n)
 
 #define SCRATCH_STACK 16384    /* most files compile without a scratch allocation */
 
+static void *malloc_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    return rs_malloc(size);
+}
+
 rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agent_len,
                             rs_semantics semantics, rs_matcher **out)
+{
+    return rs_matcher_create_alloc(rs, agent, agent_len, semantics, malloc_alloc, NULL, out);
+}
+
+rs_status rs_matcher_create_alloc(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                                  rs_semantics semantics, void *(*alloc)(void *ctx, size_t size),
+                                  void *alloc_ctx, rs_matcher **out)
 {
     RS_RETURN_IF(rs == NULL || out == NULL || (agent == NULL && agent_len), RS_ERR_USAGE);
     RS_RETURN_IF(semantics != RS_SEMANTICS_GOOGLE && semantics != RS_SEMANTICS_FIRST_MATCH,
@@ -838,7 +851,7 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
     const size_t total = head + 24 + ALIGN8(nodes_len) + ALIGN8(terms_len)
         + ALIGN8(text_len + 1) + ALIGN8(rules_len);
     rs_status st = RS_OK;
-    char *b = rs_malloc(total);
+    char *b = alloc(alloc_ctx, total);
     if (b == NULL) {
         st = RS_ERR_NOMEM;
     } else {

@@ -18,6 +18,7 @@
  * Deliberately not here: file I/O (the CLI reads and writes), interactivity.
  */
 #include "common/common.h"
+#include "log/bots.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -35,6 +36,7 @@ typedef struct {
     size_t err_cap;
     const char *doc;   /* name of the document being read */
     unsigned id;       /* element ids: unique in the page */
+    int folded;        /* the open table sits in a closed <details> */
 } page;
 
 static void putn(page *p, const char *s, size_t n)
@@ -329,10 +331,53 @@ typedef struct {
     uint64_t hits, viol;
 } col_pt;
 
+/* Two rows of time labels under column @i at @x: hours ("06:00") on the first,
+ * the day ("17 May", with the year on the first label) on the second, where
+ * the day changes. Labels fall on whole steps (every 1, 2, 3, 4, 6 or 12
+ * hours, or every k days) so that about ten fit whatever the span. */
+static void axis_label(page *p, const col_pt *pts, size_t n, size_t i, double x, int y, int *last_day)
+{
+    static const char *const MON[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+    const char *lb = pts[i].label;
+    const size_t ll = strlen(lb);
+    if (ll < 10) return;
+    const int hourly = ll >= 13;
+    const int hour = hourly ? atoi(lb + 11) : 0;
+    const int mon = atoi(lb + 5), day = atoi(lb + 8);
+    const long daynum = (long)atoi(lb) * 372 + mon * 31 + day;   /* increases with the date; only compared */
+    static const int HSTEP[] = { 1, 2, 3, 4, 6, 12 };
+    int step = 0;                   /* hours (hourly axis) */
+    for (size_t k = 0; k < sizeof HSTEP / sizeof HSTEP[0] && hourly; k++)
+        if (n / (size_t)HSTEP[k] <= 10) {
+            step = HSTEP[k];
+            break;
+        }
+    size_t days = hourly ? n / 24 + 1 : n, dstep = 1;
+    while (days / dstep > 10) dstep++;
+    if (step) {
+        if (hour % step) return;
+    } else {
+        if (hourly && hour != 0 && i != 0) return;
+        /* every dstep-th day, counted from the first column */
+        const size_t dayix = hourly ? (i + 24 - (size_t)hour) / 24 : i;
+        if (dayix % dstep) return;
+    }
+    putf(p, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>", x, y - 13, x, y - 9);
+    if (step) putf(p, "<text x=\"%.1f\" y=\"%d\" class=\"ax\">%02d:00</text>", x, y + 2, hour);
+    if (daynum != *last_day || !step) {
+        putf(p, "<text x=\"%.1f\" y=\"%d\" class=\"ax day\">%d %s", x, step ? y + 18 : y + 2, day,
+             mon >= 1 && mon <= 12 ? MON[mon - 1] : "?");
+        if (mon == 1 && day == 1) putf(p, " %.4s", lb);   /* the first year is in the period above */
+        put(p, "</text>");
+        *last_day = (int)daynum;
+    }
+}
+
 /* Columns over time: hits (solid) with violations (hatched) over them. */
 static void chart_columns(page *p, const char *title, const col_pt *pts, size_t n, int height, int axis)
 {
-    const int W = 820, L = 56, R = 8, T = 8, B = axis ? 34 : 6;
+    const int W = 820, L = 56, R = 8, T = 8, B = axis ? 46 : 6;
     const int H = height, plot = H - T - B;
     uint64_t max = 0;
     for (size_t i = 0; i < n; i++) max = RS_MAX(max, pts[i].hits);
@@ -343,7 +388,7 @@ static void chart_columns(page *p, const char *title, const col_pt *pts, size_t 
     putf(p, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"ax\">%llu</text>", L - 4, T + 10,
          (unsigned long long)max);
     putf(p, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ccc\" stroke-dasharray=\"3 3\"/>", L, T, W - R, T);
-    const size_t every = n > 12 ? (n + 11) / 12 : 1;
+    int last_day = -1;
     for (size_t i = 0; i < n; i++) {
         const double x = L + cw * (double)i;
         const double hh = max ? (double)plot * (double)pts[i].hits / (double)max : 0;
@@ -358,21 +403,28 @@ static void chart_columns(page *p, const char *title, const col_pt *pts, size_t 
             putf(p, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>", x, T + plot - hv, bw,
                  hv < 1 ? 1.0 : hv, FILL[F_HATCH]);
         put(p, "</g>");
-        if (axis && i % every == 0) {
-            /* "MM-DD HHh" or "MM-DD": the year is in the table. */
-            const char *lb = pts[i].label;
-            const size_t ll = strlen(lb);
-            putf(p, "<text x=\"%.1f\" y=\"%d\" class=\"ax\">%.5s%s%.2s%s</text>", x, T + plot + 14,
-                 ll >= 10 ? lb + 5 : lb, ll >= 13 ? " " : "", ll >= 13 ? lb + 11 : "", ll >= 13 ? "h" : "");
-        }
+        if (axis) axis_label(p, pts, n, i, x, T + plot + 16, &last_day);
     }
     put(p, "</svg>");
 }
 
 /* ===== Tables and layout ===== */
 
-static void table_open(page *p, const char *caption, const char *const *heads, size_t n, unsigned numeric)
+/* Tables longer than this are folded: a closed <details> the reader opens
+ * (the page has no inner scroll boxes; the rows stay in the page, so search,
+ * print and screen readers find them). */
+#define FOLD_ROWS 20
+
+/* A table of @rows rows (0: unknown, never folded). */
+static void table_open_rows(page *p, const char *caption, const char *const *heads, size_t n, unsigned numeric,
+                            size_t rows)
 {
+    p->folded = rows > FOLD_ROWS;
+    if (p->folded) {
+        putf(p, "<details class=\"fold\"><summary>Show the table: all %zu rows (", rows);
+        escs(p, caption);
+        put(p, ")</summary>");
+    }
     put(p, "<div class=\"tbl\"><table><caption>");
     escs(p, caption);
     put(p, "</caption><thead><tr>");
@@ -384,7 +436,16 @@ static void table_open(page *p, const char *caption, const char *const *heads, s
     put(p, "</tr></thead><tbody>");
 }
 
-static void table_close(page *p) { put(p, "</tbody></table></div>"); }
+static void table_open(page *p, const char *caption, const char *const *heads, size_t n, unsigned numeric)
+{
+    table_open_rows(p, caption, heads, n, numeric, 0);
+}
+
+static void table_close(page *p)
+{
+    put(p, p->folded ? "</tbody></table></div></details>" : "</tbody></table></div>");
+    p->folded = 0;
+}
 
 static void td_str(page *p, const char *s, size_t n)
 {
@@ -456,7 +517,9 @@ static void put_strings(page *p, const json_t *a)
 /* The run's scalar fields (and objects of scalars, as key.sub), in file order. */
 static void run_table(page *p, json_t *d)
 {
-    put(p, "<div class=\"tbl run\"><table><caption>Run (every scalar field of the statistics file)</caption>"
+    put(p, "<details class=\"run\"><summary>Run details: every scalar field of the statistics file "
+           "(format version, counters, timings)</summary>"
+           "<div class=\"tbl run\"><table><caption>Run (every scalar field of the statistics file)</caption>"
            "<tbody>");
     const char *key;
     json_t *v;
@@ -500,7 +563,7 @@ static void run_table(page *p, json_t *d)
         else put(p, json_is_true(v) ? "true" : json_is_false(v) ? "false" : "null");
         put(p, "</td></tr>");
     }
-    put(p, "</tbody></table></div>\n");
+    put(p, "</tbody></table></div></details>\n");
 }
 
 /* Indexes 0..n-1 ordered by a key, largest first, ties in input order. */
@@ -527,7 +590,31 @@ typedef struct {
     const char *first, *last;
     size_t first_len, last_len;
     const json_t *top_rules, *top_paths;
+    int kind;          /* RS_KIND_* (the built-in crawler table; RS_KIND_OTHER when it lacks the name) */
 } log_bot;
+
+/* ===== Kinds of bots: crawlers apart from fetchers and libraries ===== */
+
+static const char *const KIND_NAME[RS_KIND_COUNT] = {
+    "search engine", "AI", "SEO", "archive", "advertising", "academic", "security scanner", "other crawler",
+    "user-triggered fetcher", "HTTP library",
+};
+
+static int bot_kind(const char *agent, size_t len)
+{
+    const int k = rs_crawler_kind_of(agent, len);
+    return k < 0 || k >= RS_KIND_COUNT ? RS_KIND_OTHER : k;
+}
+
+/* 0: crawlers (robots.txt governs them), 1: user-triggered fetchers, 2: HTTP libraries. */
+static int kind_group(int kind) { return RS_KIND_IS_CRAWLER(kind) ? 0 : kind == RS_KIND_FETCHER ? 1 : 2; }
+
+static const char *const GROUP_NAME[3] = {
+    "Crawlers: robots.txt governs them",
+    "User-triggered fetchers: they fetch what a person asked for (feed readers, link previews, monitors, "
+    "AI assistants) and do not read robots.txt",
+    "HTTP libraries and browser automation: tools anyone runs; robots.txt is not addressed to them",
+};
 
 typedef struct {
     const char *agent;
@@ -538,6 +625,7 @@ typedef struct {
     size_t origin_len;
     uint64_t line;        /* rules only */
     uint64_t count;
+    int crawler;          /* the bot is a crawler (robots.txt governs it) */
 } log_top;
 
 static int valid_bucket(const char *s, size_t len, int hourly)
@@ -766,7 +854,9 @@ static void logs_time(page *p, const json_t *d, const log_bot *bots, const ranke
     {
         const char *heads[] = { unit, "hits", "violations" };
         snprintf(title, sizeof title, "All bots per %s (%s with hits)", unit, hourly ? "hours" : "days");
-        table_open(p, title, heads, 3, 6);
+        size_t with_hits = 0;
+        for (size_t k = 0; k < na; k++) with_hits += all[k].hits || all[k].viol;
+        table_open_rows(p, title, heads, 3, 6, with_hits);
         for (size_t k = 0; k < na; k++) {
             if (all[k].hits == 0 && all[k].viol == 0) continue;
             put(p, "<tr>");
@@ -815,7 +905,7 @@ static void logs_time(page *p, const json_t *d, const log_bot *bots, const ranke
     {
         const char *heads[] = { "agent", unit, "hits", "violations" };
         snprintf(title, sizeof title, "Every bot per %s%s", unit, summed ? " (summed from the hourly counts)" : "");
-        table_open(p, title, heads, 4, 12);
+        table_open_rows(p, title, heads, 4, 12, RS_MIN(n, (size_t)TIME_ROWS_MAX));
         /* Rows as the file lists them (summed to days: merged per agent and day, by day). */
         const size_t listed = RS_MIN(n, (size_t)TIME_ROWS_MAX);
         for (size_t i = 0; i < listed; i++) {
@@ -864,6 +954,7 @@ static size_t logs_tops(page *p, const log_bot *bots, size_t nb, int paths, log_
             log_top *x = &t[m++];
             x->agent = bots[b].agent;
             x->agent_len = bots[b].len;
+            x->crawler = RS_KIND_IS_CRAWLER(bots[b].kind);
             x->origin = get_str(p, e, "origin", where, !paths, 0, &x->origin_len);
             x->what = get_str(p, e, paths ? "path" : "rule", where, 1, 0, &x->what_len);
             if (!paths) get_u64(p, e, "line", where, 1, &x->line);
@@ -883,9 +974,12 @@ static void logs_top_figure(page *p, const log_top *t, size_t n, int paths)
         p->st = RS_ERR_NOMEM;
         goto out;
     }
-    for (size_t i = 0; i < n; i++) r[i] = (ranked){ t[i].count, i };
-    qsort(r, n, sizeof *r, ranked_cmp);
-    const size_t shown = RS_MIN(n, (size_t)15);
+    /* The chart: crawlers' violations only; the table lists every bot's. */
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (t[i].crawler) r[nc++] = (ranked){ t[i].count, i };
+    qsort(r, nc, sizeof *r, ranked_cmp);
+    const size_t shown = RS_MIN(nc, (size_t)15);
     for (size_t i = 0; i < shown; i++) {
         const log_top *x = &t[r[i].index];
         const int len = snprintf(labels[i], sizeof labels[i], "%.*s: %.*s", (int)RS_MIN(x->agent_len, (size_t)60),
@@ -896,21 +990,27 @@ static void logs_top_figure(page *p, const log_top *t, size_t n, int paths)
     }
     static const char *const S[] = { "violating hits" };
     static const int F[] = { F_HATCH };
-    figure_open(p, paths ? "Top violated paths" : "Top violated rules");
-    const bar_spec s = { paths ? "Violating hits per bot and path" : "Violating hits per bot and rule", S, F, 1, 0 };
-    chart_hbars(p, &s, rows, shown);
+    figure_open(p, paths ? "Top violated paths (crawlers)" : "Top violated rules (crawlers)");
+    const bar_spec s = { paths ? "Crawlers' violating hits per crawler and path"
+                               : "Crawlers' violating hits per crawler and rule", S, F, 1, 0 };
+    if (shown) chart_hbars(p, &s, rows, shown);
+    else note(p, "No crawler broke a rule.");
     if (n > shown) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "The chart shows the %zu largest of %zu; the table lists them all.", shown, n);
+        char msg[160];
+        snprintf(msg, sizeof msg, "The chart shows the %zu largest of the crawlers' %zu; the table lists all %zu, "
+                 "fetchers' and libraries' too.", shown, nc, n);
         note(p, msg);
     }
+    /* the table: every bot's, largest first */
+    for (size_t i = 0; i < n; i++) r[i] = (ranked){ t[i].count, i };
+    qsort(r, n, sizeof *r, ranked_cmp);
     figure_mid(p);
     if (paths) {
         const char *heads[] = { "agent", "origin", "path", "violating hits" };
-        table_open(p, "Violated paths per bot (as listed in the statistics)", heads, 4, 8);
+        table_open_rows(p, "Violated paths per bot (as listed in the statistics)", heads, 4, 8, n);
     } else {
         const char *heads[] = { "agent", "origin", "line", "rule", "violating hits" };
-        table_open(p, "Violated rules per bot (each bot's top rules, as listed in the statistics)", heads, 5, 20);
+        table_open_rows(p, "Violated rules per bot (each bot's top rules, as listed in the statistics)", heads, 5, 20, n);
     }
     for (size_t i = 0; i < n; i++) {
         const log_top *x = &t[r[i].index];
@@ -972,10 +1072,10 @@ static void logs_bot_figure(page *p, const char *heading, const char *series, in
     figure_mid(p);
     if (with_fetch_times) {
         const char *heads[] = { "agent", series, "first fetch", "last fetch" };
-        table_open(p, heading, heads, 4, 2);
+        table_open_rows(p, heading, heads, 4, 2, m);
     } else {
         const char *heads[] = { "agent", series, "hits" };
-        table_open(p, heading, heads, 3, 6);
+        table_open_rows(p, heading, heads, 3, 6, m);
     }
     for (size_t i = 0; i < m; i++) {
         const log_bot *b = &bots[r[i].index];
@@ -994,6 +1094,49 @@ static void logs_bot_figure(page *p, const char *heading, const char *series, in
     figure_close(p);
     rs_free(r);
     rs_free(rows);
+}
+
+/* Ranks bots of group @g (-1: crawlers and the rest) by violations, then hits. */
+static size_t rank_group(const log_bot *bots, size_t nb, int g, ranked *r)
+{
+    size_t m = 0;
+    for (size_t b = 0; b < nb; b++) {
+        if (kind_group(bots[b].kind) != g) continue;
+        /* violations above hits: a key that sorts by (violations, hits) */
+        r[m++] = (ranked){ (bots[b].viol << 24) | RS_MIN(bots[b].hits, (uint64_t)0xffffff), b };
+    }
+    qsort(r, m, sizeof *r, ranked_cmp);
+    return m;
+}
+
+/* One bar chart of hits and violations for the bots of a group. */
+static void group_chart(page *p, const char *heading, const char *violations_name, const log_bot *bots,
+                        const ranked *r, size_t m, bar_row *rows)
+{
+    const size_t shown = RS_MIN(m, (size_t)30);
+    for (size_t i = 0; i < shown; i++) {
+        const log_bot *b = &bots[r[i].index];
+        rows[i] = (bar_row){ b->agent, b->len, { b->hits, b->viol } };
+    }
+    const char *S[] = { "hits", violations_name };
+    static const int F[] = { F_SOLID, F_HATCH };
+    const bar_spec s = { heading, S, F, 2, 0 };
+    chart_hbars(p, &s, rows, shown);
+    if (m > shown) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "The chart shows the %zu with most violations; the table below lists all %zu.",
+                 shown, m);
+        note(p, msg);
+    }
+}
+
+static void put_big(page *p, uint64_t v, const char *what)
+{
+    put(p, "<div class=\"big\"><b>");
+    put_u64(p, v);
+    put(p, "</b> ");
+    escs(p, what);
+    put(p, "</div>");
 }
 
 static void render_logs(page *p, const json_t *d)
@@ -1039,6 +1182,7 @@ static void render_logs(page *p, const json_t *d)
         b->top_paths = tp;
         any_paths |= tp != NULL;
         order[i] = (ranked){ b->hits, i };
+        if (b->agent) b->kind = bot_kind(b->agent, b->len);
     }
     if (p->bad) goto out;
     qsort(order, nb, sizeof *order, ranked_cmp);
@@ -1053,50 +1197,146 @@ static void render_logs(page *p, const json_t *d)
         goto out;
     }
 
-    /* Hits and violations per bot. */
-    figure_open_as(p, "Hits and violations per bot", any_verify);
-    const size_t shown = RS_MIN(nb, (size_t)30);
-    for (size_t i = 0; i < shown; i++) {
-        const log_bot *b = &bots[order[i].index];
-        rows[i] = (bar_row){ b->agent, b->len, { b->hits, b->viol } };
+    /* What a site owner asks first: which crawlers broke robots.txt. */
+    uint64_t gh[3] = { 0 }, gv[3] = { 0 }, gdelay = 0;
+    size_t gn[3] = { 0 }, gviolators[3] = { 0 };
+    for (size_t i = 0; i < nb; i++) {
+        const int g = kind_group(bots[i].kind);
+        gh[g] += bots[i].hits;
+        gv[g] += bots[i].viol;
+        gn[g]++;
+        gviolators[g] += bots[i].viol > 0;
+        if (g == 0) gdelay += bots[i].delay;
     }
     {
-        static const char *const S[] = { "hits", "violations" };
-        static const int F[] = { F_SOLID, F_HATCH };
-        const bar_spec s = { "Hits and violations (disallowed URLs) per bot", S, F, 2, 0 };
-        chart_hbars(p, &s, rows, shown);
+        put(p, "<section class=\"glance\" aria-label=\"At a glance\"><div class=\"bigs\">");
+        char what[200];
+        snprintf(what, sizeof what, "crawler hits broke robots.txt (of %llu crawler hits, by %zu of %zu crawlers)",
+                 (unsigned long long)gh[0], gviolators[0], gn[0]);
+        put_big(p, gv[0], what);
+        put_big(p, gdelay, "crawler hits came sooner than Crawl-delay allows");
+        snprintf(what, sizeof what, "hits on disallowed paths by %zu user-triggered fetchers and %zu HTTP libraries "
+                 "(robots.txt does not govern them; shown apart below)", gn[1], gn[2]);
+        put(p, "<div class=\"big other\"><b>");
+        put_u64(p, gv[1] + gv[2]);
+        put(p, "</b> ");
+        escs(p, what);
+        put(p, "</div></div>");
+        /* The crawlers with most violations, by name. */
+        const size_t m = rank_group(bots, nb, 0, order);
+        if (m && bots[order[0].index].viol) {
+            put(p, "<p class=\"lead\">Most violations: ");
+            for (size_t i = 0; i < RS_MIN(m, (size_t)5) && bots[order[i].index].viol; i++) {
+                const log_bot *b = &bots[order[i].index];
+                if (i) put(p, ", ");
+                put(p, "<b>");
+                esc(p, b->agent, b->len);
+                putf(p, "</b> %llu (", (unsigned long long)b->viol);
+                escs(p, KIND_NAME[b->kind]);
+                put(p, ")");
+            }
+            put(p, "</p>");
+        } else {
+            put(p, "<p class=\"lead\">No crawler fetched a URL robots.txt disallows.</p>");
+        }
+        /* Crawlers by kind: violations, hits and how many crawlers, largest first. */
+        uint64_t kh[RS_KIND_COUNT] = { 0 }, kv[RS_KIND_COUNT] = { 0 };
+        size_t kn[RS_KIND_COUNT] = { 0 };
+        for (size_t i = 0; i < nb; i++) {
+            kh[bots[i].kind] += bots[i].hits;
+            kv[bots[i].kind] += bots[i].viol;
+            kn[bots[i].kind]++;
+        }
+        ranked kr[RS_KIND_COUNT];
+        size_t nk = 0;
+        for (int k = 0; k < RS_KIND_FETCHER; k++)
+            if (kn[k]) kr[nk++] = (ranked){ (kv[k] << 24) | RS_MIN(kh[k], (uint64_t)0xffffff), (size_t)k };
+        qsort(kr, nk, sizeof *kr, ranked_cmp);
+        if (nk) {
+            put(p, "<p class=\"lead\">Crawlers by kind: ");
+            for (size_t i = 0; i < nk; i++) {
+                const size_t k = kr[i].index;
+                if (i) put(p, "; ");
+                put(p, "<b>");
+                escs(p, KIND_NAME[k]);
+                putf(p, "</b> %llu violations of %llu hits (%zu crawler%s)", (unsigned long long)kv[k],
+                     (unsigned long long)kh[k], kn[k], kn[k] == 1 ? "" : "s");
+            }
+            put(p, "</p>");
+        }
+        put(p, "</section>\n");
     }
-    if (nb > shown) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "The chart shows the %zu bots with most hits; the table lists all %zu.", shown, nb);
-        note(p, msg);
+
+    /* Crawlers, then the others apart. */
+    put(p, "<section class=\"fig\"><h3>Crawlers: hits and violations (URLs robots.txt disallows)</h3>");
+    {
+        const size_t m = rank_group(bots, nb, 0, order);
+        if (m) group_chart(p, "Crawlers: hits and violations per crawler", "violations", bots, order, m, rows);
+        else note(p, "No crawler in these logs.");
     }
-    figure_mid(p);
+    put(p, "</section>\n");
+    if (gn[1] + gn[2]) {
+        put(p, "<section class=\"fig\"><h3>User-triggered fetchers and HTTP libraries, apart</h3>");
+        note(p, "robots.txt governs crawlers. Fetchers act on a person's request (a feed reader polling a feed, a "
+                "link preview, an AI assistant opening a page it was asked about) and, as Google documents for its "
+                "own, generally ignore robots.txt; HTTP libraries are tools anyone runs. Their hits on disallowed "
+                "paths are counted, not headlined.");
+        for (int g = 1; g <= 2; g++) {
+            const size_t m = rank_group(bots, nb, g, order);
+            if (m == 0) continue;
+            group_chart(p, g == 1 ? "User-triggered fetchers: hits and hits on disallowed paths"
+                                  : "HTTP libraries: hits and hits on disallowed paths",
+                        "on disallowed paths", bots, order, m, rows);
+        }
+        put(p, "</section>\n");
+    }
+
+    /* Every bot, grouped. */
+    put(p, "<section class=\"fig\"><h3>Every bot</h3>");
     {
         const char *heads[] = { "agent", "hits", "violations", "crawl-delay violations", "distinct violated paths",
-                                "robots.txt fetches", "verified", "unverified", "spoofed", "spoofed violations" };
+                                "robots.txt fetches", "verified", "unverified", "spoofed", "spoofed violations",
+                                "kind" };
+        const size_t nh = any_verify ? (any_spoofed_viol ? 10 : 9) : 6;
+        const char *hv[11];
+        memcpy(hv, heads, nh * sizeof *hv);
+        hv[nh] = "kind";
         /* Long headings wrap; numbers never do. */
-        table_open(p, "Every bot", heads, any_verify ? (any_spoofed_viol ? 10 : 9) : 6, 0x3fe);
-        for (size_t i = 0; i < nb; i++) {
-            const log_bot *b = &bots[i];
-            put(p, "<tr>");
-            th_row(p, b->agent, b->len);
-            td_u64(p, b->hits);
-            td_u64(p, b->viol);
-            td_u64(p, b->delay);
-            td_u64(p, b->paths);
-            td_u64(p, b->fetches);
-            if (any_verify) {
-                td_u64(p, b->verified);
-                td_u64(p, b->unverified);
-                td_u64(p, b->spoofed);
-                if (any_spoofed_viol) td_u64(p, b->spoofed_viol);
+        table_open(p, "Every bot (violations: hits on URLs robots.txt disallows for that bot)", hv, nh + 1,
+                   0x3fe & ((1u << nh) - 1));
+        for (int g = 0; g < 3; g++) {
+            const size_t m = rank_group(bots, nb, g, order);
+            if (m == 0) continue;
+            putf(p, "<tr class=\"grp\"><th colspan=\"%zu\" scope=\"rowgroup\">", nh + 1);
+            escs(p, GROUP_NAME[g]);
+            putf(p, " (%zu)</th></tr>", m);
+            for (size_t i = 0; i < m; i++) {
+                const log_bot *b = &bots[order[i].index];
+                put(p, "<tr>");
+                th_row(p, b->agent, b->len);
+                td_u64(p, b->hits);
+                td_u64(p, b->viol);
+                td_u64(p, b->delay);
+                td_u64(p, b->paths);
+                td_u64(p, b->fetches);
+                if (any_verify) {
+                    td_u64(p, b->verified);
+                    td_u64(p, b->unverified);
+                    td_u64(p, b->spoofed);
+                    if (any_spoofed_viol) td_u64(p, b->spoofed_viol);
+                }
+                put(p, "<td class=\"k\">");
+                escs(p, KIND_NAME[b->kind]);
+                put(p, "</td>");
+                put(p, "</tr>");
             }
-            put(p, "</tr>");
         }
         table_close(p);
     }
-    figure_close(p);
+    put(p, "</section>\n");
+    /* The time charts take the busiest bots first. */
+    for (size_t i = 0; i < nb; i++) order[i] = (ranked){ bots[i].hits, i };
+    qsort(order, nb, sizeof *order, ranked_cmp);
 
     logs_time(p, d, bots, order, nb);
     if (p->bad) goto out;
@@ -1273,7 +1513,7 @@ static void render_urls(page *p, const json_t *d)
         note(p, msg);
         figure_mid(p);
         const char *heads[] = { "origin", "allow", "disallow", "disallowed share" };
-        table_open(p, "URLs per origin", heads, 4, 14);
+        table_open_rows(p, "URLs per origin", heads, 4, 14, listed);
         for (size_t i = 0; i < listed; i++) {
             const json_t *e = json_array_get(origins, r[i].index);
             const json_t *o = json_object_get(e, "origin");
@@ -1319,7 +1559,7 @@ static void render_urls(page *p, const json_t *d)
         note(p, msg);
         figure_mid(p);
         const char *heads[] = { "origin", "line", "rule", "URLs" };
-        table_open(p, "URLs per deciding rule", heads, 4, 10);
+        table_open_rows(p, "URLs per deciding rule", heads, 4, 10, listed);
         for (size_t i = 0; i < listed; i++) {
             const json_t *e = json_array_get(rules, r[i].index);
             const json_t *o = json_object_get(e, "origin"), *ru = json_object_get(e, "rule");
@@ -1444,7 +1684,7 @@ static void counts_figure(page *p, const char *heading, const char *chart_title,
     if (share_name) heads[hn++] = share_name;
     unsigned numeric = 0;
     for (int h = first_num; h < hn; h++) numeric |= 1u << h;
-    table_open(p, heading, heads, (size_t)hn, numeric);
+    table_open_rows(p, heading, heads, (size_t)hn, numeric, RS_MIN(n, table_max));
     for (size_t i = 0; i < RS_MIN(n, table_max); i++) {
         const size_t x = r[i].index;
         const json_t *e = json_array_get(arr, x);
@@ -1581,6 +1821,208 @@ static void render_diff(page *p, const json_t *d)
     else if (origins) note(p, "No origin in this diff.");
 }
 
+/* ===== sitemaps ===== */
+
+static void render_sitemaps(page *p, const json_t *d)
+{
+    static const char *const F[] = { "origins", "origins_with_sitemaps", "sitemap_lines", "records", "valid",
+                                     "invalid", "duplicates" };
+    uint64_t v[7] = { 0 };
+    for (size_t i = 0; i < 7; i++) get_u64(p, d, F[i], "", 1, &v[i]);
+    if (p->bad) return;
+    if (v[0] == 0) {
+        put(p, "<p class=\"empty\">Nothing to show: no robots.txt was read.</p>");
+        return;
+    }
+    figure_open(p, "Sites with Sitemap: lines, and the lines' URLs");
+    {
+        bar_row r1 = { "sites", 5, { v[1], v[0] - RS_MIN(v[1], v[0]) } };
+        static const char *const S1[] = { "with sitemaps", "without" };
+        static const int F1[] = { F_SOLID, F_GREY };
+        const bar_spec s1 = { "Sites with and without Sitemap: lines", S1, F1, 2, 1 };
+        chart_hbars(p, &s1, &r1, 1);
+        bar_row r2 = { "sitemap records", 15, { v[4], v[5] } };
+        static const char *const S2[] = { "valid", "invalid" };
+        static const int F2[] = { F_SOLID, F_HATCH };
+        const bar_spec s2 = { "Sitemap records: valid absolute http(s) URLs and the rest", S2, F2, 2, 1 };
+        chart_hbars(p, &s2, &r2, 1);
+    }
+    figure_mid(p);
+    {
+        const char *heads[] = { "count", "number", "share" };
+        table_open(p, "Sitemap counts", heads, 3, 6);
+        static const char *const LABEL[] = { "sites read", "sites with Sitemap: lines", "Sitemap: lines",
+                                             "records (deduplicated per site)", "valid URLs", "invalid URLs",
+                                             "duplicate lines dropped" };
+        const uint64_t den[] = { 0, v[0], 0, v[2], v[3], v[3], v[2] };
+        for (size_t i = 0; i < 7; i++) {
+            put(p, "<tr>");
+            th_row(p, LABEL[i], strlen(LABEL[i]));
+            td_u64(p, v[i]);
+            if (den[i]) td_pct(p, v[i], den[i]);
+            else put(p, "<td></td>");
+            put(p, "</tr>");
+        }
+        table_close(p);
+    }
+    figure_close(p);
+}
+
+/* ===== What was audited: sites, robots.txt, period ===== */
+
+/* The first and last time bucket of "hours" (else "days"): "2015-05-17 10:00"
+ * and "2015-05-20 21:59" (UTC), or days. @return 0 when there are none. */
+static int doc_period(const json_t *d, char *first, char *last, size_t cap)
+{
+    for (int hourly = 1; hourly >= 0; hourly--) {
+        const json_t *a = json_object_get(d, hourly ? "hours" : "days");
+        const char *lo = NULL, *hi = NULL;
+        for (size_t i = 0; json_is_array(a) && i < json_array_size(a); i++) {
+            const json_t *b = json_object_get(json_array_get(a, i), hourly ? "hour" : "day");
+            if (!json_is_string(b) || !valid_bucket(json_string_value(b), json_string_length(b), hourly)) continue;
+            const char *v = json_string_value(b);
+            if (lo == NULL || strcmp(v, lo) < 0) lo = v;
+            if (hi == NULL || strcmp(v, hi) > 0) hi = v;
+        }
+        if (lo == NULL) continue;
+        if (hourly) {
+            snprintf(first, cap, "%.10s %.2s:00", lo, lo + 11);
+            snprintf(last, cap, "%.10s %.2s:59", hi, hi + 11);
+        } else {
+            snprintf(first, cap, "%.10s", lo);
+            snprintf(last, cap, "%.10s", hi);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Appends @s (at most @n bytes) to @buf unless already listed. @return 1 if added. */
+static int list_add(char *buf, size_t cap, const char *s, size_t n, size_t *count)
+{
+    if (!strncmp(s, "https://", 8)) s += 8, n -= 8;
+    else if (!strncmp(s, "http://", 7)) s += 7, n -= 7;
+    if (n == 0) return 0;
+    for (const char *q = buf; *q;) {
+        const char *e = strstr(q, ", ");
+        const size_t l = e ? (size_t)(e - q) : strlen(q);
+        if (l == n && !memcmp(q, s, n)) return 0;
+        if (!e) break;
+        q = e + 2;
+    }
+    (*count)++;
+    if (*count > 4) return 1;
+    const size_t len = strlen(buf);
+    snprintf(buf + len, cap - len, "%s%.*s", len ? ", " : "", (int)RS_MIN(n, (size_t)80), s);
+    return 1;
+}
+
+/* The sites a document names: the caller's, else the origins of its rules and paths. */
+static void doc_sites(const rs_report_input *in, const json_t *d, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (in->sites && in->sites[0]) {
+        snprintf(buf, cap, "%s", in->sites);
+        return;
+    }
+    size_t count = 0;
+    const json_t *bots = json_object_get(d, "bots");
+    for (size_t b = 0; json_is_array(bots) && b < json_array_size(bots); b++) {
+        for (int t = 0; t < 2; t++) {
+            const json_t *a = json_object_get(json_array_get(bots, b), t ? "top_paths" : "top_rules");
+            for (size_t i = 0; json_is_array(a) && i < json_array_size(a); i++) {
+                const json_t *o = json_object_get(json_array_get(a, i), "origin");
+                if (json_is_string(o)) list_add(buf, cap, json_string_value(o), json_string_length(o), &count);
+            }
+        }
+    }
+    const json_t *origins = json_object_get(d, "origins");
+    if (json_is_array(origins) && count == 0) {
+        for (size_t i = 0; i < json_array_size(origins); i++) {
+            const json_t *o = json_object_get(json_array_get(origins, i), "origin");
+            if (json_is_string(o)) list_add(buf, cap, json_string_value(o), json_string_length(o), &count);
+        }
+    }
+    if (count > 4) {
+        const size_t len = strlen(buf);
+        snprintf(buf + len, cap - len, " and %zu more", count - 4);
+    }
+}
+
+/* The facts line at the top of a section: what was audited, against what, when. */
+static void doc_facts(page *p, const rs_report_input *in, const json_t *d, const char *cmd)
+{
+    char sites[512], first[32], last[32];
+    doc_sites(in, d, sites, sizeof sites);
+    put(p, "<dl class=\"facts\">");
+    if (sites[0]) {
+        put(p, "<div><dt>Site</dt><dd>");
+        escs(p, sites);
+        put(p, "</dd></div>");
+    }
+    if (!strcmp(cmd, "logs") || !strcmp(cmd, "urls") || !strcmp(cmd, "diff")) {
+        put(p, "<div><dt>robots.txt</dt><dd>");
+        if (in->robots && in->robots[0]) escs(p, in->robots);
+        else put(p, "<span class=\"note\">not recorded in the statistics file</span>");
+        put(p, "</dd></div>");
+    }
+    if (doc_period(d, first, last, sizeof first)) {
+        put(p, "<div><dt>Period (UTC)</dt><dd>");
+        escs(p, first);
+        put(p, " to ");
+        escs(p, last);
+        put(p, "</dd></div>");
+    }
+    static const struct { const char *cmd, *key, *label; } N[] = {
+        { "logs", "lines", "Log lines read" }, { "logs", "bot_hits", "Bot hits" },
+        { "urls", "urls", "URLs checked" }, { "survey", "origins", "Sites" }, { "sitemaps", "origins", "Sites" },
+    };
+    for (size_t k = 0; k < sizeof N / sizeof N[0]; k++) {
+        const json_t *v = json_object_get(d, N[k].key);
+        if (strcmp(cmd, N[k].cmd) || !json_is_integer(v)) continue;
+        putf(p, "<div><dt>%s</dt><dd>%" JSON_INTEGER_FORMAT "</dd></div>", N[k].label, json_integer_value(v));
+    }
+    put(p, "</dl>\n");
+}
+
+/* The page's default title from what the documents say. */
+static void default_title(const rs_report_input *in, json_t *const *docs, const char *const *cmds, size_t n,
+                          char *t, size_t cap)
+{
+    char sites[512] = "", one[512], first[32], last[32], lo[32] = "", hi[32] = "";
+    int all_logs = 1;
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        all_logs &= !strcmp(cmds[i], "logs");
+        doc_sites(&in[i], docs[i], one, sizeof one);
+        if (one[0]) list_add(sites, sizeof sites, one, strlen(one), &count);
+        if (doc_period(docs[i], first, last, sizeof first)) {
+            if (!lo[0] || strcmp(first, lo) < 0) memcpy(lo, first, sizeof lo);
+            if (!hi[0] || strcmp(last, hi) > 0) memcpy(hi, last, sizeof hi);
+        }
+    }
+    if (all_logs) {
+        size_t len = (size_t)snprintf(t, cap, "Crawler audit of %s", sites[0] ? sites : n == 1 && in[0].name ? in[0].name : "access logs");
+        if (lo[0] && len < cap) {
+            if (!memcmp(lo, hi, 10)) len += (size_t)snprintf(t + len, cap - len, ", %.10s", lo);
+            else len += (size_t)snprintf(t + len, cap - len, ", %.10s to %.10s", lo, hi);
+        }
+        if (n == 1 && in[0].robots && in[0].robots[0] && len < cap) {
+            const char *r = in[0].robots, *slash = strrchr(r, '/');
+            if (slash && slash[1] && !strchr(r, ',')) r = slash + 1;
+            snprintf(t + len, cap - len, ", against %s", r);
+        }
+        return;
+    }
+    if (n == 1 && !strcmp(cmds[0], "sitemaps"))
+        snprintf(t, cap, "Sitemap: lines of robots.txt files (%s)", in[0].name ? in[0].name : "statistics");
+    else if (n == 1)
+        snprintf(t, cap, "robotscan report: %s (%s)%s%s", cmds[0], in[0].name ? in[0].name : "statistics",
+                 sites[0] ? ": " : "", sites);
+    else
+        snprintf(t, cap, "robotscan report: %zu statistics files", n);
+}
+
 /* ===== Page ===== */
 
 static const char STYLE[] =
@@ -1597,10 +2039,21 @@ static const char STYLE[] =
     "@media (max-width:1000px){.pair{grid-template-columns:1fr}}\n"
     "svg.chart{width:100%;height:auto;max-width:820px;display:block}\n"
     "svg.defs{position:absolute}\n"
-    "svg text{font:12px system-ui,sans-serif;fill:#1d1d1d}svg text.in{fill:#000;font-weight:600;"
-    "paint-order:stroke;stroke:#fff;stroke-width:3px}svg text.ax{font-size:11px;fill:#444}\n"
-    ".tbl{max-height:26em;overflow:auto;border:1px solid #ddd}\n"
-    ".tbl.run{max-height:none;display:inline-block;border:0}\n"
+    "svg text{font:13px system-ui,sans-serif;fill:#1d1d1d}svg text.in{fill:#000;font-weight:600;"
+    "paint-order:stroke;stroke:#fff;stroke-width:3px}svg text.ax{font-size:14px;fill:#333}"
+    "svg text.ax.day{font-weight:600}\n"
+    ".tbl{border:1px solid #ddd;margin:0 0 8px;overflow-x:auto}td.k{white-space:nowrap}\n"
+    ".tbl.run{display:inline-block;border:0}\n"
+    "tr.grp th{background:#eef3f8;font-weight:600;padding-top:6px}\n"
+    "details{margin:6px 0}details>summary{cursor:pointer;color:#2c5d8f;font-size:14px}\n"
+    "details.run{margin-top:24px;border-top:1px solid #ccc;padding-top:6px}\n"
+    "dl.facts{display:flex;flex-wrap:wrap;gap:6px 28px;margin:8px 0 12px}dl.facts div{min-width:0}"
+    "dl.facts dt{font-size:12px;color:#555;text-transform:uppercase;letter-spacing:.04em}"
+    "dl.facts dd{margin:0;font-size:1.1em;font-weight:600;overflow-wrap:anywhere}\n"
+    ".bigs{display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,1fr));gap:12px;margin:8px 0}\n"
+    ".big{border:1px solid #ccc;border-left:6px solid #c0392b;padding:8px 12px;background:#fcf7f6}"
+    ".big b{display:block;font-size:2em;line-height:1.1}.big.other{border-left-color:#999;background:#f7f7f7}\n"
+    ".lead{font-size:1.05em;margin:6px 0 0}\n"
     "table{border-collapse:collapse;font-size:13px;width:100%}caption{text-align:left;font-weight:600;"
     "padding:4px 6px;background:#f4f4f4}\n"
     "th,td{padding:2px 8px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}"
@@ -1612,9 +2065,11 @@ static const char STYLE[] =
     "nav ul{margin:4px 0;padding-left:20px}footer{color:#666;font-size:12px;margin-top:30px;"
     "border-top:1px solid #ccc;padding-top:8px;padding-bottom:20px}\n"
     "@media print{body{font-size:10pt}header,main,footer{max-width:none;padding:0}"
-    ".tbl{max-height:none;overflow:visible;border:0}thead th{position:static}nav{display:none}"
+    ".tbl{border:0}thead th{position:static}nav{display:none}"
     ".pair{grid-template-columns:1fr}section.fig{break-inside:avoid-page}h2{break-before:page}"
     "h2:first-of-type{break-before:auto}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n"
+    "@media (max-width:800px){header,main,footer{padding:0 8px}table{font-size:11px}th,td{padding:2px 2px}"
+    "td.k{white-space:normal}}\n"
     "</style>\n";
 
 /* Parses one document and checks the fields every kind shares. */
@@ -1638,7 +2093,7 @@ static json_t *load(page *p, const rs_report_input *in, const char **command)
     }
     const json_t *cmd = json_object_get(d, "command");
     if (!json_is_string(cmd)) {
-        fail(p, "not a robotscan statistics file (no \"command\" field naming logs, urls, survey or diff)");
+        fail(p, "not a robotscan statistics file (no \"command\" field naming logs, urls, survey, diff or sitemaps)");
         json_decref(d);
         return NULL;
     }
@@ -1653,8 +2108,8 @@ static json_t *load(page *p, const rs_report_input *in, const char **command)
         return NULL;
     }
     const char *c = json_string_value(cmd);
-    if (strcmp(c, "logs") && strcmp(c, "urls") && strcmp(c, "survey") && strcmp(c, "diff")) {
-        fail(p, "unknown command \"%s\" (a report is made from logs, urls, survey or diff statistics)", c);
+    if (strcmp(c, "logs") && strcmp(c, "urls") && strcmp(c, "survey") && strcmp(c, "diff") && strcmp(c, "sitemaps")) {
+        fail(p, "unknown command \"%s\" (a report is made from logs, urls, survey, diff or sitemaps statistics)", c);
         json_decref(d);
         return NULL;
     }
@@ -1667,7 +2122,7 @@ rs_status rs_report_html(const rs_report_input *in, size_t n, const char *title,
 {
     if (err && err_cap) err[0] = '\0';
     RS_RETURN_IF(in == NULL || n == 0 || out == NULL, RS_ERR_USAGE);
-    page pg = { out, RS_OK, 0, err, err ? err_cap : 0, NULL, 0 };
+    page pg = { out, RS_OK, 0, err, err ? err_cap : 0, NULL, 0, 0 };
     page *p = &pg;
     json_t **docs = rs_calloc(n, sizeof *docs);
     const char **cmds = rs_calloc(n, sizeof *cmds);
@@ -1682,13 +2137,9 @@ rs_status rs_report_html(const rs_report_input *in, size_t n, const char *title,
         docs[i] = load(p, &in[i], &cmds[i]);
     }
     if (!p->bad) {
-        char deftitle[300];
+        char deftitle[600];
         if (title == NULL) {
-            if (n == 1)
-                snprintf(deftitle, sizeof deftitle, "robotscan report: %s (%s)", cmds[0],
-                         in[0].name ? in[0].name : "statistics");
-            else
-                snprintf(deftitle, sizeof deftitle, "robotscan report: %zu statistics files", n);
+            default_title(in, docs, cmds, n, deftitle, sizeof deftitle);
             title = deftitle;
         }
         put(p, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -1724,6 +2175,7 @@ rs_status rs_report_html(const rs_report_input *in, size_t n, const char *title,
             { "urls", "URL verdicts" },
             { "survey", "robots.txt survey: who is blocked where" },
             { "diff", "what flips between two robots.txt versions" },
+            { "sitemaps", "Sitemap: lines of robots.txt files" },
         };
         const char *what = "";
         for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; k++)
@@ -1732,11 +2184,14 @@ rs_status rs_report_html(const rs_report_input *in, size_t n, const char *title,
              i + 1, i + 1, what);
         escs(p, in[i].name ? in[i].name : "statistics");
         put(p, "</h2>\n");
-        run_table(p, docs[i]);
+        doc_facts(p, &in[i], docs[i], cmds[i]);
         if (!strcmp(cmds[i], "logs")) render_logs(p, docs[i]);
         else if (!strcmp(cmds[i], "urls")) render_urls(p, docs[i]);
         else if (!strcmp(cmds[i], "survey")) render_survey(p, docs[i]);
+        else if (!strcmp(cmds[i], "sitemaps")) render_sitemaps(p, docs[i]);
         else render_diff(p, docs[i]);
+        /* The run's internals last, folded: what a reader wants comes first. */
+        if (!p->bad) run_table(p, docs[i]);
         put(p, "</section>\n");
     }
     if (!p->bad) {

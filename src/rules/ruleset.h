@@ -71,6 +71,15 @@ static inline rs_str rs_ruleset_str(const rs_ruleset *rs, rs_span s)
 int rs_ruleset_select(const rs_ruleset *rs, const char *agent, size_t agent_len,
                       uint8_t *selected);
 
+/*
+ * rs_matcher_create with the matcher's one block from @alloc (8-aligned at
+ * least; NULL: out of memory), e.g. an arena of many matchers (src/sites):
+ * such a matcher is freed with its allocator, never by rs_matcher_free.
+ */
+rs_status rs_matcher_create_alloc(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                                  rs_semantics semantics, void *(*alloc)(void *ctx, size_t size),
+                                  void *alloc_ctx, rs_matcher **out);
+
 /* Prefetches up to @max_bytes of a matcher whose first two cache lines are
  * already on their way (src/scan prefetches m and m + 64 first). */
 void rs_matcher_prefetch(const rs_matcher *m, size_t max_bytes);

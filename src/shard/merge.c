@@ -133,7 +133,10 @@ static int out_flush(rs_outbuf *b, FILE *out, size_t threshold, rs_shard_diag *d
 }
 
 /* DIR/shards.tsv: the shard count and the #Fields: lines shard copied (w3c-style logs). */
-static int read_shards_tsv(const char *dir, unsigned *shards, unsigned long long *copies, rs_shard_diag *d)
+/* Reads DIR/shards.tsv: the shard count, the #Fields: copies, and (into @inputs,
+ * a JSON array, when not NULL) the inputs the shards were split from. */
+static int read_shards_tsv(const char *dir, unsigned *shards, unsigned long long *copies, json_t *inputs,
+                           rs_shard_diag *d)
 {
     char p[PATH_MAX];
     snprintf(p, sizeof p, "%s/shards.tsv", dir);
@@ -144,6 +147,11 @@ static int read_shards_tsv(const char *dir, unsigned *shards, unsigned long long
     char line[4096];
     while (fgets(line, sizeof line, f)) {
         if (sscanf(line, "n\t%u", shards) == 1) continue;
+        if (inputs && !strncmp(line, "input\t", 6)) {
+            line[strcspn(line, "\n")] = '\0';
+            json_array_append_new(inputs, json_string(line + 6));
+            continue;
+        }
         (void)sscanf(line, "header_copies\t%llu", copies);
     }
     fclose(f);
@@ -185,7 +193,7 @@ rs_status rs_merge_records(const char *dir, rs_format fmt, const char *const *ou
         return rs_shard_error(&d, RS_ERR_USAGE, "merge --records takes tsv, csv or jsonl records");
     unsigned shards = 0;
     unsigned long long copies = 0;
-    if (read_shards_tsv(dir, &shards, &copies, &d) != 0) return rs_shard_status(&d);
+    if (read_shards_tsv(dir, &shards, &copies, NULL, &d) != 0) return rs_shard_status(&d);
     if ((size_t)shards != n)
         return rs_shard_error(&d, RS_ERR_USAGE, "%s has %u shards but %zu outputs were given", dir, shards, n);
     rec_src *src = rs_calloc(n, sizeof *src);
@@ -519,7 +527,10 @@ static void recompute_rates(json_t *all)
         char base[128];
         snprintf(base, sizeof base, "%.*s", (int)(strlen(k) - strlen("_per_second")), k);
         const json_t *c = json_object_get(all, base);
-        if (c && num(secs) > 0) json_object_set_new(all, k, json_real((double)(json_int_t)(num(c) / num(secs))));
+        /* as the runs wrote it: a whole number stays one */
+        if (c == NULL || num(secs) <= 0) continue;
+        const double rate = (double)(json_int_t)(num(c) / num(secs));
+        json_object_set_new(all, k, json_is_integer(v) ? json_integer((json_int_t)rate) : json_real(rate));
     }
 }
 
@@ -533,11 +544,19 @@ rs_status rs_merge_stats(const char *const *files, size_t n, const char *dir, FI
     int rc = 0;
     unsigned shards = 0;
     unsigned long long copies = 0;
+    json_t *split_inputs = NULL;
     if (dir) {
-        if (read_shards_tsv(dir, &shards, &copies, &d) != 0) return rs_shard_status(&d);
-        if ((size_t)shards != n)
+        split_inputs = json_array();
+        if (split_inputs == NULL) return rs_shard_error(&d, RS_ERR_NOMEM, "out of memory");
+        if (read_shards_tsv(dir, &shards, &copies, split_inputs, &d) != 0) {
+            json_decref(split_inputs);
+            return rs_shard_status(&d);
+        }
+        if ((size_t)shards != n) {
+            json_decref(split_inputs);
             return rs_shard_error(&d, RS_ERR_USAGE, "%s has %u shards but %zu statistics files were given", dir,
                                  shards, n);
+        }
     }
     for (size_t i = 0; i < n && rc == 0; i++) {
         json_error_t je;
@@ -564,6 +583,10 @@ rs_status rs_merge_stats(const char *const *files, size_t n, const char *dir, FI
     }
     if (rc == 0 && all && copies)
         rc = take_off(all, "lines", copies, &d) != 0 || take_off(all, "blank", copies, &d) != 0;
+    /* the shards' runs read DIR/shard-K.zst: one run over the input read what shard split */
+    if (rc == 0 && all && json_array_size(split_inputs) && json_is_array(json_object_get(all, "inputs")))
+        json_object_set(all, "inputs", split_inputs);
+    json_decref(split_inputs);
     if (rc == 0 && all) {
         recompute_rates(all);
         char *s = json_dumps(all, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -64,9 +64,26 @@ typedef struct rs_agent_matcher {
     struct rs_agent_matcher *next;
     rs_matcher  *matcher;
     rs_semantics semantics;
+    int          in_arena;   /* this record and its matcher are in the handle's matcher arena
+                                (freed with it by rs_sites_release / rs_sites_free) */
     size_t       agent_len;
     char         agent[];
 } rs_agent_matcher;
+
+/* The matchers of the opened sources' documents (table.c): bump-allocated from
+ * large chunks (madvised for huge pages), so that loading 100,000 sites takes a
+ * few hundred page faults, not one per 4 KiB of matchers, and a kept site's
+ * matcher sits next to its record. Freed whole by rs_sites_release (which
+ * unloads every such document) and rs_sites_free. Not used by a streaming
+ * handle, whose sources free their documents one WARC at a time. */
+typedef struct rs_marena_chunk rs_marena_chunk;
+typedef struct {
+    pthread_mutex_t  lock;   /* loading threads allocate at once */
+    rs_marena_chunk *chunks;
+    char  *next, *end;       /* free bytes of the newest chunk */
+    size_t chunk_size;       /* the next chunk's size (grows to MARENA_MAX_CHUNK) */
+    size_t bytes;            /* held in chunks */
+} rs_marena;
 
 /* One robots.txt outcome: a file of a directory, a manifest line, a single file. */
 typedef struct {
@@ -86,6 +103,7 @@ typedef struct {
 } rs_doc;
 
 #define RS_DOC_HTML 0x1u     /* the body looks like an HTML page (lint html-content) */
+#define RS_DOC_REGULAR 0x2u  /* path was a regular file when indexed: read with no fstat */
 
 /* ===== Sources (sources.c) ===== */
 
@@ -125,6 +143,7 @@ struct rs_sites {
                                 (under the lock); held_all: the list is incomplete (no memory) */
     size_t       n_held, cap_held;
     int          held_all;
+    rs_marena    marena;     /* matchers of opened sources (not with opts.stream) */
 };
 
 /* Initialises s->memory, the empty source rs_sites_add_body fills. */
@@ -155,6 +174,10 @@ rs_status rs_read_body_ex(rs_sites *s, const char *path, char **body, size_t *si
  * directory's files are opened relative to the directory (openat). */
 rs_status rs_read_doc_body(rs_sites *s, const rs_source *src, const rs_doc *d, char **body,
                            size_t *size, int *compressed);
+/* rs_read_doc_body into @buf (@cap bytes, reused by the caller) when the body fits:
+ * *body is then @buf, else a new buffer the caller frees (*body != buf). */
+rs_status rs_read_doc_body_buf(rs_sites *s, const rs_source *src, const rs_doc *d, char *buf,
+                               size_t cap, char **body, size_t *size, int *compressed);
 
 /* rs_site_lookup of n agents at once with the semantics given (src/scan):
  * one read and parse of the body serves every agent that misses. */

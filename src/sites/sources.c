@@ -107,8 +107,10 @@ void rs_doc_unload(rs_doc *d)
     rs_agent_matcher *a = atomic_load_explicit(&d->agents, memory_order_relaxed);
     while (a) {
         rs_agent_matcher *next = a->next;
-        rs_matcher_free(a->matcher);
-        rs_free(a);
+        if (!a->in_arena) {     /* else freed with the arena (rs_sites_release) */
+            rs_matcher_free(a->matcher);
+            rs_free(a);
+        }
         a = next;
     }
     atomic_store_explicit(&d->agents, NULL, memory_order_relaxed);
@@ -291,6 +293,7 @@ static rs_status index_dir(rs_sites *s, rs_source *src, uint32_t index)
         rs_doc *doc = doc_new(src, index, RS_REASON_NO_MATCH, 200, path);
         if (doc == NULL) { st = RS_ERR_NOMEM; goto out; }
         doc->name_off = dir_len + 1;
+        doc->flags |= RS_DOC_REGULAR;   /* usable: a regular file (DT_REG, stat or is_regular) */
         st = doc_index(src, doc, h, key, key_len);
         if (st != RS_OK) goto out;
         s->stats.dir_entries++;
@@ -602,12 +605,19 @@ static int open_body(int dirfd, const char *path)
     return openat(dirfd, path, flags);
 }
 
-/* One read(2) loop, no stdio: a robots file is read once per site, and at
- * 100k sites every system call counts. A regular file is sized by fstat: one
- * exact buffer and, as a short read of a regular file is its end, usually
- * one read (open, fstat, read, close). */
-static rs_status read_body_at(rs_sites *s, int dirfd, const char *rel, const char *path, char **body,
-                              size_t *size, int *compressed)
+/*
+ * One read(2) loop, no stdio: a robots file is read once per site, and at
+ * 100k sites every system call counts. A file known to be regular (a
+ * directory entry, DT_REG or stat at indexing: RS_DOC_REGULAR) is read with
+ * no fstat: into @buf (a caller's reused buffer, most files fit) by one
+ * read, whose short count is the end of a regular file (open, read, close).
+ * Else a regular file is sized by fstat: one exact buffer and, as a short
+ * read of a regular file is its end, usually one read (open, fstat, read,
+ * close). *body is @buf when the file fit in it, else a new buffer the
+ * caller frees.
+ */
+static rs_status read_body_at(rs_sites *s, int dirfd, const char *rel, const char *path, int regular,
+                              char *ubuf, size_t ucap, char **body, size_t *size, int *compressed)
 {
     *compressed = 0;
     const int fd = open_body(dirfd, rel);
@@ -617,26 +627,46 @@ static rs_status read_body_at(rs_sites *s, int dirfd, const char *rel, const cha
     }
     size_t cap = 4096, len = 0, limit = RS_ROBOTS_MAX_BODY;
     size_t known = SIZE_MAX;           /* a regular file's size (fstat), or unknown */
-    struct stat sb;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0) {
-        known = (size_t)sb.st_size;
-        /* +1: a file that grew since is still read to its end; never more than
-         * the limit (a longer file is cut there, as before: not one byte more). */
-        cap = RS_MIN(known + 1, limit);
+    char *buf = NULL;
+    if (regular && ubuf != NULL && ucap > 0) {
+        buf = ubuf;
+        cap = RS_MIN(ucap, limit);
+    } else {
+        struct stat sb;
+        if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0) {
+            known = (size_t)sb.st_size;
+            regular = 1;
+            /* +1: a file that grew since is still read to its end; never more than
+             * the limit (a longer file is cut there, as before: not one byte more). */
+            cap = RS_MIN(known + 1, limit);
+        } else {
+            regular = 0;
+        }
+        if (ubuf != NULL && cap <= ucap) {
+            buf = ubuf;
+            cap = ucap;
+        }
     }
-    char *buf = rs_malloc(cap);
     rs_status st = RS_OK;
     int sniffed = 0;
     rs_compression comp = RS_COMPRESSION_NONE;
-    if (buf == NULL) { st = RS_ERR_NOMEM; goto out; }
+    if (buf == NULL && (buf = rs_malloc(cap)) == NULL) { st = RS_ERR_NOMEM; goto out; }
     while (len < limit) {
         if (len == cap) {
-            cap = RS_MIN(cap * 4, limit);
-            char *nb = rs_realloc(buf, cap);
+            const size_t ncap = RS_MIN(cap * 4, limit);
+            char *nb;
+            if (buf == ubuf) {
+                nb = rs_malloc(ncap);
+                if (nb != NULL) memcpy(nb, buf, len);
+            } else {
+                nb = rs_realloc(buf, ncap);
+            }
             if (nb == NULL) { st = RS_ERR_NOMEM; goto out; }
             buf = nb;
+            cap = ncap;
         }
-        const ssize_t n = read(fd, buf + len, cap - len);
+        const size_t want = RS_MIN(cap, limit) - len;
+        const ssize_t n = read(fd, buf + len, want);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             if (s) rs_sites_seterr(s, "%s: cannot read robots file: %s", path, strerror(errno));
@@ -649,13 +679,14 @@ static rs_status read_body_at(rs_sites *s, int dirfd, const char *rel, const cha
             comp = rs_sniff_compression(buf, len);
             if (comp != RS_COMPRESSION_NONE) limit = MAX_COMPRESSED_BODY;
         }
-        /* End of file: nothing read, or a short read at the size fstat gave. */
-        if (n == 0 || (len == known && len < cap)) break;
+        /* End of file: nothing read, a short read of a regular file, or (fstat)
+         * a short read at the size it gave. */
+        if (n == 0 || (regular && (size_t)n < want) || (len == known && len < cap)) break;
     }
     if (st == RS_OK && comp != RS_COMPRESSION_NONE) {
         rs_buf out = {0};
         st = rs_decompress(comp, buf, len, RS_ROBOTS_MAX_BODY, &out);
-        rs_free(buf);
+        if (buf != ubuf) rs_free(buf);
         buf = out.ptr;
         len = out.len;
         if (st == RS_ERR_CORRUPT && s)
@@ -668,7 +699,10 @@ static rs_status read_body_at(rs_sites *s, int dirfd, const char *rel, const cha
     }
 out:
     close(fd);
-    if (st != RS_OK) { rs_free(buf); return st; }
+    if (st != RS_OK) {
+        if (buf != ubuf) rs_free(buf);
+        return st;
+    }
     *body = buf;
     *size = len;
     return RS_OK;
@@ -676,15 +710,23 @@ out:
 
 rs_status rs_read_body_ex(rs_sites *s, const char *path, char **body, size_t *size, int *compressed)
 {
-    return read_body_at(s, AT_FDCWD, path, path, body, size, compressed);
+    return read_body_at(s, AT_FDCWD, path, path, 0, NULL, 0, body, size, compressed);
+}
+
+rs_status rs_read_doc_body_buf(rs_sites *s, const rs_source *src, const rs_doc *d, char *buf,
+                               size_t cap, char **body, size_t *size, int *compressed)
+{
+    const int regular = (d->flags & RS_DOC_REGULAR) != 0;
+    if (src->kind == RS_SOURCE_DIR && src->has_dirfd && d->name_off > 0)
+        return read_body_at(s, src->dirfd, d->path + d->name_off, d->path, regular, buf, cap, body,
+                            size, compressed);
+    return read_body_at(s, AT_FDCWD, d->path, d->path, regular, buf, cap, body, size, compressed);
 }
 
 rs_status rs_read_doc_body(rs_sites *s, const rs_source *src, const rs_doc *d, char **body,
                            size_t *size, int *compressed)
 {
-    if (src->kind == RS_SOURCE_DIR && src->has_dirfd && d->name_off > 0)
-        return read_body_at(s, src->dirfd, d->path + d->name_off, d->path, body, size, compressed);
-    return read_body_at(s, AT_FDCWD, d->path, d->path, body, size, compressed);
+    return rs_read_doc_body_buf(s, src, d, NULL, 0, body, size, compressed);
 }
 
 rs_status rs_read_body(rs_sites *s, const char *path, char **body, size_t *size)

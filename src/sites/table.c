@@ -22,9 +22,13 @@
  * robots file used (none with rs_sites_options.drop_rules), one matcher per
  * (file, agent, semantics) used. Map entries and source documents (with
  * their paths) come from arenas, freed in bulk with their map or source;
- * rulesets and matchers are malloc'd one by one (rs_sites_release frees them).
+ * the matchers of opened sources from the matcher arena (rs_marena, freed
+ * whole by rs_sites_release); rulesets, and the matchers of bodies from
+ * memory or of a streaming handle, are malloc'd one by one.
  */
 #include "sites/sites.h"
+#include "rules/ruleset.h"
+#include <sys/mman.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -157,6 +161,95 @@ rs_status rs_map_insert_entry(rs_map *m, uint64_t hash, const char *key, size_t 
     return RS_OK;
 }
 
+/* ===== Matcher arena ===== */
+
+struct rs_marena_chunk {
+    rs_marena_chunk *next;
+    size_t size;             /* of the whole block */
+};
+
+#define MARENA_FIRST_CHUNK ((size_t)256 << 10)
+#define MARENA_MAX_CHUNK   ((size_t)32 << 20)
+#define MARENA_ALIGN       ((uintptr_t)64)  /* a matcher's header, then its nodes, start cache lines */
+
+static void marena_init(rs_marena *a)
+{
+    memset(a, 0, sizeof *a);
+    pthread_mutex_init(&a->lock, NULL);
+}
+
+/* Frees every chunk; the arena is empty and usable. Only while no lookup runs. */
+static void marena_clear(rs_marena *a)
+{
+    for (rs_marena_chunk *c = a->chunks, *next; c != NULL; c = next) {
+        next = c->next;
+        rs_free(c);
+    }
+    a->chunks = NULL;
+    a->next = a->end = NULL;
+    a->chunk_size = 0;
+    a->bytes = 0;
+}
+
+static char *chunk_data(rs_marena_chunk *c)
+{
+    return (char *)(((uintptr_t)(c + 1) + MARENA_ALIGN - 1) & ~(MARENA_ALIGN - 1));
+}
+
+/*
+ * Maps a new chunk's pages in one call (MADV_POPULATE_WRITE, Linux 5.14),
+ * not one page fault a 4 KiB page as matchers are written: the chunk is
+ * filled anyway. Huge pages (MADV_HUGEPAGE) were measured slower on these
+ * virtual machines: clearing fresh 2 MiB pages cost 10x what the faults of
+ * 4 KiB ones did (bench/RESULTS.md, 2026-11-27c).
+ */
+static void prefault(void *p, size_t size)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    const uintptr_t page = 4096;
+    const uintptr_t from = ((uintptr_t)p + page - 1) & ~(page - 1);
+    const uintptr_t to = ((uintptr_t)p + size) & ~(page - 1);
+    if (to > from) (void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)size;
+#endif
+}
+
+/* @size bytes, MARENA_ALIGN-aligned, or NULL (no memory). Any thread. */
+static void *marena_alloc(void *ctx, size_t size)
+{
+    rs_marena *a = ctx;
+    RS_RETURN_IF(size > SIZE_MAX / 2, NULL);
+    size = (size + MARENA_ALIGN - 1) & ~(size_t)(MARENA_ALIGN - 1);
+    pthread_mutex_lock(&a->lock);
+    char *p = a->next;
+    if (RS_LIKELY(p != NULL && (size_t)(a->end - p) >= size)) {
+        a->next = p + size;
+        goto out;
+    }
+    p = NULL;
+    const size_t cap = a->chunk_size ? a->chunk_size : MARENA_FIRST_CHUNK;
+    const int own = size > cap / 4;         /* a large matcher: a block of its own */
+    const size_t bytes = own ? sizeof(rs_marena_chunk) + MARENA_ALIGN + size : cap;
+    rs_marena_chunk *c = rs_malloc(bytes);
+    if (c == NULL) goto out;
+    c->size = bytes;
+    c->next = a->chunks;
+    a->chunks = c;
+    a->bytes += bytes;
+    p = chunk_data(c);
+    if (!own) {
+        prefault(c, bytes);
+        a->next = p + size;
+        a->end = (char *)c + bytes;
+        a->chunk_size = RS_MIN(cap * 2, MARENA_MAX_CHUNK);
+    }
+out:
+    pthread_mutex_unlock(&a->lock);
+    return p;
+}
+
 /* ===== Handle ===== */
 
 const char *rs_reason_str(rs_reason r)
@@ -194,6 +287,7 @@ static rs_status sites_new(const rs_sites_options *opts, rs_sites **out)
         rs_free(s);
         return RS_ERR_NOMEM;
     }
+    marena_init(&s->marena);
     *out = s;
     if (opts != NULL) s->opts = *opts;
     s->semantics = RS_SEMANTICS_GOOGLE;
@@ -239,6 +333,8 @@ void rs_sites_free(rs_sites *s)
     rs_map_free(&s->origins);
     rs_matcher_free(s->allow_all);
     rs_matcher_free(s->deny_all);
+    marena_clear(&s->marena);
+    pthread_mutex_destroy(&s->marena.lock);
     pthread_cond_destroy(&s->loaded);
     rs_free(s->held);
     pthread_mutex_destroy(&s->lock);
@@ -257,8 +353,26 @@ rs_status rs_sites_release(rs_sites *s)
     }
     s->n_held = 0;
     s->held_all = 0;
+    marena_clear(&s->marena);  /* every matcher in it belonged to a document unloaded here */
+    rs_map_slots *keep = atomic_load_explicit(&s->origins.cur, memory_order_relaxed);
+    rs_map_slots *fresh = slots_new(1024);
+    if (fresh == NULL) {
+        /* out of memory: the largest array, emptied, stays (the handle remains usable) */
+        for (rs_map_slots *older = keep->prev, *prev; older; older = prev) {
+            prev = older->prev;
+            rs_free(older);
+        }
+        keep->prev = NULL;
+        memset((void *)(uintptr_t)keep->slot, 0, (keep->mask + 1) * sizeof keep->slot[0]);
+        rs_arena_free(&s->origins.entries);
+        memset(&s->origins.entries, 0, sizeof s->origins.entries);
+        s->origins.count = 0;
+        return RS_OK;
+    }
     rs_map_free(&s->origins);
-    return rs_map_init(&s->origins, 1024);
+    atomic_init(&s->origins.cur, fresh);
+    memset(&s->origins.entries, 0, sizeof s->origins.entries);
+    return RS_OK;
 }
 
 void rs_sites_get_warc_stats(const rs_sites *s, rs_sites_warc_stats *out) { *out = s->wstats; }
@@ -329,6 +443,10 @@ static rs_status resolve_locked(rs_sites *s, const rs_origin *o, uint64_t h, rs_
     return RS_OK;
 }
 
+/* Bodies up to this size are read into a buffer on the loading thread's
+ * stack (99% of real robots.txt files are smaller). */
+#define BODY_STACK ((size_t)32 << 10)
+
 /* A body read by path (file, directory, manifest) can be read and parsed by
  * any thread without the lock; WARC captures share a file position. */
 static int readable_unlocked(const rs_sites *s, const rs_doc *d)
@@ -349,14 +467,18 @@ static rs_status parse_doc(rs_sites *s, const rs_doc *d, rs_ruleset **out)
     return st;
 }
 
-static rs_status compile(rs_sites *s, const rs_doc *d, const rs_ruleset *rs, const char *agent,
-                         size_t agent_len, rs_semantics sem, rs_agent_matcher **out)
+/* Compiles @d's matcher for one agent into *out: in the matcher arena of @sa
+ * (NULL: malloc'd, freed one by one). */
+static rs_status compile(rs_sites *s, rs_marena *sa, const rs_doc *d, const rs_ruleset *rs,
+                         const char *agent, size_t agent_len, rs_semantics sem, rs_agent_matcher **out)
 {
-    rs_agent_matcher *n = rs_malloc(sizeof *n + agent_len);
+    rs_agent_matcher *n = sa ? marena_alloc(sa, sizeof *n + agent_len) : rs_malloc(sizeof *n + agent_len);
     RS_RETURN_IF(n == NULL, RS_ERR_NOMEM);
-    const rs_status st = rs_matcher_create(rs, agent, agent_len, sem, &n->matcher);
+    n->in_arena = sa != NULL;
+    const rs_status st = sa ? rs_matcher_create_alloc(rs, agent, agent_len, sem, marena_alloc, sa, &n->matcher)
+                            : rs_matcher_create(rs, agent, agent_len, sem, &n->matcher);
     if (st != RS_OK) {
-        rs_free(n);
+        if (sa == NULL) rs_free(n);
         if (s != NULL)
             rs_sites_seterr(s, "%s: cannot compile robots file for agent '%.*s': %s",
                             d->path ? d->path : "(from memory)",
@@ -372,7 +494,7 @@ static rs_status compile(rs_sites *s, const rs_doc *d, const rs_ruleset *rs, con
 
 static void free_agent_matcher(rs_agent_matcher *a)
 {
-    if (a == NULL) return;
+    if (a == NULL || a->in_arena) return;   /* an arena's: freed with it */
     rs_matcher_free(a->matcher);
     rs_free(a);
 }
@@ -439,14 +561,23 @@ static rs_status finish_locked(rs_sites *s, rs_doc *d, rs_ruleset *own, rs_agent
 }
 
 /* The agents of @agents missing on @d: compiled into mk[] from @rs. @s NULL: no error message. */
-static rs_status compile_missing(rs_sites *s, const rs_doc *d, const rs_ruleset *rs,
+static rs_status compile_missing(rs_sites *s, rs_marena *sa, const rs_doc *d, const rs_ruleset *rs,
                                  const char *const *agents, const size_t *lens, size_t n,
                                  rs_semantics sem, rs_agent_matcher **mk)
 {
     for (size_t i = 0; i < n; i++)
         if (find_agent(d, agents[i], lens[i], sem) == NULL)
-            RS_FORWARD(compile(s, d, rs, agents[i], lens[i], sem, &mk[i]));
+            RS_FORWARD(compile(s, sa, d, rs, agents[i], lens[i], sem, &mk[i]));
     return RS_OK;
+}
+
+/* The arena for @d's matchers: the handle's for an opened source's document
+ * (rs_sites_release unloads them all), none for a body from memory (kept
+ * across releases) or on a streaming handle (its sources free their
+ * documents one WARC at a time). */
+static rs_marena *arena_for(rs_sites *s, const rs_doc *d)
+{
+    return d->source < s->nsources && !s->opts.stream ? &s->marena : NULL;
 }
 
 static int any_missing(const rs_doc *d, const char *const *agents, const size_t *lens, size_t n,
@@ -509,10 +640,12 @@ rs_status rs_site_lookup_agents(rs_sites *s, const rs_origin *o, const char *con
         char *body = NULL;
         size_t size = 0;
         int compressed = 0;
-        unlocked = rs_read_doc_body(NULL, &s->sources[d->source], d, &body, &size, &compressed) == RS_OK
+        char buf[BODY_STACK];   /* most files: read here, parsed, dropped (no allocation) */
+        unlocked = rs_read_doc_body_buf(NULL, &s->sources[d->source], d, buf, sizeof buf, &body, &size,
+                                        &compressed) == RS_OK
                    && rs_ruleset_parse(body, size, &rs) == RS_OK
-                   && compile_missing(NULL, d, rs, agents, lens, n, sem, mk) == RS_OK;
-        rs_free(body);
+                   && compile_missing(NULL, arena_for(s, d), d, rs, agents, lens, n, sem, mk) == RS_OK;
+        if (body != buf) rs_free(body);
         pthread_mutex_lock(&s->lock);
         d->loading = 0;
         pthread_cond_broadcast(&s->loaded);
@@ -534,7 +667,7 @@ rs_status rs_site_lookup_agents(rs_sites *s, const rs_origin *o, const char *con
             if (!d->loaded && any_missing(d, agents, lens, n, sem) && (st = parse_doc(s, d, &rs)) != RS_OK)
                 rs = NULL;
             if (st == RS_OK)
-                st = compile_missing(s, d, rs ? rs : d->ruleset, agents, lens, n, sem, mk);
+                st = compile_missing(s, arena_for(s, d), d, rs ? rs : d->ruleset, agents, lens, n, sem, mk);
             if (st == RS_OK) {
                 st = finish_locked(s, d, rs, mk, agents, lens, n, sem, out);
                 rs = NULL;

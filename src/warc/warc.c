@@ -13,6 +13,8 @@
  *               record (blocks over RS_WARC_MAX_KEPT are cut and skipped)
  *   rs_http_*   status line, headers, chunked transfer coding, gzip
  *               Content-Encoding (zlib; no hand-written inflate)
+ * A gzip file's members are inflated by libdeflate whole, one call each
+ * (zlib takes a member that is not whole in the input or does not fit).
  *
  * Does not: decide what a record means for robots sources (sources.c).
  */
@@ -23,6 +25,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <libdeflate.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -40,6 +43,7 @@ struct rs_warc {
     int in_eof;
     z_stream zs;
     int zs_ready;
+    struct libdeflate_decompressor *ld; /* a whole member at once (gzip files) */
     ZSTD_DCtx *zd;
     size_t zret;               /* last zstd hint; 0 = between frames */
     int between;               /* the decoder is between members/frames */
@@ -107,6 +111,28 @@ static rs_status refill(rs_warc *w)
     return RS_OK;
 }
 
+/* Before a gzip member: at least half the input buffer's worth of input
+ * ahead, or the file's end (the unread rest moved to the front), so that
+ * libdeflate gets most members whole. */
+static rs_status top_up(rs_warc *w)
+{
+    const size_t rest = w->in_len - w->in_pos;
+    if (w->in_eof || rest >= IN_SIZE / 2) return RS_OK;
+    memmove(w->in, w->in + w->in_pos, rest);
+    w->in_base += w->in_pos;
+    w->in_pos = 0;
+    w->in_len = rest;
+    while (w->in_len < IN_SIZE) {
+        ssize_t n;
+        do n = read(w->fd, w->in + w->in_len, IN_SIZE - w->in_len);
+        while (n < 0 && errno == EINTR);
+        if (n < 0) return fail(w, RS_ERR_IO, "read error: %s", strerror(errno));
+        if (n == 0) { w->in_eof = 1; break; }
+        w->in_len += (size_t)n;
+    }
+    return RS_OK;
+}
+
 /* A member/frame starts at decompressed offset @at, file offset @file. */
 static void member_start(rs_warc *w, uint64_t at, uint64_t file)
 {
@@ -153,8 +179,24 @@ static rs_status decode(rs_warc *w, char *dst, size_t cap, size_t *got)
                         (unsigned long long)(w->in_base + w->in_len));
     }
     if (w->between) {
+        if (w->comp == RS_COMPRESSION_GZIP) RS_FORWARD(top_up(w));
         member_start(w, at, w->in_base + w->in_pos);
         w->between = 0;
+        if (w->comp == RS_COMPRESSION_GZIP && w->ld != NULL) {
+            /* The whole member in one call (a WARC.gz record is one member,
+             * usually a few KiB): libdeflate, 1.5x zlib's speed on them. A
+             * member not whole in the input, larger than @cap decompressed or
+             * damaged goes to zlib from its start (zlib names the damage). */
+            size_t used = 0, n = 0;
+            const enum libdeflate_result r = libdeflate_gzip_decompress_ex(
+                w->ld, w->in + w->in_pos, w->in_len - w->in_pos, dst, cap, &used, &n);
+            if (r == LIBDEFLATE_SUCCESS) {
+                w->in_pos += used;
+                *got = n;
+                w->between = 1;
+                return RS_OK;
+            }
+        }
         if (w->comp == RS_COMPRESSION_GZIP && inflateReset(&w->zs) != Z_OK)
             return dec_fail(w, RS_ERR_CORRUPT, "gzip reset failed");
     }
@@ -206,7 +248,10 @@ static rs_status more(rs_warc *w)
     }
     for (;;) {
         size_t got = 0;
-        RS_FORWARD(decode(w, w->buf + w->len, RS_MIN(w->cap - w->len, CHUNK), &got));
+        /* gzip: room for a whole member where the window has it (libdeflate) */
+        const size_t room = w->comp == RS_COMPRESSION_GZIP && w->between ? w->cap - w->len
+                          : RS_MIN(w->cap - w->len, CHUNK);
+        RS_FORWARD(decode(w, w->buf + w->len, room, &got));
         w->len += got;
         if (got > 0 || w->eof) return RS_OK;
     }
@@ -251,6 +296,8 @@ rs_status rs_warc_open(const char *path, rs_warc **out)
     if (w->comp == RS_COMPRESSION_GZIP) {
         if (inflateInit2(&w->zs, 16 + MAX_WBITS) != Z_OK) return RS_ERR_NOMEM;
         w->zs_ready = 1;
+        w->ld = libdeflate_alloc_decompressor();
+        RS_RETURN_IF(w->ld == NULL, RS_ERR_NOMEM);
     } else if (w->comp == RS_COMPRESSION_ZSTD) {
         w->zd = ZSTD_createDCtx();
         RS_RETURN_IF(w->zd == NULL, RS_ERR_NOMEM);
@@ -270,6 +317,7 @@ void rs_warc_free(rs_warc *w)
     if (w == NULL) return;
     if (w->fd >= 0) close(w->fd);
     if (w->zs_ready) inflateEnd(&w->zs);
+    if (w->ld != NULL) libdeflate_free_decompressor(w->ld);
     ZSTD_freeDCtx(w->zd);
     rs_buf_free(&w->big);
     rs_free(w->buf);

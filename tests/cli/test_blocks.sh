@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CLI test of `urls` block sizes (issue 9): when the robots sources know many sites, urls
 # reads larger blocks (4 KiB of input a known site, 4-64 MiB, bounded by a quarter of the
-# memory budget over the blocks in flight: src/cli/cmd_urls.c, block_size_for), so that the
+# memory budget over the blocks in flight: src/job/urls.c, block_size_for), so that the
 # scanner groups more URLs of each site. The records must not depend on where blocks end:
 # over 3,000 sites, the same bytes with every block size below, in TSV and JSONL, plain and
 # .zst, and equal to the rows `check` gives for each site on its own (urls_vs_check.py).

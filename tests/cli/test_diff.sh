@@ -172,6 +172,40 @@ grep -q '^200 files' "$T/mutate.log" || fail "mutate_robots.py: $(cat "$T/mutate
 python3 "$DIFFTESTS/compare_flips.py" urls "$BIN" "$T/m/old" "$T/m/new" "$T/m/urls.txt" '*' Googlebot bingbot \
     || fail "mutated files: flips differ from two urls runs"
 
+# ----- any number of agents (--agent repeated, --agents FILE): 200 in one pass flip as chunks of 60 -----
+{ grep -v '^#' "$HERE/../../data/ai-agents.txt"
+  sed -n 's/^[Uu]ser-agent: *\([A-Za-z_-][A-Za-z_-]*\).*/\1/p' "$T"/m/old/*.txt; } \
+    | grep . | awk '!seen[tolower($0)]++' | head -200 >"$T/agents200.txt"
+[ "$(wc -l <"$T/agents200.txt")" = 200 ] || fail "200 agents: only $(wc -l <"$T/agents200.txt") in the list"
+expect_run "--agents FILE, 200 agents" 0 "$BIN" diff --old "$T/m/old" --new "$T/m/new" --agents "$T/agents200.txt" \
+    --format tsv --stats "$T/a200.json" "$T/m/urls.txt"
+tail -n +2 "$T/out" | sort >"$T/flips200.tsv"
+[ "$(wc -l <"$T/flips200.tsv")" -gt 1000 ] || fail "200 agents: only $(wc -l <"$T/flips200.tsv") flips"
+split -l 60 "$T/agents200.txt" "$T/agents-chunk."
+for c in "$T"/agents-chunk.*; do
+    "$BIN" diff --old "$T/m/old" --new "$T/m/new" --agents "$c" --format tsv "$T/m/urls.txt" 2>/dev/null | tail -n +2
+done | sort >"$T/flips-chunks.tsv"
+cmp -s "$T/flips200.tsv" "$T/flips-chunks.tsv" || fail "200 agents in one pass: flips differ from 60-agent chunks"
+python3 - "$T/a200.json" "$T/agents200.txt" <<'PY' || fail "200 agents: stats"
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = [l.strip() for l in open(sys.argv[2])]
+assert [a["agent"] for a in d["agents"]] == want, "agents in file order"
+assert d["total"]["compared"] == sum(a["compared"] for a in d["agents"]) > 0, d["total"]
+PY
+# --agent repeated past the old limit of 64 gives the records of the same list from a file
+head -70 "$T/agents200.txt" >"$T/agents70.txt"
+mapfile -t A70 <"$T/agents70.txt"
+AGENT_ARGS=(); for a in "${A70[@]}"; do AGENT_ARGS+=(--agent "$a"); done
+"$BIN" diff --old "$T/m/old" --new "$T/m/new" "${AGENT_ARGS[@]}" --format tsv "$T/m/urls.txt" >"$T/a70-args.tsv" 2>/dev/null \
+    || fail "70 --agent options: exit $?"
+"$BIN" diff --old "$T/m/old" --new "$T/m/new" --agents "$T/agents70.txt" --format tsv "$T/m/urls.txt" >"$T/a70-file.tsv" 2>/dev/null
+cmp -s "$T/a70-args.tsv" "$T/a70-file.tsv" || fail "70 agents: --agent options and --agents FILE differ"
+usage_error "--agent and --agents" 'not both' "$BIN" diff --old "$T/old.txt" --new "$T/new.txt" --agent x --agents "$T/agents70.txt" "$T/urls.txt"
+printf '# nothing\n\n' >"$T/agents-none.txt"
+expect_run "--agents FILE without agents" 2 "$BIN" diff --old "$T/old.txt" --new "$T/new.txt" --agents "$T/agents-none.txt" "$T/urls.txt"
+expect_err "--agents FILE without agents: named" "no agent in '.*agents-none.txt'"
+
 # ----- --logs over the elastic sample, two robots.txt versions vs two `logs` runs -----
 LOG=$SHARED/data/logs/elastic-apache_logs.log
 cp "$SHARED/data/robots/9gag.com.txt" "$T/log-old.txt"

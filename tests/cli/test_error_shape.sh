@@ -25,7 +25,7 @@ shape "logs input" "$N" "cannot open" "No such file or directory"
 expect_run "lint file" 2 "$BIN" lint "$N"
 shape "lint file" "$N" "cannot open" "No such file or directory"
 expect_run "lint dir" 2 "$BIN" lint "$T/dir"
-shape "lint dir" "$T/dir" "cannot read" "Is a directory"
+shape "lint dir" "$T/dir" "cannot lint" "a directory without robots.txt files"
 expect_run "urls manifest" 2 "$BIN" urls --robots "$T/dir/m.tsv" --agent x "$T/urls.txt"
 shape "urls manifest" "$T/dir/m.tsv" "cannot open robots source" "No such file or directory"
 # a robots file named by a directory source that vanished after indexing is not reachable from

@@ -33,6 +33,18 @@ expect_err "did you mean (typo)" "did you mean --agent\?"
 expect_run "no suggestion" 2 "$BIN" lint --zzzzzzzz "$T/robots.txt"
 expect_err "no suggestion" "^robotscan lint: unknown option --zzzzzzzz$"
 
+# --log-format common on a combined log: the hit has no user agent in that format, and
+# the lines read as combined, which has one -> the hint names it; a real common log: no hint
+cat >"$T/combined.log" <<'L'
+66.249.66.1 - - [17/May/2015:10:05:03 +0000] "GET /private HTTP/1.1" 200 5 "-" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+66.249.66.1 - - [17/May/2015:10:05:04 +0000] "GET /public HTTP/1.1" 200 5 "-" "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+L
+expect_run "common on combined" 2 "$BIN" logs --robots "$T/robots.txt" --host a.com --log-format common "$T/combined.log"
+expect_err "common on combined" "hint: .*combined.log reads as 'combined', which has the user agent: try --log-format combined"
+printf '1.2.3.4 - - [17/May/2015:10:05:03 +0000] "GET /x HTTP/1.1" 200 5\n' >"$T/common.log"
+expect_run "common on common" 2 "$BIN" logs --robots "$T/robots.txt" --host a.com --log-format common "$T/common.log"
+grep -q '^hint:' "$T/err" && fail "common on common: a hint for a log that is common: $(cat "$T/err")"
+
 # a whole User-Agent header given to --agent -> the crawler token inside it
 expect_run "ua header" 1 "$BIN" check --robots "$T/robots.txt" --format tsv \
     --agent 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' /private

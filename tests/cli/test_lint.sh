@@ -128,7 +128,12 @@ expect_out "big" "$T/big.txt:5121: error: content past 512,000 bytes (500 KiB) i
 expect_run "missing file" 2 "$BIN" lint "$T/nope.txt" "$T/robots.txt"
 grep -q "nope.txt" "$T/err" || fail "missing file: stderr does not name it: $(cat "$T/err")"
 grep -q '\[typo-key\]' "$T/out" || fail "missing file: the other file was not linted"
-expect_run "directory" 2 "$BIN" lint "$T"
+# a directory: its files are linted (issue 29: as survey and urls take folders); an empty one is an error
+mkdir -p "$T/lintdir" "$T/emptydir"
+cp "$T/robots.txt" "$T/lintdir/a.example.txt"
+expect_run "directory" 1 "$BIN" lint "$T/lintdir"
+grep -q "lintdir/a.example.txt:.*\[typo-key\]" "$T/out" || fail "directory: its file was not linted: $(head -3 "$T/out")"
+expect_run "empty directory" 2 "$BIN" lint "$T/emptydir"
 
 # --- --agent: groups and effective rules in precedence order
 cat >"$T/agent.txt" <<'R'

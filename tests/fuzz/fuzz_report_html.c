@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const rs_report_input in = { "fuzz.json", (const char *)data, size };
+    const rs_report_input in = { "fuzz.json", (const char *)data, size, NULL, NULL };
     rs_outbuf out = { 0 }, again = { 0 };
     char err[256];
     const rs_status st = rs_report_html(&in, 1, NULL, &out, err, sizeof err);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_install.sh - `make install` into a temporary DESTDIR with PREFIX=/usr, then:
 # a C program built with `pkg-config --cflags --libs robotscan` against that tree
-# checks URLs (shared and static linking), the .so exports exactly the stable API,
+# checks URLs (shared and static linking), examples/bulk_urls.c builds and gives the
+# records of `robotscan urls --only disallowed`, the .so exports exactly the stable API
+# (every rs_job_* function included),
 # every man page renders, the completion and the Python package load, and
 # `make uninstall` leaves no file behind.
 # Usage (from the repository root, after make): bash tests/install/test_install.sh
@@ -17,7 +19,7 @@ VERSION=$(sed -n 's/^#define RS_VERSION_STRING "\(.*\)"/\1/p' src/robotscan.h)
 
 expect_run "make install" 0 $MAKE --no-print-directory install DESTDIR="$D" PREFIX=/usr BUILD="$BUILD"
 
-for f in usr/bin/robotscan usr/lib/librobotscan.a usr/lib/librobotscan.so.$VERSION usr/include/robotscan.h \
+for f in usr/bin/robotscan usr/bin/robotscan-dask usr/lib/librobotscan.a usr/lib/librobotscan.so.$VERSION usr/include/robotscan.h \
          usr/lib/pkgconfig/robotscan.pc usr/share/man/man1/robotscan.1 usr/share/man/man1/robotscan-check.1 \
          usr/share/man/man1/robotscan-urls.1 usr/share/man/man1/robotscan-logs.1 \
          usr/share/man/man1/robotscan-lint.1 usr/share/bash-completion/completions/robotscan \
@@ -71,6 +73,51 @@ expect_run "compile (static)" 0 cc -std=c99 -o "$T/prog_static" "$T/prog.c" $(pk
 expect_run "run (static)" 1 "$T/prog_static" "/private"
 readelf -d "$T/prog_static" | grep -q 'NEEDED.*librobotscan' && fail "prog_static needs the shared library"
 
+# examples/bulk_urls.c: a 2-worker, 64 MiB urls job on the stable API only (no
+# RS_STATIC_LINKING_ONLY), built through pkg-config against the installed header and
+# shared library; its disallowed records are those of `robotscan urls --only disallowed`.
+grep -q '^#define RS_STATIC_LINKING_ONLY' examples/bulk_urls.c && fail "examples/bulk_urls.c asks for the static-linking-only API"
+expect_run "compile examples/bulk_urls.c (shared)" 0 cc -std=c99 -pedantic -Wall -Wextra -Werror -o "$T/bulk_urls" \
+    examples/bulk_urls.c $flags
+readelf -d "$T/bulk_urls" 2>/dev/null | grep -q 'NEEDED.*librobotscan.so.'"${VERSION%%.*}" \
+    || fail "bulk_urls does not need librobotscan.so.${VERSION%%.*}"
+# the bundled data, then 9,000 sites: past what 64 MiB holds (SPILL_GATE_HOSTS, 8,192), partitioned
+mkdir -p "$T/many/robots"
+/usr/bin/python3 - "$T/many" <<'PY'
+import sys
+d = sys.argv[1]
+for i in range(9000):
+    with open(f"{d}/robots/s{i}.example.com.txt", "w") as f:
+        f.write(f"User-agent: *\nDisallow: /p{i % 7}\nAllow: /p{i % 7}/ok\n")
+with open(f"{d}/urls.txt", "w") as f:
+    for i in range(40000):
+        f.write(f"https://s{(i * 7919) % 9100}.example.com/p{i % 9}/{'ok' if i % 5 == 0 else 'x'}?i={i}\n")
+PY
+for run in "data/robots data/frontier.txt" "data/robots data/example-urls.txt" "$T/many/robots $T/many/urls.txt"; do
+    set -- $run
+    expect_run "bulk_urls $2" 0 env LD_LIBRARY_PATH="$D/usr/lib" "$T/bulk_urls" "$1" "$2"
+    mv "$T/out" "$T/bulk.out"
+    mv "$T/err" "$T/bulk.err"
+    expect_run "robotscan urls --only disallowed $2" 0 "$D/usr/bin/robotscan" urls --robots "$1" --agent Googlebot \
+        --only disallowed --format tsv -j 2 --memory-limit 64M "$2"
+    diff -u "$T/out" "$T/bulk.out" > "$T/bulkdiff" || fail "bulk_urls $2 differs from robotscan urls: $(head -c 600 "$T/bulkdiff")"
+    grep -q "$(printf '\tdisallow\t')" "$T/bulk.out" || fail "bulk_urls $2: no disallowed record"
+    records=$(($(wc -l < "$T/bulk.out") - 1))
+    grep -Eq "^lines [0-9]+, URLs [0-9]+: allowed [0-9]+, disallowed $records; malformed [0-9]+; partitions [0-9]+" \
+        "$T/bulk.err" || fail "bulk_urls $2: no totals with $records disallowed: $(head -c 300 "$T/bulk.err")"
+done
+grep -q "partitions [1-9]" "$T/bulk.err" || fail "bulk_urls over 9,000 sites did not partition: $(cat "$T/bulk.err")"
+expect_run "bulk_urls usage" 2 env LD_LIBRARY_PATH="$D/usr/lib" "$T/bulk_urls"
+expect_run "bulk_urls, a missing robots path" 1 env LD_LIBRARY_PATH="$D/usr/lib" "$T/bulk_urls" "$T/nowhere" data/frontier.txt
+expect_err "bulk_urls, a missing robots path" "$T/nowhere"
+
+# Every rs_job_* function of the header (and rs_parse_size) is exported by the built shared library.
+grep -o '^RS_API [^(]*\b\(rs_job_[a-z_]*\|rs_parse_size\)(' src/robotscan.h | sed 's/($//; s/.*[ *]//' | sort -u > "$T/jobapi"
+[ "$(wc -l < "$T/jobapi")" -ge 20 ] || fail "expected at least 20 rs_job_* functions in the header: $(cat "$T/jobapi")"
+nm -D --defined-only "$BUILD/librobotscan.so" | awk '$2 == "T" {print $3}' | sort -u > "$T/so_exports"
+missing=$(comm -23 "$T/jobapi" "$T/so_exports")
+[ -z "$missing" ] || fail "not exported by $BUILD/librobotscan.so: $missing"
+
 # The shared library exports exactly the stable API: the RS_API functions declared
 # before the "Static-linking-only API" banner of the header (robotscan.h's own
 # definition; blocks with their own guards may sit after the main one), and nothing else.
@@ -108,7 +155,7 @@ done
 [ "$(ls man/*.1 | wc -l)" -ge 11 ] || fail "expected at least 11 man pages"
 
 # Bash completion loads and completes commands and option values.
-out=$(bash -c '. "$1"; COMP_WORDS=(robotscan ur); COMP_CWORD=1; _robotscan; echo "${COMPREPLY[*]}";
+out=$(PATH="$D/usr/bin:$PATH" bash -c '. "$1"; COMP_WORDS=(robotscan ur); COMP_CWORD=1; _robotscan; echo "${COMPREPLY[*]}";
                COMP_WORDS=(robotscan check --format ""); COMP_CWORD=3; _robotscan; echo "${COMPREPLY[*]}"' \
       _ "$D/usr/share/bash-completion/completions/robotscan")
 [ "$out" = "urls

@@ -42,6 +42,9 @@ def fail(msg):
 
 # ===== The browser =====
 
+WIDTH = 1400   # --width W: the browser window's width (the screenshot test runs two)
+
+
 def run_chromium(chromium, page, outdir, pdf_too=True):
     shot = os.path.join(outdir, "screenshot.png")
     pdf = os.path.join(outdir, "page.pdf")
@@ -49,7 +52,7 @@ def run_chromium(chromium, page, outdir, pdf_too=True):
     for f in (shot, pdf, netlog):
         if os.path.exists(f):
             os.unlink(f)
-    args = [chromium, "--headless", "--disable-gpu", "--hide-scrollbars", "--window-size=1400,2200",
+    args = [chromium, "--headless", "--disable-gpu", "--hide-scrollbars", "--window-size=%d,2200" % WIDTH,
             "--enable-logging=stderr", "--v=0", "--log-net-log=" + netlog,
             "--disable-background-networking", "--disable-component-update", "--no-first-run",
             "--disable-sync", "--disable-extensions", "--no-default-browser-check",
@@ -188,6 +191,7 @@ class Dom(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.tables = []      # [caption, [rows]]
         self.svg_titles = []
+        self.svg_at = []
         self.text = []
         self._cell = None
         self._row = None
@@ -224,6 +228,7 @@ class Dom(HTMLParser):
             self._svg -= 1
         elif tag == "title" and self._title is not None:
             self.svg_titles.append("".join(self._title))
+            self.svg_at.append(len(self.tables))  # how many tables came before: the section it is in
             self._title = None
 
     def handle_data(self, data):
@@ -273,7 +278,7 @@ def check_run_table(dom, doc, start, name):
     return i
 
 
-def check_logs(dom, doc, start, name):
+def check_logs(dom, doc, start, name, end=None):
     bots = doc["bots"]
     if not bots:
         if "Nothing to show" not in "".join(dom.text):
@@ -298,13 +303,25 @@ def check_logs(dom, doc, start, name):
             if not has_row(fr, b["agent"], [b["robots_txt_fetches"], b["first_robots_txt_fetch"],
                                             b["last_robots_txt_fetch"]]):
                 fail("%s: bot %r: robots.txt fetch row missing" % (name, b["agent"]))
-    # The chart: the 30 bots with most hits each have a bar titled with their numbers.
-    top = sorted(bots, key=lambda b: -b["hits"])[:30]
-    titles = set(dom.svg_titles)
-    for b in top:
-        t = "%s: hits %d, violations %d" % (b["agent"], b["hits"], b["violations"])
-        if t not in titles:
-            fail("%s: no chart bar %r" % (name, t))
+    # The charts (crawlers; fetchers and libraries apart, each by violations, 30 at most):
+    # the bots with most violations each have a bar titled with their numbers, and
+    # every bar of a bot shows that bot's numbers.
+    titles = set(t for t, at in zip(dom.svg_titles, dom.svg_at) if at >= start and (end is None or at <= end))
+    viol = sorted((b["violations"] for b in bots), reverse=True)
+    cut = viol[29] if len(viol) >= 30 else 0
+    by_agent = {b["agent"]: b for b in bots}
+    for b in bots:
+        if b["violations"] > cut or (cut == 0 and len(bots) <= 30):
+            t1 = "%s: hits %d, violations %d" % (b["agent"], b["hits"], b["violations"])
+            t2 = "%s: hits %d, on disallowed paths %d" % (b["agent"], b["hits"], b["violations"])
+            if t1 not in titles and t2 not in titles:
+                fail("%s: no chart bar %r" % (name, t1))
+    for t in titles:
+        m = re.match(r"^(.*): hits (\d+), (?:violations|on disallowed paths) (\d+)$", t)
+        if m and m.group(1) in by_agent:
+            b = by_agent[m.group(1)]
+            if (int(m.group(2)), int(m.group(3))) != (b["hits"], b["violations"]):
+                fail("%s: chart bar %r differs from the file (%d, %d)" % (name, t, b["hits"], b["violations"]))
     # Over time: every (agent, hour) of the file when the page is hourly.
     _, hr = dom.table("Every bot per hour", start)
     if hr is not None:
@@ -409,10 +426,15 @@ def main():
         blank_png(path)
         check_screenshot(path)
         return 1 if failures else 0
+    global WIDTH
     pdf_too = True
-    if len(sys.argv) > 1 and sys.argv[1] == "--no-pdf":
-        pdf_too = False
-        del sys.argv[1]
+    while len(sys.argv) > 1 and sys.argv[1] in ("--no-pdf", "--width"):
+        if sys.argv[1] == "--no-pdf":
+            pdf_too = False
+            del sys.argv[1]
+        else:
+            WIDTH = int(sys.argv[2])
+            del sys.argv[1:3]
     if len(sys.argv) < 5:
         print(__doc__)
         return 2
@@ -439,16 +461,16 @@ def main():
     dom.feed(dom_text)
     if not re.search(r'<html[^>]* lang="en"', dom_text) or "<title>" not in dom_text:
         fail("no lang or <title>")
-    # Sections follow the files' order; each file's tables start after the previous run table.
+    # Sections follow the files' order; each ends with its (folded) run table.
     start = 0
     for path in stats:
         with open(path) as f:
             doc = json.load(f)
         name = os.path.basename(path)
-        start = check_run_table(dom, doc, start, name)
+        run_i = check_run_table(dom, doc, start, name)
         cmd = doc["command"]
         if cmd == "logs":
-            check_logs(dom, doc, start, name)
+            check_logs(dom, doc, start, name, run_i)
         elif cmd == "urls":
             check_urls(dom, doc, start, name)
         elif cmd == "survey":
@@ -468,7 +490,12 @@ def main():
             check_counts(dom, doc, start, name, "Flips per origin", "origins",
                          f + ["rules_added", "rules_removed", "rules_changed_effect"], label2="agent",
                          cap=500, rank=lambda a: a["newly_disallowed"] + a["newly_allowed"], skip_zero=True)
-        start += 1
+        elif cmd == "sitemaps":
+            _, rows = dom.table("Sitemap counts", start)
+            for k, label in (("origins", "sites read"), ("valid", "valid URLs"), ("invalid", "invalid URLs")):
+                if not has_row(rows, label, [doc[k]]):
+                    fail("%s: sitemaps: no row %r = %s" % (name, label, doc[k]))
+        start = run_i + 1
     if browser:
         check_screenshot(shot)
         if pdf_too:

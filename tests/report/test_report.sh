@@ -4,9 +4,11 @@
 # opened in headless Chromium (tests/report/check_page.py: no console message,
 # no network request, the JSON's numbers in the DOM, a screenshot that is not
 # blank, a printable PDF). Negative controls prove the checks can fail.
-# Four browser launches in all (Chromium is heavy on a shared 2-core machine).
+# Six browser launches in all (Chromium is heavy on a shared 2-core machine): the site owner's page
+# of `logs --html` is shot at 1400 and 700 px wide.
 # Usage: bash tests/report/test_report.sh ./robotscan SHARED_DIR
-#   REPORT_SCREENSHOT=docs/img/report-logs.png  also keeps the logs page's screenshot there.
+#   REPORT_SCREENSHOT=FILE.png  also keeps the three-log page's screenshot there;
+#   REPORT_SCREENSHOT_ELASTIC=docs/img/report-elastic.png  the elastic log's `logs --html` page's.
 set -u
 BIN=${1:-./robotscan}
 SHARED=${2:-build/testdata}
@@ -53,12 +55,82 @@ if [ -n "${REPORT_SCREENSHOT:-}" ] && [ -s "$T/chk-logs/screenshot.png" ]; then
     cp "$T/chk-logs/screenshot.png" "$REPORT_SCREENSHOT" && echo "screenshot kept in $REPORT_SCREENSHOT"
 fi
 
+# --- what a site owner reads first (issue 29 item 3): `logs --html` on the elastic log, checked in
+# the browser at two widths, then its structure: the title names the site, the robots.txt and the
+# period; the section opens with those facts and a crawler-only headline; user-triggered fetchers and
+# HTTP libraries are charted apart; the run's internals come last, folded; no inner scroll boxes;
+# hour labels that read as times
+"$BIN" logs --robots "$ROB/semicomplete.com.robots.txt" --host semicomplete.com --quiet --stats "$T/owner.json" \
+    --html "$T/owner.html" "$SHARED/data/logs/elastic-apache_logs.log" >/dev/null || fail "logs --html: exit $?"
+check owner-1400 "$T/owner.html" "$T/owner.json"
+python3 "$HERE/check_page.py" --no-pdf --width 700 "$CHROMIUM" "$T/owner.html" "$T/chk-owner-700" "$T/owner.json" \
+    >"$T/chk-owner-700.log" 2>&1 || fail "owner at 700 px: $(grep -E '^FAIL' "$T/chk-owner-700.log" | head -5)"
+if [ -n "${REPORT_SCREENSHOT_ELASTIC:-}" ] && [ -s "$T/chk-owner-1400/screenshot.png" ]; then
+    cp "$T/chk-owner-1400/screenshot.png" "$REPORT_SCREENSHOT_ELASTIC" && echo "screenshot kept in $REPORT_SCREENSHOT_ELASTIC"
+fi
+python3 - "$T/owner.html" <<'PY' || fail "the site owner's page: see above"
+import re, sys
+s = open(sys.argv[1], encoding="utf-8").read()
+bad = []
+title = re.search(r"<title>([^<]*)</title>", s).group(1)
+for want in ("semicomplete.com", "2015-05-17", "2015-05-20", "semicomplete.com.robots.txt"):
+    if want not in title:
+        bad.append("the title %r lacks %r" % (title, want))
+h2 = s.index("<h2")
+facts = s.find('<dl class="facts">', h2)
+first_chart = s.find('<svg class="chart"', h2)
+if facts < 0 or facts > first_chart:
+    bad.append("no facts (site, robots.txt, period) before the first chart")
+else:
+    f = s[facts:s.index("</dl>", facts)]
+    for want in ("semicomplete.com", "semicomplete.com.robots.txt", "2015-05-17 10:00", "2015-05-20 21:59"):
+        if want not in f:
+            bad.append("the facts lack %r" % want)
+glance = s.find('class="glance"', h2)
+if glance < 0 or glance > first_chart:
+    bad.append("no at-a-glance headline before the first chart")
+else:
+    g = s[glance:s.index("</section>", glance)]
+    if "crawler hits broke robots.txt" not in g:
+        bad.append("the headline does not count crawlers' violations")
+    for other in ("Tiny Tiny RSS", "FeedBurner", "Feedbin", "Wget", "curl"):
+        if ">%s<" % other in g:
+            bad.append("the headline names %s (not a crawler)" % other)
+run = s.find("Run details")
+if run < 0 or run < s.rfind('<svg class="chart"') or s.find("schema_version") < run:
+    bad.append("the run's internals (schema_version, seconds) are not last")
+if not re.search(r'<details class="run">', s) or re.search(r'<details class="run" open', s):
+    bad.append("the run details are not folded")
+m = re.search(r'<svg class="chart"[^>]*><title id="c\d+">Crawlers: hits and violations per crawler</title>(.*?)</svg>', s)
+if not m:
+    bad.append("no crawler-only chart")
+else:
+    for other in ("Tiny Tiny RSS", "FeedBurner", "Feedfetcher-Google", "Wget", "curl", "python-requests"):
+        if "<title>%s:" % other in m.group(1):
+            bad.append("the crawler chart shows %s" % other)
+for other in ("Tiny Tiny RSS", "Wget"):
+    if not re.search(r"<title>%s: hits \d+, on disallowed paths \d+</title>" % re.escape(other), s):
+        bad.append("%s is not shown apart" % other)
+style = s[s.index("<style>"):s.index("</style>")]
+if re.search(r"max-height|overflow(-y)?:\s*(auto|scroll)", style):
+    bad.append("an inner scroll box in the style: %s" % re.search(r"[^{}]*\{[^}]*(max-height|overflow(-y)?:\s*(auto|scroll))[^}]*\}", style).group(0))
+if not re.search(r'class="ax">\d\d:00</text>', s) or not re.search(r'class="ax day">\d{1,2} May</text>', s):
+    bad.append("the hour axis has no HH:00 and day labels")
+fs = re.search(r"svg text\.ax\{font-size:(\d+)px", style)
+if not fs or int(fs.group(1)) < 13:
+    bad.append("axis labels smaller than 13px")
+for b in bad:
+    print("FAIL: owner page: " + b)
+sys.exit(1 if bad else 0)
+PY
+
 # --- urls over the shared robots files, survey and diff fixtures, a schema_version 2 logs fixture (the shape of logs with --verify): one page
 "$BIN" urls --robots "$SHARED/data/robots" --agent GPTBot --quiet --stats "$T/urls.json" \
     "$SHARED/data/urls/protego-top-10000-websites.txt" >/dev/null || fail "urls: exit $?"
 # fixtures: the shapes survey and diff write (*-real.json: their output on the shared data, from the
 # survey and diff branches of this session), hand-written ones, and logs stats of schema_version 2
-OTHER=("$T/urls.json" "$FIX/survey.json" "$FIX/survey-real.json" "$FIX/diff.json" "$FIX/diff-logs.json"
+"$BIN" sitemaps --robots "$SHARED/data/robots" --stats "$T/sitemaps.json" >/dev/null || fail "sitemaps: exit $?"
+OTHER=("$T/sitemaps.json" "$T/urls.json" "$FIX/survey.json" "$FIX/survey-real.json" "$FIX/diff.json" "$FIX/diff-logs.json"
        "$FIX/diff-logs-real.json" "$FIX/logs-v2.json")
 # the real robots files' survey and a diff of the shared log, once this robotscan has the commands
 if "$BIN" survey --help >/dev/null 2>&1; then

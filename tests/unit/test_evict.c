@@ -1,6 +1,6 @@
 /*
  * test_evict.c - evicting loaded sites (rs_sites_release) and rebuilding
- * them: what `urls` does under a memory budget (src/cli/urls_spill.c).
+ * them: what `urls` does under a memory budget (src/job/partition.c).
  * Verdicts after any number of evictions equal those of a handle that never
  * evicts; a release frees exactly the documents loaded since the last one
  * (they are parsed again when used, the others are not); bodies given from

@@ -26,7 +26,7 @@ static const char LOGS[] =
 /* Renders @json; @return the status, the page in *page (caller frees), the error in err. */
 static rs_status render(const char *json, const char *title, rs_outbuf *page, char *err, size_t cap)
 {
-    const rs_report_input in = { "t.json", json, strlen(json) };
+    const rs_report_input in = { "t.json", json, strlen(json), NULL, NULL };
     memset(page, 0, sizeof *page);
     return rs_report_html(&in, 1, title, page, err, cap);
 }
@@ -62,7 +62,11 @@ Test(report_html, numbers_exact)
     cr_assert(has(&p, "<title>Bad&lt;Bot&gt;&amp;: hits 4, violations 2</title>"));
     cr_assert(has(&p, "<th scope=\"row\">seconds</th><td class=\"n\">0.1</td>"));   /* shortest form */
     cr_assert(has(&p, "<th scope=\"row\">Googlebot</th><td>2020-01-01T03</td><td class=\"n\">1</td>"));
-    cr_assert(has(&p, "<title>robotscan report: logs (t.json)</title>"));
+    /* the default title names the site (from the rules' origins) and the period */
+    cr_assert(has(&p, "<title>Crawler audit of x.example, 2020-01-01</title>"));
+    /* the run's internals last, folded */
+    const char *run = memmem(p.ptr, p.len, "<details class=\"run\">", 21), *bots = memmem(p.ptr, p.len, "Every bot", 9);
+    cr_assert(run != NULL && bots != NULL && run > bots);
     rs_outbuf_free(&p);
 }
 
