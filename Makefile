@@ -17,7 +17,11 @@ SHELL       := bash
 .SHELLFLAGS := -o pipefail -ec
 
 WARNFLAGS = -Wall -Wextra -Wshadow -Wcast-qual -Wcast-align -Wstrict-prototypes \
-            -Wmissing-prototypes -Wvla -Wformat=2 -Wundef
+            -Wmissing-prototypes -Wvla -Wformat=2 -Wundef $(WERROR)
+# Every build of the default flags (make, make test, make demo, make install) has -Werror,
+# so they share one set of objects: none rebuilds the others'. WERROR= turns it off (a
+# compiler with new warnings); the sanitizer and fuzz builds (clang) set it empty.
+WERROR   ?= -Werror
 PKGS      = libzstd libxxhash zlib libdeflate libidn2 jansson
 RS_CFLAGS = -std=c11 -D_GNU_SOURCE -DRS_STATIC_LINKING_ONLY -Isrc $(WARNFLAGS) $(MOREFLAGS)
 # Resolved on use so a fresh machine can install the packages first.
@@ -49,13 +53,13 @@ DEPS_OK  := $(BUILD)/.deps-ok
 DEPS_ALL := $(BUILD)/.deps-all-ok
 # Only goals that run tests or demos may install packages (SPEC 8); plain
 # `make` and `make install` check the build packages and stop (exit 2).
-INSTALL_GOALS = test check test-% demo sanitize asan ubsan bench bench-urls fuzz fuzz-build deps
+INSTALL_GOALS = test check test-% run/% demo sanitize asan ubsan bench bench-urls fuzz fuzz-build deps
 DEPS_INSTALL := $(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),yes)
 
 # Headers the test and fuzz binaries include (they are compiled in one step, without .d files).
 TEST_HDR := $(sort $(wildcard tests/unit/*.h tests/fuzz/*.h) $(shell find src -name '*.h'))
 # Rewritten only when its content changes: objects are rebuilt when the compile flags
-# change (e.g. `make test` adds -Werror), test binaries when SHARED changes.
+# change (e.g. CFLAGS=...), test binaries when SHARED changes.
 FLAGS_STAMP  = $(BUILD)/.flags
 SHARED_STAMP = $(BUILD)/tests/.shared-dir
 SHARED_DEP   = $(if $(filter $(TESTDATA),$(SHARED)),$(TESTDATA)/.unpacked)
@@ -63,10 +67,10 @@ RESULTS     ?= $(BUILD)/test-results.txt
 # tests/run-step.sh RESULTS NAME CMD...: runs one suite, records PASS/FAIL and its SKIP lines.
 STEP         = tests/run-step.sh $(RESULTS)
 
-.PHONY: all lib cli test check test-unit test-cli test-conformance test-scalar demo \
-        bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install clean help deps \
-        test-mutants test-optional test-bench testdata update-testdata FORCE tsan \
-        so test-python test-install uninstall
+.PHONY: all lib cli test test-full check test-unit test-cli test-conformance test-conformance-full \
+        test-scalar demo bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install \
+        clean help deps test-mutants test-optional test-bench testdata update-testdata FORCE tsan \
+        so test-python test-install uninstall test-report test-scale
 
 all: lib so cli ## build librobotscan.a, librobotscan.so and ./robotscan (default)
 
@@ -131,48 +135,101 @@ $(BUILD)/tests/%: tests/unit/%.c $(TCOMMON_SRC) $(TCOMMON_HDR) $(TEST_HDR) $(LIB
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) \
 	    -DRS_SHARED_DIR='"$(SHARED)"' -o $@ $< $(TCOMMON_SRC) $(LDFLAGS) $(LIB) $(PKG_LIBS) -lcriterion
 
-# Each suite runs through $(STEP); a target runs all its suites, then fails if any failed.
-test-unit: $(TEST_BIN) $(SHARED_DEP) ## run the Criterion unit tests
-	@bad=0; for t in $(TEST_BIN); do echo "== $$t"; \
-	    $(UNIT_ENV) $(STEP) unit/$${t##*/} $$t --jobs 2 --short-filename || bad=1; done; exit $$bad
+# ===== Tests (docs/testing.md) =====
+# Every suite is one target, run/GROUP/NAME, whose recipe runs it through $(STEP): its
+# output goes to $(BUILD)/test-logs/GROUP/NAME.log, the terminal gets one line with its
+# time, RESULTS its PASS/FAIL/SKIP lines. A step (test-cli, ...) runs all its suites, even
+# when some fail ($(RUN_ALL): make -k), and fails if any failed; `make test` runs all the
+# steps' suites TEST_JOBS at a time. New tests/unit/test_*.c and tests/cli/test_*.sh are
+# picked up by the wildcards.
+TEST_JOBS ?= 2
+RUN_ALL    = $(MAKE) --no-print-directory -k $(TEST_J)
+RUN_UNIT  := $(TEST_BIN:$(BUILD)/tests/%=run/unit/%)
+CLI_TESTS := $(sort $(wildcard tests/cli/test_*.sh))
+RUN_CLI   := $(CLI_TESTS:tests/cli/%=run/cli/%)
+.PHONY: $(RUN_UNIT) $(RUN_CLI)
 
-test-scale: $(BIN) $(SHARED_DEP) ## shard + Dask runs equal single runs (tests/scale, Debian python3-distributed)
+$(RUN_UNIT): run/unit/%: $(BUILD)/tests/% $(SHARED_DEP)
+	@$(UNIT_ENV) $(STEP) unit/$* $< --jobs 2 --short-filename
+
+test-unit: ## run the Criterion unit tests
+	@$(RUN_ALL) $(RUN_UNIT)
+
+$(RUN_CLI): run/cli/%: $(BIN) $(SHARED_DEP)
+	@$(STEP) cli/$* bash tests/cli/$* ./$(BIN) $(SHARED)
+
+test-cli: ## run the CLI tests (tests/cli/test_*.sh) on ./robotscan and SHARED
+	@$(RUN_ALL) $(RUN_CLI)
+
+.PHONY: run/scale/test_dask.py run/report/test_report.sh
+run/scale/test_dask.py: $(BIN) $(SHARED_DEP)
 	@$(STEP) scale/test_dask.py /usr/bin/python3 tests/scale/test_dask.py ./$(BIN) $(SHARED)
 
-test-cli: $(BIN) $(SHARED_DEP) ## run the CLI tests (tests/cli/*.sh) on ./robotscan and SHARED
-	@bad=0; for t in tests/cli/*.sh; do echo "== $$t"; \
-	    $(STEP) cli/$${t##*/} bash $$t ./$(BIN) $(SHARED) || bad=1; done; exit $$bad
+test-scale: run/scale/test_dask.py ## shard + Dask runs equal single runs (tests/scale, Debian python3-distributed)
 
-test-bench: $(BIN) $(SHARED_DEP) ## the matcher arena on small workloads: toy peers, faults, saved re-runs, adapters (tests/bench)
+.PHONY: run/bench/test_bench.sh
+run/bench/test_bench.sh: $(BIN) $(SHARED_DEP)
 	@$(STEP) bench/test_bench.sh bash tests/bench/test_bench.sh ./$(BIN) $(SHARED)
 
-test-report: $(BIN) $(SHARED_DEP) ## open robotscan report pages in headless Chromium (tests/report)
+test-bench: run/bench/test_bench.sh ## the matcher arena on small workloads: toy peers, faults, saved re-runs, adapters (tests/bench)
+
+run/report/test_report.sh: $(BIN) $(SHARED_DEP)
 	@$(STEP) report/test_report.sh bash tests/report/test_report.sh ./$(BIN) $(SHARED)
 
-CONFORMANCE = reference-differential google-spec-test-correctness google-spec-test-stress \
+test-report: run/report/test_report.sh ## open robotscan report pages in headless Chromium (tests/report)
+
+# Conformance through the CLI. `make test`: each folder in one `robotscan check --batch`
+# process (tests/conformance_batch.py; test_check.sh proves --batch answers as one check
+# per group does), and one `check` per (case, agent) group for the small folders
+# (SHARED/tools/conformance_check.py, as README tells users). `make test-full` adds
+# reference-differential one group per process (31,079 processes, minutes).
+CONFORMANCE ?= reference-differential google-spec-test-correctness google-spec-test-stress \
               google-unittests seed-examples
+CONFORMANCE_GROUPS ?= google-spec-test-correctness google-spec-test-stress google-unittests seed-examples
 CONFORMANCE_BIN ?= ./$(BIN)
-test-conformance: $(BIN) $(SHARED_DEP) ## run every conformance folder through ./robotscan check
-	@bad=0; for d in $(CONFORMANCE); do echo "== conformance $$d"; \
-	    $(STEP) conformance/$$d python3 $(SHARED)/tools/conformance_check.py $(SHARED)/conformance/$$d \
-	        --bin $(CONFORMANCE_BIN) $(if $(CONFORMANCE_LIMIT),--limit $(CONFORMANCE_LIMIT)) || bad=1; done; exit $$bad
+# first-match: the folder for --semantics first-match (batch only)
+CONFORMANCE_FM ?= first-match
+RUN_CONF       := $(CONFORMANCE:%=run/conformance/%) $(CONFORMANCE_FM:%=run/conformance/%)
+RUN_CONF_GRP   := $(CONFORMANCE_GROUPS:%=run/conformance-groups/%)
+RUN_CONF_FULL  := $(CONFORMANCE:%=run/conformance-groups/%)
+.PHONY: $(RUN_CONF) $(RUN_CONF_FULL) $(RUN_CONF_GRP)
+
+$(RUN_CONF): run/conformance/%: $(BIN) $(SHARED_DEP)
+	@$(STEP) conformance/$* python3 tests/conformance_batch.py $(SHARED)/conformance/$* \
+	    --bin $(CONFORMANCE_BIN) $(if $(filter first-match,$*),--semantics first-match)
+
+$(sort $(RUN_CONF_FULL) $(RUN_CONF_GRP)): run/conformance-groups/%: $(BIN) $(SHARED_DEP)
+	@$(STEP) conformance-groups/$* python3 $(SHARED)/tools/conformance_check.py $(SHARED)/conformance/$* \
+	    --bin $(CONFORMANCE_BIN) $(if $(CONFORMANCE_LIMIT),--limit $(CONFORMANCE_LIMIT))
+
+test-conformance: ## every conformance folder through ./robotscan check (batch; per group for the small ones)
+	@$(RUN_ALL) $(RUN_CONF) $(RUN_CONF_GRP)
+
+test-conformance-full: ## every conformance folder, one ./robotscan check per (case, agent) group
+	@$(RUN_ALL) $(RUN_CONF_FULL)
 
 # Every check can fail: the CLI suites against deliberately broken wrappers of ./robotscan
 # (tests/mutants/, docs/testing.md), and the conformance recipe against a binary that allows all.
-test-mutants: $(BIN) $(SHARED_DEP) ## prove the suites fail on broken binaries (tests/mutants)
-	@echo "== mutants"
-	@bad=0; $(STEP) mutants/wrappers bash tests/mutants/run.sh ./$(BIN) $(SHARED) || bad=1; \
-	    $(STEP) mutants/conformance-recipe bash tests/mutants/conformance_recipe.sh "$(MAKE)" \
-	        MOREFLAGS='$(MOREFLAGS)' SHARED=$(SHARED) BUILD=$(BUILD) || bad=1; exit $$bad
+.PHONY: run/mutants/wrappers run/mutants/conformance-recipe
+run/mutants/wrappers: $(BIN) $(SHARED_DEP)
+	@$(STEP) mutants/wrappers bash tests/mutants/run.sh ./$(BIN) $(SHARED)
+
+run/mutants/conformance-recipe: $(BIN) $(SHARED_DEP)
+	@$(STEP) mutants/conformance-recipe bash tests/mutants/conformance_recipe.sh "$(MAKE)" \
+	    MOREFLAGS='$(MOREFLAGS)' SHARED=$(SHARED) BUILD=$(BUILD)
+
+test-mutants: ## prove the suites fail on broken binaries (tests/mutants)
+	@$(RUN_ALL) run/mutants/wrappers run/mutants/conformance-recipe
 
 # Runs that need ../shared itself (OPT_SHARED): announced as SKIP when it is absent.
 OPT_SHARED ?= ../shared
-test-optional: $(TESTDATA)/.unpacked ## optional runs on ../shared (SKIP when absent)
-	@echo "== optional runs on $(OPT_SHARED)"
+test-optional: run/optional/testdata-matches-shared ## optional runs on ../shared (SKIP when absent)
+.PHONY: run/optional/testdata-matches-shared
+run/optional/testdata-matches-shared: $(TESTDATA)/.unpacked
 	@if [ -d $(OPT_SHARED)/conformance ] && [ -d $(OPT_SHARED)/data ] && [ -d $(OPT_SHARED)/tools ]; then \
 	    $(STEP) optional/testdata-matches-shared diff -r -q $(TESTDATA) $(OPT_SHARED) \
-	        -x .unpacked -x SPEC.md -x STYLE.md -x hooks -x seeds \
-	    && echo "the bundled test data matches $(OPT_SHARED) (data, conformance, tools)"; \
+	        -x .unpacked -x SPEC.md -x STYLE.md -x LAYOUT.md -x hooks -x seeds \
+	    && echo "the bundled test data matches $(OPT_SHARED) (data, conformance, tools)" >/dev/null; \
 	else $(STEP) --skip optional/testdata-matches-shared "$(OPT_SHARED) not found (a clone alone)"; fi
 
 testdata: $(TESTDATA)/.unpacked ## unpack tests/data/shared.tar.zst into $(BUILD)/testdata
@@ -199,19 +256,25 @@ $(BUILD)/fuzz/replay_%: tests/fuzz/%.c tests/fuzz/replay_main.c $(TCOMMON_SRC) $
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(RS_CFLAGS) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) \
 	    -o $@ $< tests/fuzz/replay_main.c $(TCOMMON_SRC) $(LDFLAGS) $(LIB) $(PKG_LIBS)
 
-test-fuzz-replay: $(REPLAY_BIN) $(SHARED_DEP) ## replay fuzz regressions + a small seed corpus (no libFuzzer needed)
-	@rm -rf $(FUZZ_SEEDS_SMALL); bad=0; \
-	    $(STEP) fuzz/make_seeds python3 tests/fuzz/make_seeds.py $(SHARED) $(FUZZ_SEEDS_SMALL) --small || bad=1; \
-	for t in $(FUZZ_NAMES); do \
-	    $(STEP) fuzz/$$t $(BUILD)/fuzz/replay_$$t tests/fuzz/regressions/$$t $(FUZZ_SEEDS_SMALL)/$$t || bad=1; done; exit $$bad
+RUN_FUZZ := $(FUZZ_NAMES:%=run/fuzz/%)
+.PHONY: run/fuzz/make_seeds $(RUN_FUZZ)
+run/fuzz/make_seeds: $(SHARED_DEP)
+	@rm -rf $(FUZZ_SEEDS_SMALL)
+	@$(STEP) fuzz/make_seeds python3 tests/fuzz/make_seeds.py $(SHARED) $(FUZZ_SEEDS_SMALL) --small
+
+$(RUN_FUZZ): run/fuzz/%: $(BUILD)/fuzz/replay_% run/fuzz/make_seeds
+	@$(STEP) fuzz/$* $(BUILD)/fuzz/replay_$* tests/fuzz/regressions/$* $(FUZZ_SEEDS_SMALL)/$*
+
+test-fuzz-replay: ## replay fuzz regressions + a small seed corpus (no libFuzzer needed)
+	@$(RUN_ALL) $(RUN_FUZZ)
 
 fuzz-build: ## build the libFuzzer targets into $(FUZZ_BUILD)/ (clang)
-	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) MOREFLAGS= \
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) MOREFLAGS= WERROR= \
 	    CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" lib
 	@set -e; for t in $(FUZZ_NAMES); do \
 	    echo "$(FUZZ_CC) -> $(FUZZ_BUILD)/fuzz/$$t"; mkdir -p $(FUZZ_BUILD)/fuzz; \
 	    $(FUZZ_CC) -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	        $(RS_CFLAGS) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) -o $(FUZZ_BUILD)/fuzz/$$t \
+	        $(filter-out -Werror,$(RS_CFLAGS)) -Wno-missing-prototypes -Itests $(PKG_CFLAGS) -o $(FUZZ_BUILD)/fuzz/$$t \
 	        tests/fuzz/$$t.c $(TCOMMON_SRC) $(FUZZ_BUILD)/librobotscan.a $(PKG_LIBS); done
 
 fuzz: fuzz-build $(SHARED_DEP) ## run each fuzz target for FUZZ_SECONDS (default 60) on corpora in tests/fuzz/corpus-*
@@ -227,10 +290,11 @@ SAN_CC    ?= clang
 SAN_FLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZERS) -fno-sanitize-recover=all
 SANITIZERS ?= address,undefined
 
-# Through the CLI, conformance runs the first SAN_CONFORMANCE_LIMIT (case, agent)
-# groups of each folder (one ASan process each; all of them take ~6 min); every
-# vector still runs under the sanitizers in-process (test_conformance,
-# test_differential). SAN_CONFORMANCE_LIMIT= (empty) runs them all.
+# Through the CLI, conformance runs every vector of each folder in one ASan process
+# (check --batch) and, one process per (case, agent) group, the first
+# SAN_CONFORMANCE_LIMIT groups of the small folders (all of them: they have fewer);
+# every vector also runs under the sanitizers in-process (test_conformance,
+# test_differential).
 SAN_CONFORMANCE_LIMIT ?= 1000
 # Warnings are `make test`'s job (gcc, -Werror); clang's extra ones do not fail here.
 # Leaks: Criterion ignores a test process's LeakSanitizer report and its own
@@ -239,24 +303,35 @@ SAN_CONFORMANCE_LIMIT ?= 1000
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1 \
           UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 sanitize: ## ASan+UBSan build in build-san/, then unit + CLI + conformance + fuzz replays
-	@rm -f build-san/test-results.txt
-	@rc=0; $(SAN_ENV) $(MAKE) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= \
+	@rm -rf build-san/test-results.txt build-san/test-results-logs
+	@start=$$(date +%s); rc=0; $(SAN_ENV) $(RUN_ALL) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
 	    UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" CONFORMANCE_LIMIT=$(SAN_CONFORMANCE_LIMIT) \
 	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=$(SANITIZERS)" \
-	    build-san/robotscan test-unit test-cli test-conformance test-fuzz-replay || rc=$$?; \
-	tests/summary.sh build-san/test-results.txt || rc=1; exit $$rc
+	    build-san/robotscan SAN_BUILD || { rc=1; \
+	    echo "FAIL sanitize build (errors above)" >>build-san/test-results.txt; }; \
+	$(SAN_ENV) $(RUN_ALL) BUILD=build-san BIN=build-san/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
+	    UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" CONFORMANCE_LIMIT=$(SAN_CONFORMANCE_LIMIT) \
+	    CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=$(SANITIZERS)" \
+	    SAN_RUNS || rc=$$?; \
+	tests/summary.sh build-san/test-results.txt $$start || rc=1; exit $$rc
+# What sanitize builds, then runs, longest first (two at a time).
+.PHONY: SAN_BUILD SAN_RUNS
+SAN_BUILD: $(TEST_BIN) $(REPLAY_BIN) $(SHARED_DEP)
+	@:
+SAN_RUNS: run/unit/test_differential run/unit/test_scan run/cli/test_urls.sh $(RUN_UNIT) $(RUN_CLI) \
+          $(RUN_CONF) $(RUN_CONF_GRP) $(RUN_FUZZ)
 
 asan: ## like sanitize, AddressSanitizer only (build-asan/)
-	$(SAN_ENV) $(MAKE) UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" BUILD=build-asan BIN=build-asan/robotscan SANITIZERS=address CC=$(SAN_CC) MOREFLAGS= \
+	$(SAN_ENV) $(MAKE) UNIT_ENV="ASAN_OPTIONS=detect_leaks=0:abort_on_error=1" BUILD=build-asan BIN=build-asan/robotscan SANITIZERS=address CC=$(SAN_CC) MOREFLAGS= WERROR= \
 	    CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address" LDFLAGS="-fsanitize=address" \
 	    build-asan/robotscan test-unit test-cli test-conformance test-fuzz-replay
 
 ubsan: ## like sanitize, UndefinedBehaviorSanitizer only (build-ubsan/)
-	$(SAN_ENV) $(MAKE) BUILD=build-ubsan BIN=build-ubsan/robotscan CC=$(SAN_CC) MOREFLAGS= \
+	$(SAN_ENV) $(MAKE) BUILD=build-ubsan BIN=build-ubsan/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
 	    CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=all" LDFLAGS="-fsanitize=undefined" \
 	    build-ubsan/robotscan test-unit test-cli test-conformance test-fuzz-replay
 tsan: ## ThreadSanitizer build in build-tsan/: the job unit tests and urls/logs/diff -j 2 (tests/tsan)
-	$(MAKE) BUILD=build-tsan BIN=build-tsan/robotscan CC=$(SAN_CC) MOREFLAGS= \
+	$(MAKE) BUILD=build-tsan BIN=build-tsan/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
 	    CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
 	    build-tsan/robotscan $(patsubst $(BUILD)/%,build-tsan/%,$(filter $(BUILD)/tests/test_job%,$(TEST_BIN))) $(SHARED_DEP)
 	bash tests/tsan/run.sh build-tsan build-tsan/robotscan $(SHARED)
@@ -272,23 +347,62 @@ bench: $(BENCH_BIN) ## build and run the benchmarks (bench/bench_*.cc); BENCH_AR
 bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/bench-urls; BENCH_URLS_ARGS)
 	scripts/bench-urls $(BENCH_URLS_ARGS)
 
-# `make test`: every step runs (a failing one does not stop the others), then a summary
-# whose last line is `N passed, N failed, N skipped` (suites; SKIP lines counted).
+# `make test`: builds, then runs every suite of TEST_STEPS (below), TEST_JOBS at a time, each
+# to the end even when others fail; then tests/summary.sh: the slowest suites, the skips,
+# the failures with their logs, and last the line `N passed, N failed, N skipped` (suites;
+# SKIP lines). Longest suites first, so two cores finish together.
+# `make test-full` adds what takes long: the mutants (every check can fail), CLI
+# conformance one process per group, the sanitizers and the scalar kernels.
 TEST_STEPS = test-unit test-cli test-conformance test-fuzz-replay test-report test-bench test-scale test-python \
-             test-install test-mutants test-optional
-test: MOREFLAGS += -Werror
-test: all $(SHARED_DEP) ## build everything and run every test (summary at the end)
-	@rm -f $(RESULTS); bad=0; for s in $(TEST_STEPS); do \
-	    n=$$(grep -c '^FAIL ' $(RESULTS) 2>/dev/null || true); \
-	    $(MAKE) --no-print-directory MOREFLAGS='$(MOREFLAGS)' RESULTS=$(RESULTS) $$s || { bad=1; \
-	        [ "$$(grep -c '^FAIL ' $(RESULTS) 2>/dev/null || true)" != "$$n" ] || \
-	        echo "FAIL $$s (the step failed before its suites ran: a build error above?)" >>$(RESULTS); }; done; \
-	tests/summary.sh $(RESULTS) || bad=1; exit $$bad
+             test-install test-optional
+TEST_FIRST = run/cli/test_merge_stats.sh run/cli/test_urls.sh run/report/test_report.sh run/cli/test_warc.sh \
+             run/cli/test_partition.sh run/cli/test_blocks.sh run/scale/test_dask.py run/cli/test_shard_w3c.sh \
+             run/cli/test_logformats.sh run/cli/test_scan.sh run/cli/test_badinput.sh run/python/pytest \
+             run/unit/test_differential run/unit/test_scan
+# Every suite of TEST_STEPS, in the order to start them (TEST_FIRST, then the rest)
+TEST_ALL   = $(RUN_UNIT) $(RUN_CLI) $(RUN_CONF) $(RUN_CONF_GRP) $(RUN_FUZZ) run/report/test_report.sh \
+             run/bench/test_bench.sh run/scale/test_dask.py run/python/pytest run/install/test_install.sh \
+             run/optional/testdata-matches-shared
+TEST_RUNS  = $(filter $(TEST_ALL),$(TEST_FIRST)) $(filter-out $(TEST_FIRST),$(TEST_ALL))
+# -jTEST_JOBS unless make already runs with -j (a jobserver to share)
+TEST_J     = $(if $(filter --jobserver%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
+test: $(DEPS_ALL) ## build everything and run every test, TEST_JOBS (2) at a time (summary at the end)
+	@rm -rf $(RESULTS) $(RESULTS:.txt=-logs); start=$$(date +%s); rc=0; \
+	$(RUN_ALL) test-build || { \
+	    echo "FAIL build (make all and the test binaries: errors above)" >>$(RESULTS); rc=1; }; \
+	echo "== make test: $(words $(TEST_RUNS)) suites, $(TEST_JOBS) at a time; logs in $(RESULTS:.txt=-logs)/"; \
+	$(RUN_ALL) RESULTS=$(RESULTS) $(TEST_RUNS) || rc=1; \
+	if [ $$rc != 0 ] && ! grep -q '^FAIL ' $(RESULTS) 2>/dev/null; then \
+	    echo "FAIL make test (a step failed before its suites ran: a build error above?)" >>$(RESULTS); fi; \
+	tests/summary.sh $(RESULTS) $$start || rc=1; exit $$rc
+
+# What make test builds before its first suite (quietly when it is up to date)
+.PHONY: test-build
+test-build: all $(TEST_BIN) $(REPLAY_BIN) $(SHARED_DEP)
+	@:
+
+FULL_RESULTS = $(BUILD)/test-full-results.txt
+test-full: ## make test, then mutants, per-group CLI conformance, sanitize, test-scalar (CI; summary of all)
+	@start=$$(date +%s); rc=0; rm -f $(FULL_RESULTS) $(BUILD)/test-extra-results.txt; \
+	$(MAKE) --no-print-directory test || rc=1; \
+	echo; echo "== make test-full: mutants and conformance one process per group"; \
+	rm -rf $(BUILD)/test-extra-results-logs; \
+	$(RUN_ALL) RESULTS=$(BUILD)/test-extra-results.txt run/mutants/wrappers \
+	    run/mutants/conformance-recipe $(RUN_CONF_FULL) || rc=1; \
+	echo; echo "== make test-full: sanitize"; $(MAKE) --no-print-directory sanitize || rc=1; \
+	echo; echo "== make test-full: test-scalar"; $(MAKE) --no-print-directory test-scalar || rc=1; \
+	for p in test:$(RESULTS) extra:$(BUILD)/test-extra-results.txt sanitize:build-san/test-results.txt \
+	         scalar:$(BUILD)/test-scalar-results.txt; do \
+	    [ -f "$${p#*:}" ] || { echo "FAIL $${p%%:*} (no results: the part did not run)"; continue; }; \
+	    sed -E "s#^(PASS|FAIL|SKIP|LOG) #\1 $${p%%:*}/#; s#^TIME ([0-9.]+) #TIME \1 $${p%%:*}/#" "$${p#*:}"; \
+	done >$(FULL_RESULTS); \
+	echo; echo "== make test-full: every run (make test, extras, sanitize, test-scalar)"; \
+	tests/summary.sh $(FULL_RESULTS) $$start || rc=1; exit $$rc
 
 check: all test-unit ## the fast subset: unit tests only
 
-test-scalar: ## run every test with the scalar kernels forced
-	RS_SIMD=scalar $(MAKE) test
+test-scalar: ## run every test with the scalar kernels forced (results: $(BUILD)/test-scalar-results.txt)
+	RS_SIMD=scalar $(MAKE) --no-print-directory test RESULTS=$(BUILD)/test-scalar-results.txt
 
 demo: $(BIN) ## run check, urls, logs, lint, survey, diff and an HTML report on the samples in data/
 	@echo "== robotscan check --agent Googlebot (data/example-robots.txt, data/example-urls.txt)"
@@ -309,7 +423,9 @@ demo: $(BIN) ## run check, urls, logs, lint, survey, diff and an HTML report on 
 	    --html $(BUILD)/demo-report.html data/access.log >/dev/null && echo "wrote $(BUILD)/demo-report.html"
 
 # ===== Python binding (python/robotscan, SPEC 8) =====
-test-python: $(SO) $(BIN) $(SHARED_DEP) | $(DEPS_ALL) ## run the Python binding's tests (pytest: unit, conformance vs CLI, a Scrapy crawl)
+test-python: run/python/pytest ## run the Python binding's tests (pytest: unit, conformance vs CLI, a Scrapy crawl)
+.PHONY: run/python/pytest run/install/test_install.sh
+run/python/pytest: $(SO) $(BIN) $(SHARED_DEP) | $(DEPS_ALL)
 	@PYTHONDONTWRITEBYTECODE=1 RS_SHARED_DIR=$(SHARED) ROBOTSCAN_BIN=$(abspath $(BIN)) \
 	    ROBOTSCAN_LIB=$(abspath $(SO)) $(STEP) python/pytest \
 	    /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider tests/python
@@ -355,7 +471,8 @@ uninstall: ## remove what make install installed (same PREFIX and DESTDIR)
 	    $(MANPAGES:man/%=$(DESTDIR)$(MANDIR)/man1/%)
 	rm -rf $(DESTDIR)$(PYTHONDIR)/robotscan
 
-test-install: all | $(DEPS_ALL) ## install into a temporary DESTDIR, build and run a C program via pkg-config, uninstall
+test-install: run/install/test_install.sh ## install into a temporary DESTDIR, build and run a C program via pkg-config, uninstall
+run/install/test_install.sh: all | $(DEPS_ALL)
 	@MAKE="$(MAKE)" BUILD=$(BUILD) $(STEP) install/test_install.sh bash tests/install/test_install.sh
 
 clean: ## remove build products

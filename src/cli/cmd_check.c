@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,8 +27,13 @@ static const char HELP[] =
     "  --semantics S        google (default) or first-match\n"
     "  --help               this text\n"
     "\n"
+    "  --batch [FILE...]    instead of --robots and --agent: lines ROBOTS<TAB>AGENT<TAB>URL\n"
+    "                       from the FILEs or stdin, each decided as by check --robots\n"
+    "                       ROBOTS --agent AGENT URL (one process for many robots.txt;\n"
+    "                       the conformance tests use it)\n"
+    "\n"
     "Columns (tsv, csv, jsonl): url, verdict, line, rule; with several --agent, url,\n"
-    "agent, verdict, line, rule.\n"
+    "agent, verdict, line, rule; with --batch, robots, agent, url, verdict, line, rule.\n"
     "Exit status: 0 all allowed, 1 some URL disallowed, 2 usage or I/O error.\n";
 
 static const char *const ACCEPTED[] = {
@@ -36,11 +42,13 @@ static const char *const ACCEPTED[] = {
 
 static const char *const COLUMNS[] = { "url", "verdict", "line", "rule" };
 static const char *const COLUMNS_AGENTS[] = { "url", "agent", "verdict", "line", "rule" };
+static const char *const COLUMNS_BATCH[] = { "robots", "agent", "url", "verdict", "line", "rule" };
 
 typedef struct {
     rs_matcher *matcher;      /* owned */
     const char *agent;        /* printed only when several agents are checked */
     int multi;
+    const char *robots;       /* --batch: the robots.txt path, printed first (else NULL) */
     rs_format format;
     int encode;
     char *scratch;            /* path copies: '/' prepended or --encode-urls */
@@ -95,6 +103,9 @@ static int check_agent(checker *c, const char *url, size_t len)
         char head[96];
         const char *word = v.disallowed ? "DISALLOWED  " : "allowed     ";
         if (rs_outbuf_append(out, word, strlen(word)) != RS_OK) return out_of_memory(len);
+        if (c->robots && (rs_outbuf_append(out, c->robots, strlen(c->robots)) != RS_OK ||
+                          rs_outbuf_append(out, "  ", 2) != RS_OK))
+            return out_of_memory(len);
         if (c->multi && (rs_outbuf_append(out, c->agent, strlen(c->agent)) != RS_OK ||
                          rs_outbuf_append(out, "  ", 2) != RS_OK))
             return out_of_memory(len);
@@ -106,18 +117,23 @@ static int check_agent(checker *c, const char *url, size_t len)
                        || rs_outbuf_append(out, ")\n", 2) != RS_OK))
             return out_of_memory(len);
     } else {
-        const rs_field fields[5] = {
+        const rs_field fields[6] = {
             { url_str, 0, 0 },
             { { c->agent, strlen(c->agent) }, 0, 0 },
             { { v.disallowed ? "disallow" : "allow", v.disallowed ? 8u : 5u }, 0, 0 },
             { { NULL, 0 }, v.line, 1 },
             { rule, 0, 0 },
+            { { c->robots, c->robots ? strlen(c->robots) : 0 }, 0, 0 },
         };
         /* One agent: url, verdict, line, rule (fields 0, 2, 3, 4). */
         const rs_field one[4] = { fields[0], fields[2], fields[3], fields[4] };
-        if (c->multi ? rs_format_record(out, c->format, COLUMNS_AGENTS, fields, 5) != RS_OK
-                     : rs_format_record(out, c->format, COLUMNS, one, 4) != RS_OK)
-            return out_of_memory(len);
+        /* --batch: robots, agent, url, verdict, line, rule. */
+        const rs_field batch[6] = { fields[5], fields[1], fields[0], fields[2], fields[3], fields[4] };
+        rs_status st;
+        if (c->robots) st = rs_format_record(out, c->format, COLUMNS_BATCH, batch, 6);
+        else if (c->multi) st = rs_format_record(out, c->format, COLUMNS_AGENTS, fields, 5);
+        else st = rs_format_record(out, c->format, COLUMNS, one, 4);
+        if (st != RS_OK) return out_of_memory(len);
     }
     return cli_out_flush(1 << 16);
 }
@@ -132,8 +148,137 @@ static int check_one(checker *cs, int n, const char *url, size_t len)
     return 0;
 }
 
+/* --batch: the robots.txt of the current lines, parsed once while consecutive lines name it. */
+typedef struct {
+    char *path;               /* owned; NULL before the first line */
+    rs_ruleset *rs;           /* owned */
+    char *agent;              /* owned: the agent of c.matcher */
+    checker c;
+} batch_state;
+
+/* Points b->c at a matcher for (robots, agent), reading and compiling only what changed.
+ * @return 0, or -1 after printing the error. */
+static int batch_select(batch_state *b, const struct cli_opts *o, const char *robots, const char *agent)
+{
+    if (b->path == NULL || strcmp(b->path, robots) != 0) {
+        rs_ruleset_free(b->rs);
+        b->rs = NULL;
+        free(b->path);
+        free(b->agent);
+        b->agent = NULL;
+        rs_matcher_free(b->c.matcher);
+        b->c.matcher = NULL;
+        b->path = strdup(robots);
+        if (b->path == NULL) return out_of_memory(strlen(robots) + 1);
+        char *body;
+        size_t size;
+        if (cli_read_robots(robots, RS_ROBOTS_MAX_BODY, &body, &size) != 0) return -1;
+        const rs_status st = rs_ruleset_parse(body, size, &b->rs);
+        free(body);
+        if (st != RS_OK) {
+            cli_error("%s: cannot parse: %s", robots, rs_status_str(st));
+            return -1;
+        }
+    }
+    if (b->agent == NULL || strcmp(b->agent, agent) != 0) {
+        rs_matcher_free(b->c.matcher);
+        b->c.matcher = NULL;
+        free(b->agent);
+        b->agent = strdup(agent);
+        if (b->agent == NULL) return out_of_memory(strlen(agent) + 1);
+        const rs_status st = rs_matcher_create(b->rs, agent, strlen(agent), o->semantics, &b->c.matcher);
+        if (st != RS_OK) {
+            cli_error("%s: cannot compile for %s: %s", robots, agent, rs_status_str(st));
+            return -1;
+        }
+    }
+    b->c.robots = b->path;
+    b->c.agent = b->agent;
+    return 0;
+}
+
+/* One input of --batch (a file, or stdin when name is NULL). @return 0 or -1. */
+static int batch_input(batch_state *b, const struct cli_opts *o, const char *name)
+{
+    FILE *f = name ? fopen(name, "r") : stdin;
+    if (f == NULL) {
+        cli_error("cannot open %s: %s", name, strerror(errno));
+        return -1;
+    }
+    const char *shown = name ? name : "stdin";
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    ssize_t n;
+    int rc = 0;
+    while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
+        size_t len = (size_t)n;
+        lineno++;
+        if (len && line[len - 1] == '\n') len--;
+        if (len && line[len - 1] == '\r') len--;
+        char *tab1 = memchr(line, '\t', len);
+        char *tab2 = tab1 ? memchr(tab1 + 1, '\t', len - (size_t)(tab1 + 1 - line)) : NULL;
+        if (tab2 == NULL || tab1 == line) {
+            cli_error("%s:%zu: not ROBOTS<TAB>AGENT<TAB>URL", shown, lineno);
+            rc = -1;
+            break;
+        }
+        *tab1 = '\0';
+        *tab2 = '\0';
+        rc = batch_select(b, o, line, tab1 + 1);
+        if (rc == 0) rc = check_agent(&b->c, tab2 + 1, len - (size_t)(tab2 + 1 - line));
+    }
+    if (rc == 0 && ferror(f)) {
+        cli_error("error reading %s", shown);
+        rc = -1;
+    }
+    free(line);
+    if (name) fclose(f);
+    return rc;
+}
+
+/* check --batch [FILE...]: many (robots.txt, agent, URL) lines in one process. */
+static int run_batch(const struct cli_opts *o)
+{
+    if (o->n_robots || o->n_agents)
+        return cli_usage_error("check", "--batch takes no --robots or --agent: each line names "
+                                        "its robots.txt and agent (ROBOTS<TAB>AGENT<TAB>URL)");
+    if (o->n_args == 0 && isatty(STDIN_FILENO))
+        return cli_usage_error("check", "--batch without a FILE reads stdin, which is a terminal");
+    batch_state b;
+    memset(&b, 0, sizeof b);
+    b.c.format = o->format;
+    b.c.encode = o->encode_urls;
+    int rc = 0;
+    if (rs_format_header(cli_out(), o->format, COLUMNS_BATCH, 6) != RS_OK) rc = out_of_memory(64);
+    if (o->n_args == 0) {
+        if (rc == 0) rc = batch_input(&b, o, NULL);
+    } else {
+        for (int i = 0; i < o->n_args && rc == 0; i++) rc = batch_input(&b, o, o->args[i]);
+    }
+    if (cli_out_finish() != 0) rc = -1;
+    rs_matcher_free(b.c.matcher);
+    rs_ruleset_free(b.rs);
+    free(b.path);
+    free(b.agent);
+    free(b.c.scratch);
+    free(b.c.rule_text);
+    if (rc != 0) return 2;
+    return b.c.any_disallowed ? 1 : 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
+    /* --batch is check's own flag: taken out before the shared parser sees the rest. */
+    int batch = 0, kept = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            while (i < argc) argv[kept++] = argv[i++];
+            break;
+        }
+        if (!strcmp(argv[i], "--batch")) batch = 1;
+        else argv[kept++] = argv[i];
+    }
+    argc = kept;
     struct cli_opts o;
     int rc = cli_parse("check", ACCEPTED, argc, argv, &o);
     if (rc) return rc;
@@ -141,6 +286,7 @@ int cmd_check(int argc, char **argv)
         fputs(HELP, stdout);
         return 0;
     }
+    if (batch) return run_batch(&o);
     if (o.n_robots != 1) return cli_usage_error("check", "needs exactly one --robots FILE");
     if (o.n_agents < 1) return cli_usage_error("check", "needs at least one --agent TOKEN");
     if (o.n_agents > CLI_MAX_LIST)

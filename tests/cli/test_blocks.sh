@@ -21,7 +21,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/lib/helpers.sh"
 
 for tool in zstd python3; do
-    command -v $tool >/dev/null || { echo "SKIP: $tool is not installed"; fail "$tool missing"; finish; }
+    command -v $tool >/dev/null || { fail "$tool is not installed (scripts/deps.sh installs it)"; finish; }
 done
 
 python3 "$HERE/../../scripts/gen-bench-data" --sites 3000 --urls 400000 --order random \
@@ -100,16 +100,34 @@ with open(os.path.join(t, "sample.tsv"), "w", encoding="utf-8", errors="surrogat
         if r[1] in pick and r[2] == "Googlebot":
             f.write("\t".join(r) + "\n")
 PY
+# each URL against its site's file through `check --batch` (one process; test_check.sh
+# proves it answers as `check` alone does), the first 10 also through `check` alone
 n=0; bad=0
+: >"$T/sample.batch"
 while IFS=$'\t' read -r url origin agent verdict line rule reason; do
     host=${origin#*://}
     file=$D/robots/$host.txt
     [ -e "$file" ] || file=$D/robots/${host%%:*}.txt
     n=$((n + 1))
-    got=$("$BIN" check --robots "$file" --agent Googlebot --format tsv "$url" 2>/dev/null | sed -n 2p | cut -f2,3)
-    [ "$got" = "$verdict"$'\t'"$line" ] || { bad=$((bad + 1)); [ $bad -le 3 ] && fail "check $url: '$got', urls said '$verdict $line'"; }
+    printf '%s\tGooglebot\t%s\n' "$file" "$url" >>"$T/sample.batch"
+    printf '%s\t%s\n' "$verdict" "$line" >>"$T/sample.want"
+    if [ $n -le 10 ]; then
+        "$BIN" check --robots "$file" --agent Googlebot --format tsv "$url" >"$T/one.out" 2>/dev/null
+        rc=$?; [ $rc = 0 ] || [ $rc = 1 ] || fail "check $url: exit $rc"
+        got=$(sed -n 2p "$T/one.out" | cut -f2,3)
+        [ "$got" = "$verdict"$'\t'"$line" ] || fail "check $url: '$got', urls said '$verdict $line'"
+    fi
 done <"$T/sample.tsv"
+"$BIN" check --batch --format tsv "$T/sample.batch" >"$T/sample.out" 2>"$T/err"
+rc=$?; [ $rc = 0 ] || [ $rc = 1 ] || fail "check --batch: exit $rc: $(head -c 300 "$T/err")"
+tail -n +2 "$T/sample.out" | cut -f3 >"$T/sample.urls"
+cut -f3 "$T/sample.batch" | cmp -s - "$T/sample.urls" || fail "check --batch: not one row per URL in order"
+tail -n +2 "$T/sample.out" | cut -f4,5 >"$T/sample.got"
+if ! cmp -s "$T/sample.want" "$T/sample.got"; then
+    bad=$(diff "$T/sample.want" "$T/sample.got" | grep -c '^<')
+    fail "check --batch differs from urls on $bad URLs: $(diff "$T/sample.want" "$T/sample.got" | head -6)"
+fi
 [ "$n" -ge 500 ] || fail "sample: only $n URLs checked"
-echo "sample: $n URLs of 20 sites checked one by one, $bad differ"
+echo "sample: $n URLs of 20 sites checked against their own file, $bad differ"
 
 finish

@@ -107,6 +107,64 @@ grep -q "$T/nope.txt" "$T/err" || fail "missing file not named"
 expect_run "directory" 2 "$BIN" check --robots "$T" --agent x http://e.com/
 grep -q "is a directory" "$T/err" || fail "directory not reported"
 
+# --- --batch: lines ROBOTS<TAB>AGENT<TAB>URL answered as one check per (robots, agent) would
+printf 'User-agent: *\nDisallow: /b\n' >"$T/b.txt"
+printf '%s\t%s\t%s\n' "$T/robots.txt" FooBot http://e.com/a "$T/robots.txt" BarBot http://e.com/private/x \
+    "$T/b.txt" BarBot http://e.com/b "$T/robots.txt" BarBot http://e.com/public >"$T/batch.tsv"
+expect_run "batch tsv" 1 "$BIN" check --batch --format tsv "$T/batch.tsv"
+expect_out "batch tsv" "robots	agent	url	verdict	line	rule
+$T/robots.txt	FooBot	http://e.com/a	disallow	7	disallow: /
+$T/robots.txt	BarBot	http://e.com/private/x	disallow	2	disallow: /private
+$T/b.txt	BarBot	http://e.com/b	disallow	2	disallow: /b
+$T/robots.txt	BarBot	http://e.com/public	allow	4	disallow: 
+"
+"$BIN" check --batch --format tsv <"$T/batch.tsv" >"$T/batch-stdin.tsv" 2>"$T/err"
+rc=$?; [ $rc = 1 ] || fail "batch stdin: exit $rc, want 1"
+cmp -s "$T/batch-stdin.tsv" "$T/out" || fail "batch: stdin and file differ"
+printf '%s\tBarBot\thttp://e.com/public\r\n' "$T/robots.txt" >"$T/batch-ok.tsv"
+expect_run "batch all allowed, CRLF" 0 "$BIN" check --batch --format jsonl "$T/batch-ok.tsv"
+expect_out "batch jsonl" "{\"robots\":\"$T/robots.txt\",\"agent\":\"BarBot\",\"url\":\"http://e.com/public\",\"verdict\":\"allow\",\"line\":4,\"rule\":\"disallow: \"}
+"
+expect_run "batch with --robots" 2 "$BIN" check --batch --robots "$T/robots.txt" "$T/batch.tsv"
+grep -q -- '--batch takes no --robots' "$T/err" || fail "batch with --robots: $(cat "$T/err")"
+printf '%s\tBarBot\n' "$T/robots.txt" >"$T/batch-bad.tsv"
+expect_run "batch line without a URL" 2 "$BIN" check --batch "$T/batch-bad.tsv"
+expect_err "batch line without a URL" "batch-bad.tsv:1: not ROBOTS<TAB>AGENT<TAB>URL"
+printf '%s\tBarBot\thttp://e.com/\n' "$T/nope.txt" >"$T/batch-missing.tsv"
+expect_run "batch missing robots" 2 "$BIN" check --batch "$T/batch-missing.tsv"
+grep -q "$T/nope.txt" "$T/err" || fail "batch: missing robots file not named: $(cat "$T/err")"
+# every (case, agent) group of a conformance folder: --batch equals one check per group
+if [ -f "$SHARED/conformance/seed-examples/cases.tsv" ]; then
+    sx=$SHARED/conformance/seed-examples
+    awk -F'\t' -v d="$sx" '{ print d "/" $1 ".txt\t" $2 "\t" $3 }' "$sx/cases.tsv" >"$T/seed-batch.tsv"
+    "$BIN" check --batch --format tsv "$T/seed-batch.tsv" >"$T/seed-batch.out" 2>"$T/err"
+    rc=$?; [ $rc = 0 ] || [ $rc = 1 ] || fail "batch seed-examples: exit $rc: $(head -c 300 "$T/err")"
+    : >"$T/seed-groups.out"
+    prev= n=0
+    while IFS=$'\t' read -r c agent url _; do
+        if [ "$c	$agent" != "$prev" ]; then
+            if [ -n "$prev" ]; then
+                "$BIN" check --robots "$sx/${prev%%	*}.txt" --agent "${prev#*	}" --format tsv <"$T/g.urls" >"$T/g.out" 2>/dev/null
+                rc=$?; [ $rc = 0 ] || [ $rc = 1 ] || fail "check group ${prev%%	*}: exit $rc"
+                tail -n +2 "$T/g.out" | awk -F'\t' -v OFS='\t' -v r="$sx/${prev%%	*}.txt" -v a="${prev#*	}" \
+                    '{ print r, a, $0 }' >>"$T/seed-groups.out"
+            fi
+            prev="$c	$agent" n=$((n + 1)); : >"$T/g.urls"
+        fi
+        printf '%s\n' "$url" >>"$T/g.urls"
+    done <"$sx/cases.tsv"
+    "$BIN" check --robots "$sx/${prev%%	*}.txt" --agent "${prev#*	}" --format tsv <"$T/g.urls" >"$T/g.out" 2>/dev/null
+    tail -n +2 "$T/g.out" | awk -F'\t' -v OFS='\t' -v r="$sx/${prev%%	*}.txt" -v a="${prev#*	}" \
+        '{ print r, a, $0 }' >>"$T/seed-groups.out"
+    [ "$(wc -l <"$T/seed-groups.out")" = "$(wc -l <"$sx/cases.tsv")" ] \
+        || fail "batch vs groups: $(wc -l <"$T/seed-groups.out") group rows for $(wc -l <"$sx/cases.tsv") cases"
+    [ "$n" -gt 10 ] || fail "batch vs groups: only $n groups"
+    tail -n +2 "$T/seed-batch.out" | diff -u "$T/seed-groups.out" - >"$T/diff" \
+        || fail "batch differs from one check per group: $(head -20 "$T/diff")"
+else
+    fail "no $SHARED/conformance/seed-examples (SHARED is the test data directory)"
+fi
+
 # --- the real thing: a conformance folder through the binary
 if [ -d "$SHARED/conformance/google-unittests" ]; then
     python3 "$SHARED/tools/conformance_check.py" "$SHARED/conformance/google-unittests" --bin "$BIN" >"$T/conf" \
@@ -121,6 +179,23 @@ if [ -d "$SHARED/conformance/google-unittests" ]; then
     [ "$(cat "$T/aa.out")" = $'url\tverdict\tline\trule\nhttp://e.com/x\tallow\t0\t' ] || fail "allow-all fake: $(cat -A "$T/aa.out")"
     if python3 "$SHARED/tools/conformance_check.py" "$SHARED/conformance/google-unittests" --bin "$T/allow-all" >"$T/conf"; then
         fail "conformance runner passed a binary that allows everything: $(tail -1 "$T/conf")"
+    fi
+    # the batch runner (tests/conformance_batch.py, make test-conformance) too: the real
+    # binary passes, one that allows everything in --batch's columns does not
+    here=$(cd "$(dirname "$0")/.." && pwd)
+    python3 "$here/conformance_batch.py" "$SHARED/conformance/google-unittests" --bin "$BIN" >"$T/confb" \
+        || fail "batch conformance: $(tail -3 "$T/confb")"
+    grep -Eq '^([1-9][0-9]*)/\1 verdicts, \1/\1 lines agree, 0 runs failed$' "$T/confb" \
+        || fail "batch conformance: $(tail -1 "$T/confb")"
+    printf '#!/bin/sh\nfor f; do :; done\nprintf "robots\\tagent\\turl\\tverdict\\tline\\trule\\n"\nawk -F"\\t" -v OFS="\\t" %s "$f"\n' \
+        "'{ print \$1, \$2, \$3, \"allow\", 0, \"\" }'" >"$T/allow-all-batch"
+    chmod +x "$T/allow-all-batch"
+    printf 'r\ta\thttp://e.com/x\n' >"$T/aab.tsv"
+    "$T/allow-all-batch" check --batch --format tsv "$T/aab.tsv" >"$T/aab.out"
+    [ "$(cat "$T/aab.out")" = $'robots\tagent\turl\tverdict\tline\trule\nr\ta\thttp://e.com/x\tallow\t0\t' ] \
+        || fail "allow-all batch fake: $(cat -A "$T/aab.out")"
+    if python3 "$here/conformance_batch.py" "$SHARED/conformance/google-unittests" --bin "$T/allow-all-batch" >"$T/confb"; then
+        fail "batch conformance runner passed a binary that allows everything: $(tail -1 "$T/confb")"
     fi
 else
     fail "no $SHARED/conformance/google-unittests (SHARED is the test data directory)"

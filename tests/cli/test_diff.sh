@@ -68,7 +68,7 @@ if command -v zstd >/dev/null; then
     "$BIN" diff --old "$T/old.txt" --new "$T/new.txt" --format tsv "$T/urls.zst" >"$T/c.tsv" 2>/dev/null
     cmp -s "$T/a.tsv" "$T/c.tsv" || fail ".zst input differs from plain"
 else
-    echo "SKIP: .zst input (no zstd command)"
+    skip ".zst input" "no zstd command"
 fi
 [ "$(wc -l <"$T/a.tsv")" = 7 ] || fail "plain input: $(wc -l <"$T/a.tsv") lines, want 7"
 
@@ -156,7 +156,7 @@ if [ "$(id -u)" != 0 ]; then
     expect_run "unreadable side" 2 "$BIN" diff --old "$T/old.txt" --new "$T/locked.txt" "$T/urls.txt"
     expect_err "unreadable side: named" "cannot read --new '.*locked.txt'"
 else
-    echo "SKIP: unreadable side (running as root: every file is readable)"
+    skip "unreadable side" "running as root: every file is readable"
 fi
 printf 'https://x.com\tnot-a-status\tdir/x.com.txt\n' >"$T/bad.tsv"
 expect_run "corrupt manifest side" 2 "$BIN" diff --old "$T/dir" --new "$T/bad.tsv" "$T/urls.txt"

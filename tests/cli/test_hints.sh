@@ -74,7 +74,7 @@ if command -v script >/dev/null 2>&1; then
     grep -q "stdin is a terminal" "$T/tty" && grep -q "rc=2" "$T/tty" \
         || fail "urls on a terminal: $(cat "$T/tty")"
 else
-    echo "SKIP: no script(1) to give the commands a terminal"
+    skip "commands on a terminal" "no script(1) to give them one"
 fi
 # ... while a pipe still works
 printf '/private\n' | "$BIN" check --robots "$T/robots.txt" --agent x --format tsv >"$T/out" 2>"$T/err"

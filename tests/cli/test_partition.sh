@@ -16,7 +16,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/lib/helpers.sh"
 
 for tool in zstd gzip python3; do
-    command -v $tool >/dev/null || { echo "SKIP: $tool is not installed"; fail "$tool missing"; finish; }
+    command -v $tool >/dev/null || { fail "$tool is not installed (scripts/deps.sh installs it)"; finish; }
 done
 
 # ----- data: 800 synthetic sites, random order; a sorted head over 5 hosts (> one 4 MiB

@@ -72,7 +72,7 @@ expect_run "logs --html only" 0 "$BIN" logs --robots "$ROB/zanbil.ir.robots.txt"
 grep -q '<title>Crawler audit of zanbil.ir, 2019-01-22, against zanbil.ir.robots.txt</title>' "$T/l3.html" \
     || fail "--html without --stats: title: $(grep -o '<title>[^<]*' "$T/l3.html")"
 for n in 160 104 45 14 12; do grep -q "<td class=\"n\">$n</td>" "$T/l3.html" || fail "--html without --stats lacks $n"; done
-ls /proc/self/fd >/dev/null 2>&1 || echo "SKIP: no /proc (memory file for --html without --stats)"
+ls /proc/self/fd >/dev/null 2>&1 || skip "memory file for --html without --stats" "no /proc"
 expect_run "lint has no --html" 2 "$BIN" lint --html "$T/x.html" "$ROB/zanbil.ir.robots.txt"
 
 # --- urls --html

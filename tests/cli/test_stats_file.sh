@@ -40,7 +40,7 @@ expect_run "stats to stdout" 0 "$BIN" urls --robots "$T/robots.txt" --agent x --
 grep -q '"command":"urls","schema_version":[0-9]' "$T/out" || fail "stats to stdout: $(head -c 300 "$T/out")"
 
 if [ "$(id -u)" = 0 ]; then
-    echo "SKIP: read-only --stats file (root may write it anyway)"
+    skip "read-only --stats file" "root may write it anyway"
 else
     : >"$T/ro.json"; chmod 444 "$T/ro.json"
     expect_run "read-only" 2 "$BIN" urls --robots "$T/robots.txt" --agent x "$T/urls.txt" --stats "$T/ro.json"

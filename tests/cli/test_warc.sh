@@ -44,7 +44,7 @@ PY
     for r in "$T"/f/rec.*; do zstd -q -c "$r" >>"$T/f/frames.warc.zst"; done
     check_outcomes "warc.zst (frame per record)" "$T/f/frames.warc.zst"
 else
-    echo "SKIP: zstd command not found (zstd WARC cases)"
+    skip "zstd WARC cases" "zstd command not found"
 fi
 
 # --- what the source saw: redirects, HTML, superseded captures (survey --stats)
@@ -128,7 +128,7 @@ if command -v zstd >/dev/null; then
     zstd -q --rm "$T/dir/zst.example.txt" -o "$T/dir/zst.example.txt.zst"
     expect_run "check zstd" 1 "$BIN" check --robots "$T/dir/zst.example.txt.zst" --agent FooBot http://a.com/zst
 else
-    echo "SKIP: zstd command not found (HOST.txt.zst entry is plain)"
+    skip "HOST.txt.zst entry" "zstd command not found (the entry is plain)"
 fi
 printf 'https://m.example\t200\tr.txt.gz\n' >"$T/m.tsv"
 printf 'http://gz.example/secret\nhttps://zst.example/zst\nhttps://m.example/secret\nhttps://m.example/x\n' >"$T/u2.txt"
@@ -166,7 +166,7 @@ expect_run "survey usage" 2 "$BIN" survey --robots "$T/d2" extra
 
 # ===== Real files: WARC == manifest; survey and sitemaps against an independent computation =====
 if [ ! -d "$SHARED/data/robots" ]; then
-    echo "SKIP: $SHARED/data/robots not found (real-data checks)"
+    skip "real-data checks" "$SHARED/data/robots not found"
     finish
     exit
 fi

@@ -139,7 +139,7 @@ if command -v c++ >/dev/null; then
     cp "$T/h.c" "$T/h.cc"
     expect_run "header: C++" 0 c++ -Wall -Wextra -Werror -I"$D/usr/include" -c "$T/h.cc" -o "$T/hh.o"
 else
-    echo "SKIP: no c++ compiler for the C++ header check"
+    skip "C++ header check" "no c++ compiler"
 fi
 
 # Man pages render without warnings and say what they are.

@@ -47,7 +47,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::robotscan.AgentWarning")
 
 def cli_check(binp, robots_path, agent, urls):
     p = subprocess.run([binp, "check", "--robots", robots_path, "--agent", agent, "--format", "tsv"],
-                       input=b"".join(u + b"\n" for u in urls), capture_output=True, timeout=60)
+                       input=b"".join(u + b"\n" for u in urls), capture_output=True, timeout=600)
     assert p.returncode in (0, 1), p.stderr.decode("utf-8", "replace")
     rows = list(csv.reader(io.StringIO(p.stdout.decode("utf-8", "surrogateescape")),
                            delimiter="\t", quoting=csv.QUOTE_NONE))

@@ -51,7 +51,7 @@ def test_pip_install_from_clone(tmp_path):
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
-                    str(venv)], check=True, timeout=120)
+                    str(venv)], check=True, timeout=1200)
     py = str(venv / "bin" / "python")
     p = subprocess.run([py, "-m", "pip", "install", "--no-build-isolation", "--no-index",
                         "--no-cache-dir", "--disable-pip-version-check", "."],
@@ -74,6 +74,6 @@ def test_pip_install_from_clone(tmp_path):
         print("ok", robotscan.__version__, robotscan.library_path)
     """)
     p = subprocess.run([py, "-c", script], cwd=tmp_path, env=clean_env(), capture_output=True,
-                       timeout=120)
+                       timeout=1200)
     assert p.returncode == 0, (p.stdout + p.stderr).decode("utf-8", "replace")
     assert p.stdout.startswith(b"ok ")

@@ -113,7 +113,7 @@ def crawl(root, tmp_path, base, user_agent):
            "-a", "out=%s" % out]
     for k, v in settings.items():
         cmd += ["-s", "%s=%s" % (k, v)]
-    p = subprocess.run(cmd, cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120)
+    p = subprocess.run(cmd, cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=1200)
     assert p.returncode == 0, p.stderr[-3000:]
     assert out.exists(), p.stderr[-3000:]
     result = json.loads(out.read_text())

@@ -62,7 +62,8 @@ def run_chromium(chromium, page, outdir, pdf_too=True):
         args[-2:-2] = ["--print-to-pdf=" + pdf, "--no-pdf-header-footer"]
     if os.geteuid() == 0:
         args.insert(1, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=180)
+    # A page takes seconds; the limit only stops a hung browser (TimeoutExpired says so).
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=1800)
     with open(os.path.join(outdir, "chromium-stderr.txt"), "wb") as f:
         f.write(p.stderr)
     if p.returncode != 0:

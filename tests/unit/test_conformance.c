@@ -86,7 +86,7 @@ static size_t run_folder(const char *folder, rs_semantics sem)
     return cases;
 }
 
-Test(conformance, reference_differential, .timeout = 120) { cr_expect_eq(run_folder("reference-differential", RS_SEMANTICS_GOOGLE), 53848); }
+Test(conformance, reference_differential, .timeout = 1200) { cr_expect_eq(run_folder("reference-differential", RS_SEMANTICS_GOOGLE), 53848); }
 Test(conformance, google_spec_test_correctness) { cr_expect_eq(run_folder("google-spec-test-correctness", RS_SEMANTICS_GOOGLE), 146); }
 Test(conformance, google_spec_test_stress) { cr_expect_eq(run_folder("google-spec-test-stress", RS_SEMANTICS_GOOGLE), 254); }
 Test(conformance, google_unittests) { cr_expect_eq(run_folder("google-unittests", RS_SEMANTICS_GOOGLE), 142); }

@@ -167,9 +167,9 @@ static void run_conformance(const char *folder)
                  total);
 }
 
-Test(differential, conformance_reference_differential, .timeout = 300) { run_conformance("reference-differential"); }
+Test(differential, conformance_reference_differential, .timeout = 1800) { run_conformance("reference-differential"); }
 Test(differential, conformance_google_spec_correctness) { run_conformance("google-spec-test-correctness"); }
-Test(differential, conformance_google_spec_stress, .timeout = 300) { run_conformance("google-spec-test-stress"); }
+Test(differential, conformance_google_spec_stress, .timeout = 1800) { run_conformance("google-spec-test-stress"); }
 Test(differential, conformance_google_unittests) { run_conformance("google-unittests"); }
 Test(differential, conformance_seed_examples) { run_conformance("seed-examples"); }
 
@@ -234,7 +234,7 @@ static size_t aim(const char *pat, size_t len, char *out, size_t cap)
     return j;
 }
 
-Test(differential, real_robots_files, .timeout = 600)
+Test(differential, real_robots_files, .timeout = 1800)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/data/robots", RS_SHARED_DIR);

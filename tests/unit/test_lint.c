@@ -704,7 +704,7 @@ static void count_user_agents(void *ctx, const rs_robots_line *line)
     *(uint32_t *)ctx += line->directive == RS_DIRECTIVE_USER_AGENT;
 }
 
-Test(lint, whole_corpus, .timeout = 120)
+Test(lint, whole_corpus, .timeout = 1200)
 {
     char dirpath[512];
     snprintf(dirpath, sizeof dirpath, "%s/data/robots", RS_SHARED_DIR);

@@ -488,7 +488,7 @@ static int plain_host(const char *name, size_t len)
     return 1;
 }
 
-Test(scan, differential_vs_naive_oracle, .timeout = 600)
+Test(scan, differential_vs_naive_oracle, .timeout = 1800)
 {
     const char *dir = RS_SHARED_DIR "/data/robots";
     DIR *d = opendir(dir);
