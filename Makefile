@@ -330,11 +330,15 @@ ubsan: ## like sanitize, UndefinedBehaviorSanitizer only (build-ubsan/)
 	$(SAN_ENV) $(MAKE) BUILD=build-ubsan BIN=build-ubsan/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
 	    CFLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=all" LDFLAGS="-fsanitize=undefined" \
 	    build-ubsan/robotscan test-unit test-cli test-conformance test-fuzz-replay
-tsan: ## ThreadSanitizer build in build-tsan/: the job unit tests and urls/logs/diff -j 2 (tests/tsan)
+tsan: ## ThreadSanitizer build in build-tsan/: the job API with workers and urls/logs/diff -j 2 (tests/tsan)
 	$(MAKE) BUILD=build-tsan BIN=build-tsan/robotscan CC=$(SAN_CC) MOREFLAGS= WERROR= \
 	    CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=thread" LDFLAGS="-fsanitize=thread" \
-	    build-tsan/robotscan $(patsubst $(BUILD)/%,build-tsan/%,$(filter $(BUILD)/tests/test_job%,$(TEST_BIN))) $(SHARED_DEP)
-	bash tests/tsan/run.sh build-tsan build-tsan/robotscan $(SHARED)
+	    build-tsan/robotscan build-tsan/librobotscan.a $(SHARED_DEP)
+	@mkdir -p build-tsan/tests
+	$(SAN_CC) -O1 -g -fsanitize=thread -std=c11 -Isrc -o build-tsan/tests/job_threads tests/tsan/job_threads.c \
+	    build-tsan/librobotscan.a $(PKG_LIBS)
+	@rm -f build-tsan/test-results.txt
+	@tests/run-step.sh build-tsan/test-results.txt tsan/run.sh bash tests/tsan/run.sh build-tsan build-tsan/robotscan $(SHARED)
 
 $(BUILD)/bench/%: bench/%.cc $(LIB) $(SHARED_STAMP) | $(DEPS_ALL) $(SHARED_DEP)
 	@mkdir -p $(@D)
@@ -382,7 +386,7 @@ test-build: all $(TEST_BIN) $(REPLAY_BIN) $(SHARED_DEP)
 	@:
 
 FULL_RESULTS = $(BUILD)/test-full-results.txt
-test-full: ## make test, then mutants, per-group CLI conformance, sanitize, test-scalar (CI; summary of all)
+test-full: ## make test, then mutants, per-group CLI conformance, sanitize, tsan, test-scalar (CI; summary of all)
 	@start=$$(date +%s); rc=0; rm -f $(FULL_RESULTS) $(BUILD)/test-extra-results.txt; \
 	$(MAKE) --no-print-directory test || rc=1; \
 	echo; echo "== make test-full: mutants and conformance one process per group"; \
@@ -390,13 +394,14 @@ test-full: ## make test, then mutants, per-group CLI conformance, sanitize, test
 	$(RUN_ALL) RESULTS=$(BUILD)/test-extra-results.txt run/mutants/wrappers \
 	    run/mutants/conformance-recipe $(RUN_CONF_FULL) || rc=1; \
 	echo; echo "== make test-full: sanitize"; $(MAKE) --no-print-directory sanitize || rc=1; \
+	echo; echo "== make test-full: tsan"; $(MAKE) --no-print-directory tsan || rc=1; \
 	echo; echo "== make test-full: test-scalar"; $(MAKE) --no-print-directory test-scalar || rc=1; \
 	for p in test:$(RESULTS) extra:$(BUILD)/test-extra-results.txt sanitize:build-san/test-results.txt \
-	         scalar:$(BUILD)/test-scalar-results.txt; do \
+	         tsan:build-tsan/test-results.txt scalar:$(BUILD)/test-scalar-results.txt; do \
 	    [ -f "$${p#*:}" ] || { echo "FAIL $${p%%:*} (no results: the part did not run)"; continue; }; \
 	    sed -E "s#^(PASS|FAIL|SKIP|LOG) #\1 $${p%%:*}/#; s#^TIME ([0-9.]+) #TIME \1 $${p%%:*}/#" "$${p#*:}"; \
 	done >$(FULL_RESULTS); \
-	echo; echo "== make test-full: every run (make test, extras, sanitize, test-scalar)"; \
+	echo; echo "== make test-full: every run (make test, extras, sanitize, tsan, test-scalar)"; \
 	tests/summary.sh $(FULL_RESULTS) $$start || rc=1; exit $$rc
 
 check: all test-unit ## the fast subset: unit tests only
