@@ -485,11 +485,9 @@ def log_robots(tmp_path):
     return str(p)
 
 
-def test_logs_unsupported_raises_clearly():
-    if bulk.supported("logs"):
-        pytest.skip("this librobotscan has RS_JOB_LOGS")
-    with pytest.raises(RobotscanError, match="no logs jobs"):
-        robotscan.logs(b"", robots=["x"], host="a.com")
+def test_logs_supported():
+    # the library has logs jobs since the logs engine moved in (src/job/logs.c)
+    assert bulk.supported("logs")
 
 
 @needs_logs
