@@ -362,6 +362,50 @@ int cli_read_file(const char *path, size_t max, char **data, size_t *size, int *
     return 0;
 }
 
+/* Agents from --agents FILE: one per line, '#' comments, blanks skipped; each is cut out of
+ * *@text in place (NUL-terminated). @return 0, or -1 after a message. */
+int cli_read_agents(const char *path, char **text, const char ***list, size_t *n)
+{
+    size_t size;
+    *list = NULL;
+    *n = 0;
+    if (cli_read_file(path, (size_t)64 << 20, text, &size, NULL) != 0) return -1;
+    char *t = realloc(*text, size + 1);     /* room for the last token's NUL */
+    if (t == NULL) {
+        cli_error("out of memory reading '%s'", path);
+        return -1;
+    }
+    *text = t;
+    t[size] = '\0';
+    size_t cap = 0;
+    char *p = *text, *end = *text + size;
+    while (p < end) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        char *e = nl ? nl : end;
+        char *s = p;
+        p = nl ? nl + 1 : end;
+        while (s < e && (*s == ' ' || *s == '\t')) s++;
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
+        if (s == e || *s == '#') continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            const char **l = realloc(*list, cap * sizeof *l);
+            if (l == NULL) {
+                cli_error("out of memory reading '%s'", path);
+                return -1;
+            }
+            *list = l;
+        }
+        *e = '\0';              /* the line's end: '\n', a blank, or the byte after the data */
+        (*list)[(*n)++] = s;
+    }
+    if (*n == 0) {
+        cli_error("no agent in '%s'", path);
+        return -1;
+    }
+    return 0;
+}
+
 void cli_check_agent(const char *agent)
 {
     const size_t len = strlen(agent);

@@ -93,6 +93,11 @@ int cli_read_file(const char *path, size_t max, char **data, size_t *size, int *
  * kept); damaged compressed data is an error naming the file. */
 int cli_read_robots(const char *path, size_t max, char **data, size_t *size);
 
+/* --agents FILE (diff, survey): one token a line, '#' comments and blanks skipped; each is
+ * cut out of *@text in place (NUL-terminated; free *@text and *@list). @return 0, or -1
+ * after a message (also when the file names no agent). */
+int cli_read_agents(const char *path, char **text, const char ***list, size_t *n);
+
 /* Warns when --agent is not a pure product token (SPEC 2.2.12). */
 void cli_check_agent(const char *agent);
 

@@ -340,50 +340,6 @@ static int check_log_options(const struct cli_opts *o, const diff_opts *d)
     return 0;
 }
 
-/* Agents from --agents FILE: one per line, '#' comments, blanks skipped; each is cut out of
- * *@text in place (NUL-terminated). @return 0, or -1 after a message. */
-static int read_agents(const char *path, char **text, const char ***list, size_t *n)
-{
-    size_t size;
-    *list = NULL;
-    *n = 0;
-    if (cli_read_file(path, (size_t)64 << 20, text, &size, NULL) != 0) return -1;
-    char *t = realloc(*text, size + 1);     /* room for the last token's NUL */
-    if (t == NULL) {
-        cli_error("out of memory reading '%s'", path);
-        return -1;
-    }
-    *text = t;
-    t[size] = '\0';
-    size_t cap = 0;
-    char *p = *text, *end = *text + size;
-    while (p < end) {
-        char *nl = memchr(p, '\n', (size_t)(end - p));
-        char *e = nl ? nl : end;
-        char *s = p;
-        p = nl ? nl + 1 : end;
-        while (s < e && (*s == ' ' || *s == '\t')) s++;
-        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
-        if (s == e || *s == '#') continue;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 64;
-            const char **l = realloc(*list, cap * sizeof *l);
-            if (l == NULL) {
-                cli_error("out of memory reading '%s'", path);
-                return -1;
-            }
-            *list = l;
-        }
-        *e = '\0';              /* the line's end: '\n', a blank, or the byte after the data */
-        (*list)[(*n)++] = s;
-    }
-    if (*n == 0) {
-        cli_error("no agent in '%s'", path);
-        return -1;
-    }
-    return 0;
-}
-
 /* The job's settings from the options. @return 0, or 2 after a message. */
 static int configure(rs_job *job, const struct cli_opts *o, const diff_opts *d, const char *const *agents,
                      size_t n_agents)
@@ -461,7 +417,7 @@ int cmd_diff(int argc, char **argv)
     char *agents_text = NULL;
     const char **file_agents = NULL;
     size_t n_file_agents = 0;
-    if (o.agents_file && read_agents(o.agents_file, &agents_text, &file_agents, &n_file_agents) != 0) rc = 2;
+    if (o.agents_file && cli_read_agents(o.agents_file, &agents_text, &file_agents, &n_file_agents) != 0) rc = 2;
     if (rc == 0 && !d.logs)
         for (int i = 0; i < o.n_agents; i++)
             if (strcmp(o.agents[i], "*")) cli_check_agent(o.agents[i]);

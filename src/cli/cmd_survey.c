@@ -129,38 +129,6 @@ static int on_doc(void *vctx, const rs_site_doc *d)
     return c->failed;
 }
 
-/* Agents from --agents FILE: one per line, '#' comments, blanks skipped. */
-static int read_agents(const char *path, char **text, rs_str **list, size_t *n)
-{
-    size_t size;
-    if (cli_read_file(path, (size_t)64 << 20, text, &size, NULL) != 0) return -1;
-    size_t cap = 64;
-    *list = malloc(cap * sizeof **list);
-    *n = 0;
-    char *p = *text, *end = *text + size;
-    while (p < end && *list) {
-        char *nl = memchr(p, '\n', (size_t)(end - p));
-        char *e = nl ? nl : end;
-        char *s = p;
-        p = nl ? nl + 1 : end;
-        while (s < e && (*s == ' ' || *s == '\t')) s++;
-        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
-        if (s == e || *s == '#') continue;
-        if (*n == cap) {
-            cap *= 2;
-            rs_str *nlst = realloc(*list, cap * sizeof **list);
-            if (nlst == NULL) { free(*list); *list = NULL; break; }
-            *list = nlst;
-        }
-        (*list)[*n].ptr = s;
-        (*list)[*n].len = (size_t)(e - s);
-        (*n)++;
-    }
-    if (*list == NULL) { cli_error("out of memory reading '%s'", path); return -1; }
-    if (*n == 0) { cli_error("no agent in '%s'", path); return -1; }
-    return 0;
-}
-
 /* By the library's mergeable-statistics writer (rs_stats_*): counts only. */
 static int write_stats(const char *path, const survey_ctx *c, const rs_sites_warc_stats *ws)
 {
@@ -273,21 +241,27 @@ int cmd_survey(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.format = o.format;
     char *agents_text = NULL;
-    if (o.agents_file) {
-        if (read_agents(o.agents_file, &agents_text, &c.agents, &c.n) != 0) {
-            free(agents_text);
-            free(c.agents);
-            return 2;
-        }
-    } else {
-        size_t nd = 0;
-        const char *const *def = o.n_agents ? NULL : rs_survey_default_agents(&nd);
-        c.n = o.n_agents ? (size_t)o.n_agents : nd;
-        c.agents = malloc(c.n * sizeof *c.agents);
-        if (c.agents == NULL) { cli_error("out of memory"); return 2; }
-        for (size_t a = 0; a < c.n; a++) c.agents[a] = cstr(o.n_agents ? o.agents[a] : def[a]);
-        for (int a = 0; a < o.n_agents; a++) cli_check_agent(o.agents[a]);
+    const char **file_agents = NULL;
+    size_t n_file = 0;
+    if (o.agents_file && cli_read_agents(o.agents_file, &agents_text, &file_agents, &n_file) != 0) {
+        free(agents_text);
+        free(file_agents);
+        return 2;
     }
+    size_t nd = 0;
+    const char *const *def = o.agents_file || o.n_agents ? NULL : rs_survey_default_agents(&nd);
+    const char *const *names = o.agents_file ? file_agents : o.n_agents ? (const char *const *)o.agents : def;
+    c.n = o.agents_file ? n_file : o.n_agents ? (size_t)o.n_agents : nd;
+    c.agents = malloc(c.n * sizeof *c.agents);
+    if (c.agents == NULL) {
+        free(agents_text);
+        free(file_agents);
+        cli_error("out of memory");
+        return 2;
+    }
+    for (size_t a = 0; a < c.n; a++) c.agents[a] = cstr(names[a]);
+    free(file_agents);      /* c.agents points into agents_text */
+    for (int a = 0; a < o.n_agents; a++) cli_check_agent(o.agents[a]);
     c.counts = calloc(c.n, sizeof *c.counts);
     c.res = calloc(c.n, sizeof *c.res);
     rs_sites *sites = NULL;
