@@ -224,9 +224,12 @@ static size_t next_block_size(const pipeline_impl *p, const rs_reader *r)
 {
     rs_reader_stats st;
     rs_reader_stats_get(r, &st);
-    if (p->n_threads < 2 || st.file_size == 0 || st.bytes_in == 0 || st.bytes_in >= st.file_size) return 0;
+    if (p->n_threads < 2 || st.file_size == 0 || st.bytes_in >= st.file_size) return 0;
     uint64_t left = st.file_size - st.bytes_in;
-    if (st.compression != RS_COMPRESSION_NONE) left = (uint64_t)((double)left * st.bytes_out / st.bytes_in);
+    if (st.compression != RS_COMPRESSION_NONE) {
+        if (st.bytes_in == 0) return 0;    /* no ratio yet */
+        left = (uint64_t)((double)left * st.bytes_out / st.bytes_in);
+    }
     const uint64_t share = left / (4 * (uint64_t)p->n_threads);
     return share < TAIL_BLOCK_MIN ? TAIL_BLOCK_MIN : (size_t)share;   /* past the size at open: that */
 }
