@@ -795,7 +795,9 @@ RS_API rs_status rs_job_set_string(rs_job *job, rs_job_sparam param, const char 
  *  a WARC (as rs_sites_create); in the order given, the first that knows an origin wins. */
 RS_API rs_status rs_job_add_robots(rs_job *job, const char *path);
 /** Sites the caller built instead (e.g. bodies from memory: rs_sites_add_body); borrowed
- *  until rs_job_free, and used by one job at a time. Excludes rs_job_add_robots. */
+ *  until rs_job_free, and used by one job at a time. Excludes rs_job_add_robots. A urls
+ *  job lets the files' matchers it loads start as plain rule lists, turned into the
+ *  compiled form once a site decides many URLs: lookups answer the same either way. */
 RS_API rs_status rs_job_use_sites(rs_job *job, rs_sites *sites);
 /** A crawler's product token (urls: one or more, at most 256, a URL's records in this
  *  order; logs: audit only these bots, default every known one; diff: any number, see

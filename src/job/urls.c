@@ -12,6 +12,7 @@
  */
 #include "job/job.h"
 #include "common/common.h"
+#include "sites/sites.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -1329,6 +1330,10 @@ static rs_status urls_start(rs_job *jb)
         jb->sites = sites;
         jb->own_sites = 1;
     }
+    /* most sites of a frontier decide a few URLs: their matchers start as rule lists
+     * (the same answers for a fraction of the build), and the scanner turns a site to
+     * its trie once it decides many */
+    rs_sites_use_lists(jb->sites, 1);
     rs_sites_set_semantics(jb->sites, jb->semantics);
     const int quiet = jb->no_records;
     job->format = jb->format;

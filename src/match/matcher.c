@@ -21,6 +21,7 @@
  * Not here: parsing (robots/), group selection (rules/), URLs (url/).
  */
 #include "rules/ruleset.h"
+#include <stdatomic.h>
 
 /* ===== Compiled layout ===== */
 
@@ -138,6 +139,9 @@ enum {
     KIND_GOOGLE_SLASH,         /* the same, where the root's one child has the label "/": the
                                   walk starts there */
     KIND_FIRST_MATCH,          /* the first matching rule in file order (SPEC 2.5) */
+    KIND_GOOGLE_LIST,          /* Google's, every candidate tried in turn: built without a
+                                  sort or a trie, for sites that decide few URLs (the trie
+                                  comes later from it: rs_matcher_compiled) */
     KIND_ALLOW_ALL,
     KIND_DISALLOW_ALL
 };
@@ -162,6 +166,15 @@ struct rs_matcher {
 #define M_TERM(m, n) ((const term_rec *)(const void *)((const char *)(m) + (m)->terms_at + (n)->term))
 #define M_TEXT(m)    ((const char *)(m) + (m)->text_at)
 #define M_RULES(m)   ((const rule_entry *)(const void *)((const char *)(m) + (m)->rules_at))
+
+/* A rule-list matcher's (KIND_GOOGLE_LIST) own fields, at terms_at: its trie once
+ * built (rs_matcher_compiled; published once, then never changed), what sizes it. */
+typedef struct {
+    _Atomic(rs_matcher *) trie;
+    uint32_t n_wild;           /* wildcard candidates */
+    uint32_t text_len;
+} list_head;
+#define M_LIST(m)    ((list_head *)(void *)((char *)(uintptr_t)(m) + (m)->terms_at))
 
 /* ===== Pattern helpers ===== */
 
@@ -699,7 +712,7 @@ static inline void *carve(char *base, size_t *at, size_t n)
     return p;
 }
 
-#define SCRATCH_STACK 16384    /* most files compile without a scratch allocation */
+#define SCRATCH_STACK 8192     /* most files compile without a scratch allocation */
 
 static void *malloc_alloc(void *ctx, size_t size)
 {
@@ -713,9 +726,159 @@ rs_status rs_matcher_create(const rs_ruleset *rs, const char *agent, size_t agen
     return rs_matcher_create_alloc(rs, agent, agent_len, semantics, malloc_alloc, NULL, out);
 }
 
+/* The applicable rules of a matcher in the making (steps 1-2), or of a rule-list
+ * matcher (KIND_GOOGLE_LIST), which keeps them as they are: what the trie is built from. */
+typedef struct {
+    const rule_entry *rules;
+    uint32_t n_rules;
+    const char *text;          /* 8 readable bytes after text_len */
+    size_t text_len;
+    const cand *cands;         /* NULL for first-match */
+    uint32_t n_cands, n_wild;
+} rule_list;
+
+/* The trie matcher (Google semantics) or the first-match one of @l (steps 3-5). */
+static rs_status build_trie(const rule_list *l, int google, void *(*alloc)(void *ctx, size_t size),
+                            void *alloc_ctx, rs_matcher **out)
+{
+    const uint32_t nc = google ? l->n_cands : 0;
+    const size_t max_tree = 2 * (size_t)nc + 1;
+    const size_t scratch_bytes = google ? ALIGN8(nc * sizeof(sort_item)) + ALIGN8((nc / 2 + 1) * sizeof(sort_item))
+                                              + ALIGN8(max_tree * sizeof(tree_node)) + ALIGN8(max_tree * sizeof(uint32_t))
+                                        : 0;
+    _Alignas(16) char scratch_stack[SCRATCH_STACK];
+    char *scratch = scratch_stack;
+    if (scratch_bytes > sizeof scratch_stack) {
+        scratch = rs_malloc(scratch_bytes);
+        RS_RETURN_IF(scratch == NULL, RS_ERR_NOMEM);
+    }
+    const char *text = l->text;
+    const cand *cands = l->cands;
+
+    rs_matcher h;
+    memset(&h, 0, sizeof h);
+    h.kind = google ? KIND_GOOGLE : KIND_FIRST_MATCH;
+    h.n_rules = l->n_rules;
+
+    size_t nodes_len = 0, terms_len = 0, at = 0;
+    sort_item *items = NULL;
+    tree_node *tree = NULL;
+    uint32_t *stack = NULL;
+    if (google) {
+        /* 3. Sort. */
+        items = carve(scratch, &at, nc * sizeof(sort_item));
+        sort_item *tmp = carve(scratch, &at, (nc / 2 + 1) * sizeof(sort_item));
+        tree = carve(scratch, &at, max_tree * sizeof(tree_node));
+        stack = carve(scratch, &at, max_tree * sizeof(uint32_t));
+        for (uint32_t i = 0; i < nc; i++) {
+            items[i].key = sort_key(&cands[i], text, 1);
+            items[i].idx = i;
+            items[i].pad = 0;
+        }
+        sort_cands(items, tmp, nc, cands, text, 1);
+        /* 4. The tree, and from it the exact sizes. */
+        tree_size sz;
+        build_tree(items, nc, cands, text, tree, stack, &sz);
+        h.n_nodes = sz.n + sz.n_bitmaps;
+        nodes_len = (size_t)h.n_nodes * sizeof(trie_node);
+        terms_len = 8 + (size_t)sz.n_terms * sizeof(term_rec) + (size_t)l->n_wild * sizeof(wild_rule);
+    }
+
+    /* 5. The matcher: the header, then what a walk reads (the nodes
+     * 32-aligned, so each sits in one cache line: up to 24 bytes of padding,
+     * as malloc aligns to 8 at least), the rule table and the patterns as
+     * written (output, first-match) last. One allocation, exactly sized. */
+    const size_t rules_len = l->n_rules * sizeof(rule_entry);
+    const size_t head = ALIGN8(sizeof(rs_matcher));
+    const size_t total = head + 24 + ALIGN8(nodes_len) + ALIGN8(terms_len)
+        + ALIGN8(l->text_len + 1) + ALIGN8(rules_len);
+    rs_status st = RS_OK;
+    char *b = alloc(alloc_ctx, total);
+    if (b == NULL) {
+        st = RS_ERR_NOMEM;
+    } else {
+        size_t off = head;
+        off += (32 - ((uintptr_t)(b + off) & 31)) & 31;
+        memset(b + head, 0, off - head);
+        h.nodes_at = (uint32_t)off;
+        off += ALIGN8(nodes_len);
+        h.terms_at = (uint32_t)off;
+        off += ALIGN8(terms_len);
+        h.text_at = (uint32_t)off;
+        memcpy(b + off, text, l->text_len);
+        memset(b + off + l->text_len, 0, ALIGN8(l->text_len + 1) - l->text_len);
+        off += ALIGN8(l->text_len + 1);
+        h.rules_at = (uint32_t)off;
+        if (rules_len) memcpy(b + off, l->rules, rules_len);
+        off += ALIGN8(rules_len);
+        memset(b + off, 0, total - off);
+        h.bytes = total;
+        if (google) {
+            const trie_node *nodes = (trie_node *)(void *)(b + h.nodes_at);
+            lay_out(tree, items, cands, text, stack, (trie_node *)(void *)(b + h.nodes_at),
+                    b + h.terms_at);
+            if (nodes[0].n_children == 1 && nodes[0].first_child == 1 &&
+                (nodes[0].kids & 0xff) == '/' && nodes[1].label_len == 1)
+                h.kind = KIND_GOOGLE_SLASH;
+        }
+        memcpy(b, &h, sizeof h);
+        *out = (rs_matcher *)(void *)b;
+    }
+    if (scratch != scratch_stack) rs_free(scratch);
+    return st;
+}
+
+/*
+ * The rule-list matcher of @l: the header, the trie's slot (published by
+ * rs_matcher_compiled), the candidates, the text and the rule table, copied
+ * as they are: no sort, no tree. Matching tries every candidate.
+ */
+static rs_status build_list(const rule_list *l, void *(*alloc)(void *ctx, size_t size), void *alloc_ctx,
+                            rs_matcher **out)
+{
+    const size_t head = ALIGN8(sizeof(rs_matcher));
+    const size_t cands_len = (size_t)l->n_cands * sizeof(cand);
+    const size_t rules_len = l->n_rules * sizeof(rule_entry);
+    const size_t total = head + sizeof(list_head) + ALIGN8(cands_len) + ALIGN8(l->text_len + 8) + ALIGN8(rules_len);
+    char *b = alloc(alloc_ctx, total);
+    RS_RETURN_IF(b == NULL, RS_ERR_NOMEM);
+    rs_matcher h;
+    memset(&h, 0, sizeof h);
+    h.kind = KIND_GOOGLE_LIST;
+    h.n_rules = l->n_rules;
+    h.n_nodes = l->n_cands;
+    size_t off = head;
+    h.terms_at = (uint32_t)off;
+    list_head *lh = (list_head *)(void *)(b + off);
+    atomic_init(&lh->trie, NULL);
+    lh->n_wild = l->n_wild;
+    lh->text_len = (uint32_t)l->text_len;
+    off += sizeof *lh;
+    h.nodes_at = (uint32_t)off;
+    if (cands_len) memcpy(b + off, l->cands, cands_len);
+    off += ALIGN8(cands_len);
+    h.text_at = (uint32_t)off;
+    memcpy(b + off, l->text, l->text_len);
+    memset(b + off + l->text_len, 0, ALIGN8(l->text_len + 8) - l->text_len);
+    off += ALIGN8(l->text_len + 8);
+    h.rules_at = (uint32_t)off;
+    if (rules_len) memcpy(b + off, l->rules, rules_len);
+    h.bytes = total;
+    memcpy(b, &h, sizeof h);
+    *out = (rs_matcher *)(void *)b;
+    return RS_OK;
+}
+
 rs_status rs_matcher_create_alloc(const rs_ruleset *rs, const char *agent, size_t agent_len,
                                   rs_semantics semantics, void *(*alloc)(void *ctx, size_t size),
                                   void *alloc_ctx, rs_matcher **out)
+{
+    return rs_matcher_create_ex(rs, agent, agent_len, semantics, 0, alloc, alloc_ctx, out);
+}
+
+rs_status rs_matcher_create_ex(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                               rs_semantics semantics, int list, void *(*alloc)(void *ctx, size_t size),
+                               void *alloc_ctx, rs_matcher **out)
 {
     RS_RETURN_IF(rs == NULL || out == NULL || (agent == NULL && agent_len), RS_ERR_USAGE);
     RS_RETURN_IF(semantics != RS_SEMANTICS_GOOGLE && semantics != RS_SEMANTICS_FIRST_MATCH,
@@ -742,15 +905,11 @@ rs_status rs_matcher_create_alloc(const rs_ruleset *rs, const char *agent, size_
 
     /* The scratch: rule table, text (the derived patterns are shorter than
      * their rules': at most pat_bytes more) with 8 readable bytes after it,
-     * candidates, sort items and room, tree nodes, a stack. */
+     * candidates. */
     const size_t max_cands = google ? 2 * (size_t)n_app : 0;
-    const size_t max_tree = 2 * max_cands + 1;
     const size_t text_cap = 2 * pat_bytes + 8;
     const size_t scratch_bytes = ALIGN8(n_app * sizeof(rule_entry)) + ALIGN8(text_cap)
-        + (google ? ALIGN8(max_cands * sizeof(cand)) + ALIGN8(max_cands * sizeof(sort_item))
-                        + ALIGN8((max_cands / 2 + 1) * sizeof(sort_item))
-                        + ALIGN8(max_tree * sizeof(tree_node)) + ALIGN8(max_tree * sizeof(uint32_t))
-                  : 0);
+        + (google ? ALIGN8(max_cands * sizeof(cand)) : 0);
     _Alignas(16) char scratch_stack[SCRATCH_STACK];
     char *scratch = scratch_stack;
     if (scratch_bytes > sizeof scratch_stack) {
@@ -813,78 +972,38 @@ rs_status rs_matcher_create_alloc(const rs_ruleset *rs, const char *agent, size_
     text_len = derived;        /* == pat_bytes without derived patterns */
     memset(text + text_len, 0, 8);
 
-    rs_matcher h;
-    memset(&h, 0, sizeof h);
-    h.kind = google ? KIND_GOOGLE : KIND_FIRST_MATCH;
-    h.n_rules = n_app;
-
-    size_t nodes_len = 0, terms_len = 0;
-    sort_item *items = NULL;
-    tree_node *tree = NULL;
-    uint32_t *stack = NULL;
-    if (google) {
-        /* 3. Sort. */
-        items = carve(scratch, &at, max_cands * sizeof(sort_item));
-        sort_item *tmp = carve(scratch, &at, (max_cands / 2 + 1) * sizeof(sort_item));
-        tree = carve(scratch, &at, max_tree * sizeof(tree_node));
-        stack = carve(scratch, &at, max_tree * sizeof(uint32_t));
-        for (uint32_t i = 0; i < nc; i++) {
-            items[i].key = sort_key(&cands[i], text, 1);
-            items[i].idx = i;
-            items[i].pad = 0;
-        }
-        sort_cands(items, tmp, nc, cands, text, 1);
-        /* 4. The tree, and from it the exact sizes. */
-        tree_size sz;
-        build_tree(items, nc, cands, text, tree, stack, &sz);
-        h.n_nodes = sz.n + sz.n_bitmaps;
-        nodes_len = (size_t)h.n_nodes * sizeof(trie_node);
-        terms_len = 8 + (size_t)sz.n_terms * sizeof(term_rec) + (size_t)n_wild * sizeof(wild_rule);
-    }
-
-    /* 5. The matcher: the header, then what a walk reads (the nodes
-     * 32-aligned, so each sits in one cache line: up to 24 bytes of padding,
-     * as malloc aligns to 8 at least), the rule table and the patterns as
-     * written (output, first-match) last. One allocation, exactly sized. */
-    const size_t rules_len = n_app * sizeof(rule_entry);
-    const size_t head = ALIGN8(sizeof(rs_matcher));
-    const size_t total = head + 24 + ALIGN8(nodes_len) + ALIGN8(terms_len)
-        + ALIGN8(text_len + 1) + ALIGN8(rules_len);
-    rs_status st = RS_OK;
-    char *b = alloc(alloc_ctx, total);
-    if (b == NULL) {
-        st = RS_ERR_NOMEM;
-    } else {
-        size_t off = head;
-        off += (32 - ((uintptr_t)(b + off) & 31)) & 31;
-        memset(b + head, 0, off - head);
-        h.nodes_at = (uint32_t)off;
-        off += ALIGN8(nodes_len);
-        h.terms_at = (uint32_t)off;
-        off += ALIGN8(terms_len);
-        h.text_at = (uint32_t)off;
-        memcpy(b + off, text, text_len);
-        memset(b + off + text_len, 0, ALIGN8(text_len + 1) - text_len);
-        off += ALIGN8(text_len + 1);
-        h.rules_at = (uint32_t)off;
-        if (rules_len) memcpy(b + off, rules, rules_len);
-        off += ALIGN8(rules_len);
-        memset(b + off, 0, total - off);
-        h.bytes = total;
-        if (google) {
-            const trie_node *nodes = (trie_node *)(void *)(b + h.nodes_at);
-            lay_out(tree, items, cands, text, stack, (trie_node *)(void *)(b + h.nodes_at),
-                    b + h.terms_at);
-            if (nodes[0].n_children == 1 && nodes[0].first_child == 1 &&
-                (nodes[0].kids & 0xff) == '/' && nodes[1].label_len == 1)
-                h.kind = KIND_GOOGLE_SLASH;
-        }
-        memcpy(b, &h, sizeof h);
-        *out = (rs_matcher *)(void *)b;
-    }
+    const rule_list l = { rules, n_app, text, text_len, cands, nc, n_wild };
+    const rs_status st = google && list ? build_list(&l, alloc, alloc_ctx, out)
+                                        : build_trie(&l, google, alloc, alloc_ctx, out);
     if (scratch != scratch_stack) rs_free(scratch);
     if (selected != sel_stack) rs_free(selected);
     return st;
+}
+
+int rs_matcher_is_list(const rs_matcher *m)
+{
+    return m->kind == KIND_GOOGLE_LIST;
+}
+
+rs_status rs_matcher_compiled(const rs_matcher *m, void *(*alloc)(void *ctx, size_t size), void *alloc_ctx,
+                              const rs_matcher **out)
+{
+    *out = m;
+    if (m->kind != KIND_GOOGLE_LIST) return RS_OK;
+    list_head *lh = M_LIST(m);
+    rs_matcher *t = atomic_load_explicit(&lh->trie, memory_order_acquire);
+    if (t == NULL) {
+        const rule_list l = { M_RULES(m), m->n_rules, M_TEXT(m), lh->text_len,
+                              (const cand *)(const void *)M_NODES(m), m->n_nodes, lh->n_wild };
+        RS_FORWARD(build_trie(&l, 1, alloc, alloc_ctx, &t));
+        rs_matcher *none = NULL;
+        /* another thread's trie may be there first: this one is then left to its allocator */
+        if (!atomic_compare_exchange_strong_explicit(&lh->trie, &none, t, memory_order_acq_rel,
+                                                     memory_order_acquire))
+            t = none;
+    }
+    *out = t;
+    return RS_OK;
 }
 
 /* ===== Matching ===== */
@@ -1076,6 +1195,40 @@ done:;
     out->rule = r->rule;
 }
 
+/*
+ * Google semantics without the trie: every candidate of the list (make_cand's, in
+ * file order) whose literal prefix starts the path and which could beat the best
+ * of its type is checked whole. The same candidates and the same order of
+ * (priority desc, line asc) as the walk give the same verdict, line and rule.
+ */
+static __attribute__((noinline)) void match_list(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
+{
+    best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
+    const cand *c = (const cand *)(const void *)M_NODES(m);
+    const cand *const end = c + m->n_nodes;
+    const char *text = M_TEXT(m);
+    for (; c < end; c++) {
+        const uint32_t pl = c->prefix_len;
+        if (pl > plen || memcmp(path, text + c->off, pl) != 0) continue;
+        best_match *b = &best[c->type != RS_RULE_ALLOW];
+        if (!beats((int32_t)c->len, c->line, b)) continue;
+        if (c->wildcard) {
+            const char *tail = text + c->off + pl + 1;
+            if (!match_after_star(path, plen, pl, tail, c->len - pl - 1 - c->anchored, c->anchored)) continue;
+        } else if (c->anchored && plen != pl) {
+            continue;
+        }
+        b->prio = (int32_t)c->len;
+        b->line = c->line;
+        b->rule = c->rule;
+    }
+    const best_match *a = &best[0], *d = &best[1];
+    out->disallowed = d->prio > a->prio && d->prio > 0;
+    const best_match *r = d->prio > a->prio ? d : a;
+    out->line = r->line;
+    out->rule = r->rule;
+}
+
 /* The older tradition (SPEC 2.5): the first rule in file order that matches decides. */
 static __attribute__((noinline)) void match_first(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
 {
@@ -1111,6 +1264,8 @@ void rs_matcher_match(const rs_matcher *m, const char *path, size_t path_len, rs
         match_google(m, path, path_len, out, kind);
     } else if (kind == KIND_FIRST_MATCH) {
         match_first(m, path, path_len, out);
+    } else if (kind == KIND_GOOGLE_LIST) {
+        match_list(m, path, path_len, out);
     } else {
         out->disallowed = kind == KIND_DISALLOW_ALL;
         out->line = 0;

@@ -80,6 +80,28 @@ rs_status rs_matcher_create_alloc(const rs_ruleset *rs, const char *agent, size_
                                   rs_semantics semantics, void *(*alloc)(void *ctx, size_t size),
                                   void *alloc_ctx, rs_matcher **out);
 
+/*
+ * rs_matcher_create_alloc, or with @list (Google semantics only) a rule-list
+ * matcher: the applicable rules as they are, tried in turn by rs_matcher_match,
+ * built for a fraction of the trie's cost and memory (for a site that decides
+ * few URLs; src/scan turns to the trie when a site's URLs pass a count).
+ */
+rs_status rs_matcher_create_ex(const rs_ruleset *rs, const char *agent, size_t agent_len,
+                               rs_semantics semantics, int list, void *(*alloc)(void *ctx, size_t size),
+                               void *alloc_ctx, rs_matcher **out);
+
+/* Whether @m is a rule-list matcher (rs_matcher_create_ex). */
+int rs_matcher_is_list(const rs_matcher *m);
+
+/*
+ * The trie matcher of @m: @m itself unless it is a rule-list matcher, whose
+ * trie is built on the first call (with @alloc, as rs_matcher_create_alloc)
+ * and kept with it for every caller and thread after. A rule-list matcher
+ * made with rs_matcher_create_ex(..., alloc, ...) uses the same allocator.
+ */
+rs_status rs_matcher_compiled(const rs_matcher *m, void *(*alloc)(void *ctx, size_t size), void *alloc_ctx,
+                              const rs_matcher **out);
+
 /* Prefetches up to @max_bytes of a matcher whose first two cache lines are
  * already on their way (src/scan prefetches m and m + 64 first). */
 void rs_matcher_prefetch(const rs_matcher *m, size_t max_bytes);

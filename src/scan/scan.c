@@ -64,7 +64,9 @@ typedef struct lsite {
     uint32_t id;                /* local site number; UINT32_MAX for a line decided alone */
     uint32_t key_len;
     uint32_t origin_len;
+    uint32_t uses;              /* URLs decided so far, while a matcher is a rule list */
     uint8_t  error;             /* rs_origin_error: != OK for a malformed origin */
+    uint8_t  lists;             /* some agent's matcher is a rule list (rs_sites_use_lists) */
     const char *key;
     const char *origin;
     agent_site ag[];
@@ -514,9 +516,12 @@ static rs_status new_site(rs_scanner *sc, rs_arena *ar, const char *url, size_t 
     s->error = (uint8_t)o.error;
     s->key = p;
     s->origin = p + key;
+    s->uses = 0;
+    s->lists = 0;
     for (size_t a = 0; a < sc->n_agents; a++) {
         s->ag[a].matcher = o.error == RS_ORIGIN_OK ? agp[a].matcher : NULL;
         s->ag[a].reason = o.error == RS_ORIGIN_OK ? agp[a].reason : 0;
+        s->lists |= s->ag[a].matcher != NULL && rs_matcher_is_list(s->ag[a].matcher);
     }
     *out = s;
     if (key == 0) goto out;
@@ -927,6 +932,27 @@ decide_group(rs_scanner *sc, const grouped *o, const grouped *const end, const r
     }
 }
 
+/*
+ * A site whose matchers are rule lists (cheap to build, a walk of every rule a
+ * URL) turns to their tries once it has decided LIST_USES URLs: from then on a
+ * URL costs less than a list walk, and few sites get there in a frontier with a
+ * handful of URLs a site. The trie is built once in the sites' arena, for every
+ * scanner; without memory for it the list goes on deciding (the same verdicts).
+ */
+#define LIST_USES 16
+
+static __attribute__((noinline)) void promote(rs_scanner *sc, lsite *s, uint32_t urls)
+{
+    s->uses += urls;
+    if (s->uses < LIST_USES) return;
+    s->lists = 0;
+    for (size_t a = 0; a < sc->n_agents; a++) {
+        const rs_matcher *t;
+        if (s->ag[a].matcher && rs_sites_compiled(sc->sites, s->ag[a].matcher, &t) == RS_OK)
+            s->ag[a].matcher = t;
+    }
+}
+
 /* Pass 4: each site's URLs back to back. Ahead, without a chain of
  * dependent misses: the site record 8 groups ahead, its matchers' header
  * and root node 4 ahead, their tables 2 ahead (as much as the group's URLs
@@ -935,7 +961,7 @@ static __attribute__((noinline)) void pass_match(rs_scanner *sc, size_t nt)
 {
     const size_t na = sc->n_agents;
     const char *const base = sc->base;
-    const lsite *const *const gsite = sc->gsite;
+    lsite *const *const gsite = (lsite *const *)(uintptr_t)sc->gsite;
     const uint32_t *const gstart = sc->gstart;
     const grouped *const order = sc->order;
     const int one = na == 1 && !sc->encode_urls;    /* decide_group's case */
@@ -963,6 +989,7 @@ static __attribute__((noinline)) void pass_match(rs_scanner *sc, size_t nt)
         }
         sc->cnt[s->id] = 0;
         const uint32_t end = gstart[g + 1];
+        if (RS_UNLIKELY(s->lists)) promote(sc, gsite[g], end - gstart[g]);
         if (one && s->ag[0].matcher != NULL) {  /* the usual case, without the agents loop */
             if (sc->summary_only)
                 decide_group(sc, order + gstart[g], order + end, s->ag[0].matcher, s->ag[0].reason, &c, 0);

@@ -83,6 +83,7 @@ typedef struct {
     char  *next, *end;       /* free bytes of the newest chunk */
     size_t chunk_size;       /* the next chunk's size (grows to MARENA_MAX_CHUNK) */
     size_t bytes;            /* held in chunks */
+    int    lists;            /* rs_sites_use_lists: Google matchers made here start as rule lists */
 } rs_marena;
 
 /* One robots.txt outcome: a file of a directory, a manifest line, a single file. */
@@ -145,6 +146,18 @@ struct rs_sites {
     int          held_all;
     rs_marena    marena;     /* matchers of opened sources (not with opts.stream) */
 };
+
+/*
+ * From now on, Google-semantics matchers of opened sources (in the matcher
+ * arena) are made as rule lists (rs_matcher_create_ex): a fraction of a trie's
+ * cost to build, for sites that decide few URLs. A caller that finds a site
+ * deciding many asks for its trie with rs_sites_compiled (src/scan does).
+ */
+void rs_sites_use_lists(rs_sites *s, int on);
+
+/* rs_matcher_compiled of a matcher of @s: the trie of a rule list, built once in
+ * the matcher arena; any thread. */
+rs_status rs_sites_compiled(rs_sites *s, const rs_matcher *m, const rs_matcher **out);
 
 /* Initialises s->memory, the empty source rs_sites_add_body fills. */
 rs_status rs_memory_source_init(rs_source *src);

@@ -250,6 +250,16 @@ out:
     return p;
 }
 
+void rs_sites_use_lists(rs_sites *s, int on)
+{
+    if (s) s->marena.lists = on;
+}
+
+rs_status rs_sites_compiled(rs_sites *s, const rs_matcher *m, const rs_matcher **out)
+{
+    return rs_matcher_compiled(m, marena_alloc, &s->marena, out);
+}
+
 /* ===== Handle ===== */
 
 const char *rs_reason_str(rs_reason r)
@@ -475,7 +485,8 @@ static rs_status compile(rs_sites *s, rs_marena *sa, const rs_doc *d, const rs_r
     rs_agent_matcher *n = sa ? marena_alloc(sa, sizeof *n + agent_len) : rs_malloc(sizeof *n + agent_len);
     RS_RETURN_IF(n == NULL, RS_ERR_NOMEM);
     n->in_arena = sa != NULL;
-    const rs_status st = sa ? rs_matcher_create_alloc(rs, agent, agent_len, sem, marena_alloc, sa, &n->matcher)
+    const int list = sa != NULL && sa->lists && sem == RS_SEMANTICS_GOOGLE;
+    const rs_status st = sa ? rs_matcher_create_ex(rs, agent, agent_len, sem, list, marena_alloc, sa, &n->matcher)
                             : rs_matcher_create(rs, agent, agent_len, sem, &n->matcher);
     if (st != RS_OK) {
         if (sa == NULL) rs_free(n);

@@ -19,6 +19,7 @@
 
 #include "common/naive_robots.h"
 #include "robotscan.h"
+#include "rules/ruleset.h"
 
 /* ===== Helpers ===== */
 
@@ -55,14 +56,43 @@ static void lib_check_url(const rs_matcher *m, const char *url, size_t len, rs_v
     free(scratch);
 }
 
+/* Each compiled matcher's twins: the rule-list matcher of the same rules
+ * (rs_matcher_create_ex) and the trie built from that list (rs_matcher_compiled),
+ * which must answer as the trie does, verdict, line and rule. */
+static rs_matcher *twin_list;
+static const rs_matcher *twin_trie;
+
+static void *twin_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    return malloc(size);
+}
+
 static rs_matcher *compile(const char *body, size_t size, const char *agent)
 {
     rs_ruleset *rs = NULL;
     rs_matcher *m = NULL;
     cr_assert_eq(rs_ruleset_parse(body, size, &rs), RS_OK);
     cr_assert_eq(rs_matcher_create(rs, agent, strlen(agent), RS_SEMANTICS_GOOGLE, &m), RS_OK);
+    cr_assert_eq(rs_matcher_create_ex(rs, agent, strlen(agent), RS_SEMANTICS_GOOGLE, 1, twin_alloc, NULL,
+                                      &twin_list), RS_OK);
+    cr_assert(rs_matcher_is_list(twin_list));
+    cr_assert_eq(rs_matcher_compiled(twin_list, twin_alloc, NULL, &twin_trie), RS_OK);
+    cr_assert(!rs_matcher_is_list(twin_trie));
+    const rs_matcher *again = NULL;
+    cr_assert_eq(rs_matcher_compiled(twin_list, twin_alloc, NULL, &again), RS_OK);
+    cr_assert_eq(again, twin_trie, "the trie of a list is built once");
     rs_ruleset_free(rs);
     return m;
+}
+
+static void release(rs_matcher *m)
+{
+    rs_matcher_free(m);
+    free((void *)(uintptr_t)twin_trie);
+    free(twin_list);
+    twin_trie = NULL;
+    twin_list = NULL;
 }
 
 static int shown;
@@ -86,6 +116,19 @@ static int compare_url(const char *name, const char *body, size_t size, const rs
     rs_verdict lv;
     naive_robots_check_url(body, size, agent, strlen(agent), url, url_len, &nv);
     lib_check_url(m, url, url_len, &lv);
+    for (int k = 0; k < 2; k++) {
+        rs_verdict tv;
+        lib_check_url(k ? twin_trie : twin_list, url, url_len, &tv);
+        if (tv.disallowed != lv.disallowed || tv.line != lv.line || tv.rule != lv.rule) {
+            if (shown++ < 10) {
+                fprintf(stderr, "differential: %s agent %s: trie %d/%u/%d, %s %d/%u/%d\n", name, agent,
+                        lv.disallowed, lv.line, lv.rule, k ? "trie of the list" : "list", tv.disallowed,
+                        tv.line, tv.rule);
+                show_bytes("url", url, url_len);
+            }
+            return 0;
+        }
+    }
     if (nv.disallowed == lv.disallowed && nv.line == lv.line) return 1;
     if (shown++ < 10) {
         fprintf(stderr, "differential: %s agent %s: naive %s/%u, library %s/%u\n", name, agent,
@@ -137,7 +180,7 @@ static void run_conformance(const char *folder)
             }
             snprintf(cur_case, sizeof cur_case, "%s", fields[0]);
             snprintf(cur_agent, sizeof cur_agent, "%s", fields[1]);
-            rs_matcher_free(m);
+            release(m);
             m = compile(body, body_size, cur_agent);
         }
         const char *url = fields[2];
@@ -155,7 +198,7 @@ static void run_conformance(const char *folder)
         snprintf(name, sizeof name, "%s/%s", folder, cur_case);
         agree += (unsigned)compare_url(name, body, body_size, m, cur_agent, url, strlen(url));
     }
-    rs_matcher_free(m);
+    release(m);
     free(body);
     free(row);
     fclose(f);
@@ -272,7 +315,7 @@ Test(differential, real_robots_files, .timeout = 1800)
                 queries++;
                 agree += (unsigned)compare_url(e->d_name, body, size, m, agents[a], url, ul);
             }
-            rs_matcher_free(m);
+            release(m);
         }
         for (size_t k = 0; k < c.n; k++) free(c.pats[k]);
         free(body);
@@ -343,7 +386,7 @@ Test(differential, edge_cases)
         char name[32];
         snprintf(name, sizeof name, "edge case %zu", i);
         cr_expect(compare_url(name, c->body, bl, m, c->agent, c->url, ul), "%s", name);
-        rs_matcher_free(m);
+        release(m);
     }
 }
 
@@ -394,6 +437,6 @@ Test(differential, hostile_wildcards, .timeout = 20)
     rs_matcher_match(m, path + plen - 2000, 2000, &v);
     cr_expect_eq(nv.disallowed, v.disallowed);
     cr_expect_eq(nv.line, v.line);
-    rs_matcher_free(m);
+    release(m);
     free(path);
 }
