@@ -939,7 +939,7 @@ decide_group(rs_scanner *sc, const grouped *o, const grouped *const end, const r
  * handful of URLs a site. The trie is built once in the sites' arena, for every
  * scanner; without memory for it the list goes on deciding (the same verdicts).
  */
-#define LIST_USES 16
+#define LIST_USES 32
 
 static __attribute__((noinline)) void promote(rs_scanner *sc, lsite *s, uint32_t urls)
 {
