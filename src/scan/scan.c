@@ -64,7 +64,9 @@ typedef struct lsite {
     uint32_t id;                /* local site number; UINT32_MAX for a line decided alone */
     uint32_t key_len;
     uint32_t origin_len;
-    uint32_t uses;              /* URLs decided so far, while a matcher is a rule list */
+    uint32_t work;              /* rules tried so far while its matchers are rule lists
+                                   (URLs x list_rules, saturating) */
+    uint32_t list_rules;        /* the most rules of its rule-list matchers */
     uint8_t  error;             /* rs_origin_error: != OK for a malformed origin */
     uint8_t  lists;             /* some agent's matcher is a rule list (rs_sites_use_lists) */
     const char *key;
@@ -516,12 +518,17 @@ static rs_status new_site(rs_scanner *sc, rs_arena *ar, const char *url, size_t 
     s->error = (uint8_t)o.error;
     s->key = p;
     s->origin = p + key;
-    s->uses = 0;
+    s->work = 0;
+    s->list_rules = 0;
     s->lists = 0;
     for (size_t a = 0; a < sc->n_agents; a++) {
-        s->ag[a].matcher = o.error == RS_ORIGIN_OK ? agp[a].matcher : NULL;
+        const rs_matcher *m = o.error == RS_ORIGIN_OK ? agp[a].matcher : NULL;
+        s->ag[a].matcher = m;
         s->ag[a].reason = o.error == RS_ORIGIN_OK ? agp[a].reason : 0;
-        s->lists |= s->ag[a].matcher != NULL && rs_matcher_is_list(s->ag[a].matcher);
+        if (m != NULL && rs_matcher_is_list(m)) {
+            s->lists = 1;
+            s->list_rules = RS_MAX(s->list_rules, (uint32_t)RS_MIN(rs_matcher_rule_count(m), UINT32_MAX));
+        }
     }
     *out = s;
     if (key == 0) goto out;
@@ -933,18 +940,25 @@ decide_group(rs_scanner *sc, const grouped *o, const grouped *const end, const r
 }
 
 /*
- * A site whose matchers are rule lists (cheap to build, a walk of every rule a
- * URL) turns to their tries once it has decided LIST_USES URLs: from then on a
- * URL costs less than a list walk, and few sites get there in a frontier with a
- * handful of URLs a site. The trie is built once in the sites' arena, for every
+ * When a site's rule lists give way to tries. A list costs a walk of every rule
+ * a URL; a trie costs ~35 list walks to build and then a walk of the few nodes
+ * the path passes. Cold (a site met once a block, most of a large frontier)
+ * both walks wait on memory alike and a trie rarely pays for itself; hot (a
+ * site's URLs back to back) a list walk of 40 rules costs ~0.1 us more than the
+ * trie's. So a site turns to its tries when a block brings it LIST_GROUP URLs
+ * at once, or when the rules its lists have tried reach LIST_WORK (a file of
+ * hundreds of rules gets there in a few URLs). Measured on the bench data
+ * (bench/RESULTS.md). The trie is built once in the sites' arena, for every
  * scanner; without memory for it the list goes on deciding (the same verdicts).
  */
-#define LIST_USES 32
+#define LIST_GROUP 32
+#define LIST_WORK  8192
 
 static __attribute__((noinline)) void promote(rs_scanner *sc, lsite *s, uint32_t urls)
 {
-    s->uses += urls;
-    if (s->uses < LIST_USES) return;
+    const uint64_t work = (uint64_t)s->work + (uint64_t)urls * s->list_rules;
+    s->work = (uint32_t)RS_MIN(work, UINT32_MAX);
+    if (urls < LIST_GROUP && work < LIST_WORK) return;
     s->lists = 0;
     for (size_t a = 0; a < sc->n_agents; a++) {
         const rs_matcher *t;
