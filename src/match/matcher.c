@@ -973,7 +973,7 @@ rs_status rs_matcher_create_ex(const rs_ruleset *rs, const char *agent, size_t a
     memset(text + text_len, 0, 8);
 
     const rule_list l = { rules, n_app, text, text_len, cands, nc, n_wild };
-    const rs_status st = google && list ? build_list(&l, alloc, alloc_ctx, out)
+    const rs_status st = google && list && nc <= RS_MATCHER_LIST_MAX ? build_list(&l, alloc, alloc_ctx, out)
                                         : build_trie(&l, google, alloc, alloc_ctx, out);
     if (scratch != scratch_stack) rs_free(scratch);
     if (selected != sel_stack) rs_free(selected);

@@ -952,7 +952,7 @@ decide_group(rs_scanner *sc, const grouped *o, const grouped *const end, const r
  * scanner; without memory for it the list goes on deciding (the same verdicts).
  */
 #define LIST_GROUP 32
-#define LIST_WORK  8192
+#define LIST_WORK  RS_MATCHER_LIST_MAX
 
 static __attribute__((noinline)) void promote(rs_scanner *sc, lsite *s, uint32_t urls)
 {
