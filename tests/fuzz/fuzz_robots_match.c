@@ -6,7 +6,9 @@
  * URL the library (rs_ruleset_parse, rs_matcher_create, rs_url_path,
  * rs_matcher_match) must give the verdict and line of the naive oracle
  * (tests/common/naive_robots.c); any disagreement aborts. The first-match
- * matcher, rule lookups and group values run too, for crashes only.
+ * matcher, rule lookups and group values run too, for crashes only. The
+ * rule-list matcher of the same rules (rs_matcher_create_ex) and the trie built
+ * from it (rs_matcher_compiled) must give the trie's verdict, line and rule.
  */
 #include "fuzz.h"
 
@@ -14,9 +16,17 @@
 
 #include "common/naive_robots.h"
 #include "robotscan.h"
+#include "rules/ruleset.h"
 
 
-static void check_url(const rs_matcher *m, const rs_matcher *fm, const uint8_t *body,
+static void *list_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    return malloc(size);
+}
+
+static void check_url(const rs_matcher *m, const rs_matcher *fm, const rs_matcher *const twins[2],
+                      const uint8_t *body,
                       size_t body_len, const char *agent, size_t agent_len, const char *url,
                       size_t url_len)
 {
@@ -37,6 +47,15 @@ static void check_url(const rs_matcher *m, const rs_matcher *fm, const uint8_t *
         fprintf(stderr, "library %s/%u, naive %s/%u\n", v.disallowed ? "disallow" : "allow", v.line,
                 nv.disallowed ? "disallow" : "allow", nv.line);
         fuzz_fail("library and naive oracle disagree", __FILE__, __LINE__);
+    }
+    for (int k = 0; k < 2; k++) {
+        rs_verdict tv;
+        rs_matcher_match(twins[k], path.ptr, path.len, &tv);
+        if (tv.disallowed != v.disallowed || tv.line != v.line || tv.rule != v.rule) {
+            fprintf(stderr, "trie %d/%u/%d, %s %d/%u/%d\n", v.disallowed, v.line, v.rule,
+                    k ? "trie of the list" : "list", tv.disallowed, tv.line, tv.rule);
+            fuzz_fail("rule list and trie disagree", __FILE__, __LINE__);
+        }
     }
     rs_verdict fv;
     rs_matcher_match(fm, path.ptr, path.len, &fv);
@@ -61,6 +80,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(rs_ruleset_parse(body, body_len, &rs) == RS_OK);
     FUZZ_CHECK(rs_matcher_create(rs, agent, agent_len, RS_SEMANTICS_GOOGLE, &m) == RS_OK);
     FUZZ_CHECK(rs_matcher_create(rs, agent, agent_len, RS_SEMANTICS_FIRST_MATCH, &fm) == RS_OK);
+    rs_matcher *list = NULL;
+    const rs_matcher *twins[2];
+    FUZZ_CHECK(rs_matcher_create_ex(rs, agent, agent_len, RS_SEMANTICS_GOOGLE, 1, list_alloc, NULL, &list) == RS_OK);
+    twins[0] = list;
+    FUZZ_CHECK(rs_matcher_compiled(list, list_alloc, NULL, &twins[1]) == RS_OK);
     rs_str delay;
     (void)rs_ruleset_group_value(rs, agent, agent_len, "crawl-delay", &delay);
     (void)rs_ruleset_names_agent(rs, agent, agent_len);
@@ -89,7 +113,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(info.line >= 1);
     }
     for (size_t i = 0; i < n_urls; i++)
-        check_url(m, fm, body, body_len, agent, agent_len, urls[i], url_lens[i]);
+        check_url(m, fm, twins, body, body_len, agent, agent_len, urls[i], url_lens[i]);
+    if (twins[1] != list) free((void *)(uintptr_t)twins[1]);
+    free(list);
     rs_matcher_free(m);
     rs_matcher_free(fm);
     return 0;
