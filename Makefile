@@ -53,7 +53,7 @@ DEPS_OK  := $(BUILD)/.deps-ok
 DEPS_ALL := $(BUILD)/.deps-all-ok
 # Only goals that run tests or demos may install packages (SPEC 8); plain
 # `make` and `make install` check the build packages and stop (exit 2).
-INSTALL_GOALS = test check test-% run/% demo sanitize asan ubsan bench bench-urls fuzz fuzz-build deps
+INSTALL_GOALS = test check test-% run/% demo sanitize asan ubsan bench bench-urls bench-all fuzz fuzz-build deps
 DEPS_INSTALL := $(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),yes)
 
 # Headers the test and fuzz binaries include (they are compiled in one step, without .d files).
@@ -68,7 +68,7 @@ RESULTS     ?= $(BUILD)/test-results.txt
 STEP         = tests/run-step.sh $(RESULTS)
 
 .PHONY: all lib cli test test-full check test-unit test-cli test-conformance test-conformance-full \
-        test-scalar demo bench bench-urls fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install \
+        test-scalar demo bench bench-urls bench-all fuzz fuzz-build test-fuzz-replay asan ubsan sanitize install \
         clean help deps test-mutants test-optional test-bench testdata update-testdata FORCE tsan \
         so test-python test-install uninstall test-report test-scale
 
@@ -167,11 +167,15 @@ run/scale/test_dask.py: $(BIN) $(SHARED_DEP)
 
 test-scale: run/scale/test_dask.py ## shard + Dask runs equal single runs (tests/scale, Debian python3-distributed)
 
-.PHONY: run/bench/test_bench.sh
+.PHONY: run/bench/test_bench.sh run/bench/bench-all-self-test
 run/bench/test_bench.sh: $(BIN) $(SHARED_DEP)
 	@$(STEP) bench/test_bench.sh bash tests/bench/test_bench.sh ./$(BIN) $(SHARED)
 
-test-bench: run/bench/test_bench.sh ## the matcher arena on small workloads: toy peers, faults, saved re-runs, adapters (tests/bench)
+# scripts/bench-all's ratio / threshold / "met" logic on fixed numbers (no timing, < 1 s)
+run/bench/bench-all-self-test:
+	@$(STEP) bench/bench-all-self-test python3 scripts/bench-all --self-test
+
+test-bench: run/bench/test_bench.sh run/bench/bench-all-self-test ## the matcher arena on small workloads: toy peers, faults, saved re-runs, adapters (tests/bench); bench-all --self-test
 
 run/report/test_report.sh: $(BIN) $(SHARED_DEP)
 	@$(STEP) report/test_report.sh bash tests/report/test_report.sh ./$(BIN) $(SHARED)
@@ -351,6 +355,9 @@ bench: $(BENCH_BIN) ## build and run the benchmarks (bench/bench_*.cc); BENCH_AR
 bench-urls: all ## end-to-end urls throughput vs the SPEC 6 targets (scripts/bench-urls; BENCH_URLS_ARGS)
 	scripts/bench-urls $(BENCH_URLS_ARGS)
 
+bench-all: all ## the whole SPEC 6 table from one interleaved run (scripts/bench-all; BENCH_ALL_ARGS, e.g. --quick, --big)
+	scripts/bench-all $(BENCH_ALL_ARGS)
+
 # `make test`: builds, then runs every suite of TEST_STEPS (below), TEST_JOBS at a time, each
 # to the end even when others fail; then tests/summary.sh: the slowest suites, the skips,
 # the failures with their logs, and last the line `N passed, N failed, N skipped` (suites;
@@ -365,7 +372,7 @@ TEST_FIRST = run/cli/test_merge_stats.sh run/cli/test_urls.sh run/report/test_re
              run/unit/test_differential run/unit/test_scan
 # Every suite of TEST_STEPS, in the order to start them (TEST_FIRST, then the rest)
 TEST_ALL   = $(RUN_UNIT) $(RUN_CLI) $(RUN_CONF) $(RUN_CONF_GRP) $(RUN_FUZZ) run/report/test_report.sh \
-             run/bench/test_bench.sh run/scale/test_dask.py run/python/pytest run/install/test_install.sh \
+             run/bench/test_bench.sh run/bench/bench-all-self-test run/scale/test_dask.py run/python/pytest run/install/test_install.sh \
              run/optional/testdata-matches-shared
 TEST_RUNS  = $(filter $(TEST_ALL),$(TEST_FIRST)) $(filter-out $(TEST_FIRST),$(TEST_ALL))
 # -jTEST_JOBS unless make already runs with -j (a jobserver to share)
