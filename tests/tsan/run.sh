@@ -21,6 +21,15 @@ for i in range(60000):
     h = rnd.choice(hosts)
     print(f"https://{h}/{rnd.choice(['', 'search', 'admin/', 'a/b?x=1', 'wp-admin/x'])}{i % 97}")
 PY
+# Few sites, many URLs each: every block brings each site past the scanner's
+# LIST_GROUP, so both workers turn the same rule lists into tries at once.
+python3 - "$D/robots" >"$T/few.txt" <<'PY'
+import os, random, sys
+hosts = sorted(f[:-4] for f in os.listdir(sys.argv[1]) if f.endswith(".txt"))[:40]
+rnd = random.Random(9)
+for i in range(80000):
+    print(f"https://{rnd.choice(hosts)}/{rnd.choice(['', 'search', 'admin/', 'a/b?x=1', 'wp-admin/x'])}{i % 89}")
+PY
 cmd() {  # NAME ARGS...: -j 2 must equal -j 1 and report nothing
     local name=$1; shift
     runs=$((runs + 1))
@@ -32,6 +41,7 @@ cmd() {  # NAME ARGS...: -j 2 must equal -j 1 and report nothing
     cmp -s <(grep -v '^time ' "$T/one") <(grep -v '^time ' "$T/two") || fail "$name: -j 2 output differs from -j 1"
 }
 cmd "urls" urls --robots "$D/robots" --agent Googlebot --agent GPTBot "$T/urls.txt"
+cmd "urls, lists turned to tries on both workers" urls --robots "$D/robots" --agent Googlebot --agent bingbot "$T/few.txt"
 cmd "urls --memory-limit 1M" urls --robots "$D/robots" --agent Googlebot --memory-limit 1M --verbose "$T/urls.txt"
 cmd "urls --quiet --stats" urls --robots "$D/robots" --agent Googlebot --quiet --stats "$T/s.json" "$T/urls.txt"
 for log in "$D"/logs/*; do
