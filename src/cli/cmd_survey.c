@@ -61,7 +61,11 @@ typedef struct {
     rs_str *agents;
     size_t n;
     uint64_t (*counts)[C_COUNT];
+    uint64_t every[C_COUNT];  /* text: counts every agent shares, added to counts by fold() */
     rs_survey_result *res;
+    rs_survey_result star;    /* a digest's answer for the agents no group names */
+    size_t *named;            /* ... and the agents a group names (their answers in res) */
+    size_t n_named;
     rs_outbuf scratch;      /* a digest of a body handed out whole */
     rs_format format;
     int failed;
@@ -74,14 +78,39 @@ static rs_str cstr(const char *s)
     return r;
 }
 
+/* Adds (or, @sign -1, takes away: unsigned wrap-around, fold() makes it whole) an answer to a row of counts. */
+static void tally(uint64_t *row, const rs_survey_result *r, uint64_t sign)
+{
+    row[r->cls] += sign;
+    if (r->cls != RS_CLASS_UNAVAILABLE && r->cls != RS_CLASS_UNREACHABLE) {
+        row[C_CLASSES + r->group] += sign;
+        if (r->crawl_delay.len) row[C_DELAY] += sign;
+    }
+}
+
+/* The summary without records: a document's shared answer is counted once in c->every
+ * (for every agent), a named agent's own answer in its row, less the shared one. */
+static void tally_shared(survey_ctx *c, const rs_survey_result *every)
+{
+    tally(c->every, every, 1);
+    for (size_t k = 0; k < c->n_named; k++) {
+        const size_t a = c->named[k];
+        tally(c->counts[a], &c->res[a], 1);
+        tally(c->counts[a], every, (uint64_t)-1);
+    }
+}
+
+/* After the last document: the shared counts into every agent's row. */
+static void fold(survey_ctx *c)
+{
+    for (size_t a = 0; a < c->n; a++)
+        for (size_t k = 0; k < C_COUNT; k++) c->counts[a][k] += c->every[k];
+    memset(c->every, 0, sizeof c->every);
+}
+
 static int emit(survey_ctx *c, rs_str origin, size_t a, const rs_survey_result *r, uint64_t sitemaps)
 {
-    c->counts[a][r->cls]++;
-    if (r->cls != RS_CLASS_UNAVAILABLE && r->cls != RS_CLASS_UNREACHABLE) {
-        c->counts[a][C_CLASSES + r->group]++;
-        if (r->crawl_delay.len) c->counts[a][C_DELAY]++;
-    }
-    if (c->format == RS_FORMAT_TEXT) return 0;
+    tally(c->counts[a], r, 1);
 
     const rs_field f[6] = {
         { origin, 0, 0 },
@@ -178,21 +207,22 @@ static void get_answer(reader *r, rs_survey_result *out, rs_survey_group group)
     r->p += n;
 }
 
-/* Fills c->res from a digest (its crawl-delays point into it). @return the parse's status. */
+/* Reads a digest into c->star, c->named and their c->res (crawl-delays point into the
+ * digest). @return the parse's status. */
 static rs_status undigest(survey_ctx *c, const void *digest, size_t len, uint64_t *sitemaps)
 {
     reader r = { digest, (const unsigned char *)digest + len, 0 };
+    c->n_named = 0;
     if (len == 0) return RS_ERR_CORRUPT;
     const rs_status st = (rs_status)*r.p++;
     if (st != RS_OK) return st;
     *sitemaps = get_varint(&r);
-    rs_survey_result star;
-    get_answer(&r, &star, RS_GROUP_STAR);
-    for (size_t a = 0; a < c->n; a++) c->res[a] = star;
+    get_answer(&r, &c->star, RS_GROUP_STAR);
     for (uint64_t k = get_varint(&r); k > 0 && !r.bad; k--) {
         const uint64_t a = get_varint(&r);
-        if (a >= c->n) { r.bad = 1; break; }
+        if (a >= c->n || (c->n_named && a <= c->named[c->n_named - 1])) { r.bad = 1; break; }
         get_answer(&r, &c->res[a], RS_GROUP_NAMED);
+        c->named[c->n_named++] = (size_t)a;
     }
     return r.bad ? RS_ERR_CORRUPT : RS_OK;
 }
@@ -209,6 +239,11 @@ static int on_doc(void *vctx, const rs_site_doc *d, const void *digest, size_t d
         r.crawl_delay = cstr("");
         if (d->outcome == RS_REASON_UNAVAILABLE) c->unavailable++;
         else c->unreachable++;
+        if (c->format == RS_FORMAT_TEXT) {
+            c->n_named = 0;
+            tally_shared(c, &r);
+            return 0;
+        }
         for (size_t a = 0; a < c->n; a++)
             if (emit(c, d->origin, a, &r, 0) != 0) { c->failed = 1; return 1; }
         return 0;
@@ -233,8 +268,17 @@ static int on_doc(void *vctx, const rs_site_doc *d, const void *digest, size_t d
         return 1;
     }
     c->sitemaps_total += sm;
-    for (size_t a = 0; a < c->n && !c->failed; a++)
-        if (emit(c, d->origin, a, &c->res[a], sm) != 0) c->failed = 1;
+    if (c->format == RS_FORMAT_TEXT) {
+        tally_shared(c, &c->star);
+        return 0;
+    }
+    /* Records: the named agents (c->named ascends) answer for themselves, the rest c->star. */
+    size_t k = 0;
+    for (size_t a = 0; a < c->n && !c->failed; a++) {
+        const int own = k < c->n_named && c->named[k] == a;
+        k += (size_t)own;
+        if (emit(c, d->origin, a, own ? &c->res[a] : &c->star, sm) != 0) c->failed = 1;
+    }
     return c->failed;
 }
 
@@ -373,11 +417,13 @@ int cmd_survey(int argc, char **argv)
     for (int a = 0; a < o.n_agents; a++) cli_check_agent(o.agents[a]);
     c.counts = calloc(c.n, sizeof *c.counts);
     c.res = calloc(c.n, sizeof *c.res);
+    c.named = calloc(c.n ? c.n : 1, sizeof *c.named);
     rs_sites *sites = NULL;
-    rc = (c.counts && c.res) ? cli_stream_sites_open(&o, &sites) : 2;
+    rc = (c.counts && c.res && c.named) ? cli_stream_sites_open(&o, &sites) : 2;
     if (rc == 0) {
         if (c.format != RS_FORMAT_TEXT && rs_format_header(cli_out(), c.format, COLS, 6) != RS_OK) rc = 2;
         const rs_status st = rc ? RS_OK : rs_sites_each_digest(sites, digest_body, on_doc, &c);
+        fold(&c);
         if (st == RS_OK) cli_stream_sites_warn(sites);
         if (c.failed) rc = 2;
         else if (st != RS_OK) {
@@ -396,6 +442,7 @@ int cmd_survey(int argc, char **argv)
     rs_sites_free(sites);
     free(c.counts);
     free(c.res);
+    free(c.named);
     rs_outbuf_free(&c.scratch);
     free(c.agents);
     free(agents_text);

@@ -392,6 +392,20 @@ static rs_status record_fail(rs_warc *w, rs_status st, const char *what)
     return fail(w, st, "%s at %s", what, where(w, tmp, sizeof tmp));
 }
 
+/* The length of a header up to its first CRLFCRLF whose last LF is at @from or after
+ * (0: none in p[0..avail)). Found by LF: a header is a few short lines. */
+static size_t header_end(const char *p, size_t from, size_t avail)
+{
+    for (size_t i = from; i < avail;) {
+        const char *q = memchr(p + i, '\n', avail - i);
+        if (q == NULL) return 0;
+        i = (size_t)(q - p);
+        if (q[-1] == '\r' && q[-2] == '\n' && q[-3] == '\r') return i + 1;
+        i++;
+    }
+    return 0;
+}
+
 rs_status rs_warc_next(rs_warc *w, rs_warc_record *rec)
 {
     memset(rec, 0, sizeof *rec);
@@ -427,8 +441,7 @@ rs_status rs_warc_next(rs_warc *w, rs_warc_record *rec)
     for (;;) {
         const char *p = w->buf + w->pos;
         const size_t avail = w->len - w->pos;
-        for (size_t i = scanned; i + 4 <= avail; i++)
-            if (p[i] == '\r' && p[i + 1] == '\n' && p[i + 2] == '\r' && p[i + 3] == '\n') { hlen = i + 4; break; }
+        hlen = header_end(p, scanned + 3, avail);
         if (hlen) break;
         scanned = avail >= 3 ? avail - 3 : 0;
         if (avail > MAX_HEADER) return record_fail(w, RS_ERR_CORRUPT, "WARC header over 1 MiB (no CRLFCRLF)");
