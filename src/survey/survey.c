@@ -115,8 +115,12 @@ static rs_str crawl_delay(const rs_ruleset *rs, const uint8_t *selected)
     return none;
 }
 
-/* A bit of the 256-bit filter of user-agent names: a name's length and first letter (any case). */
-static unsigned name_bit(const char *p, size_t len) { return (unsigned)(len * 7 + (size_t)rs_ascii_lower((unsigned char)p[0])) & 255; }
+/* A bit of the 1024-bit filter of user-agent names: a name's length, first and last letter (any case). */
+static unsigned name_bit(const char *p, size_t len)
+{
+    return (unsigned)(len * 131 + (size_t)rs_ascii_lower((unsigned char)p[0]) * 7 +
+                      (size_t)rs_ascii_lower((unsigned char)p[len - 1])) & 1023;
+}
 
 rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, size_t n, rs_survey_result *out)
 {
@@ -128,8 +132,9 @@ rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, size_t 
     rs_survey_result star;
     memset(&star, 0, sizeof star);
     /* Most agents are named by no group (a file names a handful of the ~160 default
-     * agents): the filter of the file's names skips rs_ruleset_names_agent for them. */
-    uint64_t names[4] = { 0, 0, 0, 0 };
+     * agents): the filter of the file's names skips rs_ruleset_select for them. */
+    uint64_t names[16];
+    memset(names, 0, sizeof names);
     for (uint32_t i = 0; i < rs->n_agents; i++) {
         const rs_str tok = rs_ruleset_str(rs, rs->agents[i].token);
         if (rs->agents[i].global || tok.len == 0) continue;
@@ -139,8 +144,7 @@ rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, size_t 
     for (size_t a = 0; a < n; a++) {
         const unsigned b = agents[a].len ? name_bit(agents[a].ptr, agents[a].len) : 0;
         if (agents[a].len && (names[b >> 6] >> (b & 63) & 1) &&
-            rs_ruleset_names_agent(rs, agents[a].ptr, agents[a].len)) {
-            rs_ruleset_select(rs, agents[a].ptr, agents[a].len, sel);
+            rs_ruleset_select(rs, agents[a].ptr, agents[a].len, sel)) {
             out[a].group = RS_GROUP_NAMED;
             out[a].cls = classify(rs, sel);
             out[a].crawl_delay = crawl_delay(rs, sel);

@@ -743,9 +743,25 @@ static void on_html(void *ctx, const rs_lint_finding *f)
     if (f->code == RS_LINT_HTML_CONTENT) ((html_ctx *)ctx)->html = 1;
 }
 
+/* Does a tag lint's html-content check looks for ("<!doctype html", "<html", "<head",
+ * "<body", any case) start somewhere in @body? Without one, linting the body is no use:
+ * robots files with a '<' in a comment or a pattern are common, HTML pages are not. */
+static int has_html_tag(const char *body, size_t len)
+{
+    static const char *const tags[] = { "!doctype html", "html", "head", "body" };
+    for (const char *p = memchr(body, '<', len); p != NULL; p = memchr(p + 1, '<', len - (size_t)(p + 1 - body))) {
+        const size_t rest = len - (size_t)(p + 1 - body);
+        for (size_t k = 0; k < sizeof tags / sizeof tags[0]; k++) {
+            const size_t m = strlen(tags[k]);
+            if (rest >= m && rs_istarts(p + 1, m, tags[k])) return 1;
+        }
+    }
+    return 0;
+}
+
 int rs_body_is_html(const char *body, size_t len)
 {
-    if (len == 0 || memchr(body, '<', len) == NULL) return 0;
+    if (len == 0 || !has_html_tag(body, len)) return 0;
     rs_lint_options o = { ~(1u << RS_LINT_HTML_CONTENT) };
     html_ctx c = { 0 };
     if (rs_lint(body, len, &o, on_html, &c) != RS_OK) return 0;
