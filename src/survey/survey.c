@@ -133,17 +133,20 @@ rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, size_t 
     memset(&star, 0, sizeof star);
     /* Most agents are named by no group (a file names a handful of the ~160 default
      * agents): the filter of the file's names skips rs_ruleset_select for them. */
-    uint64_t names[16];
+    uint64_t names[16], lens = 0;   /* lens: bit L for a name of L bytes (L < 64), bit 63 for longer */
     memset(names, 0, sizeof names);
     for (uint32_t i = 0; i < rs->n_agents; i++) {
         const rs_str tok = rs_ruleset_str(rs, rs->agents[i].token);
         if (rs->agents[i].global || tok.len == 0) continue;
         const unsigned b = name_bit(tok.ptr, tok.len);
         names[b >> 6] |= (uint64_t)1 << (b & 63);
+        lens |= (uint64_t)1 << RS_MIN(tok.len, 63);
     }
     for (size_t a = 0; a < n; a++) {
-        const unsigned b = agents[a].len ? name_bit(agents[a].ptr, agents[a].len) : 0;
-        if (agents[a].len && (names[b >> 6] >> (b & 63) & 1) &&
+        const size_t al = agents[a].len;
+        const int maybe = al && (lens >> RS_MIN(al, 63) & 1);
+        const unsigned b = maybe ? name_bit(agents[a].ptr, al) : 0;
+        if (maybe && (names[b >> 6] >> (b & 63) & 1) &&
             rs_ruleset_select(rs, agents[a].ptr, agents[a].len, sel)) {
             out[a].group = RS_GROUP_NAMED;
             out[a].cls = classify(rs, sel);

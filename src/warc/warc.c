@@ -465,6 +465,8 @@ rs_status rs_warc_next(rs_warc *w, rs_warc_record *rec)
         const char *colon = memchr(line, ':', ll);
         if (colon == NULL || line == h) continue;
         const rs_str name = trim(line, (size_t)(colon - line));
+        /* Four of a record's dozen fields are read: lengths 9, 14 and 15 only. */
+        if (name.len != 9 && name.len != 14 && name.len != 15) continue;
         const rs_str val = trim(colon + 1, ll - (size_t)(colon - line) - 1);
         if (rs_ieq(name.ptr, name.len, "Content-Length", 14)) {
             have_len = val.len > 0 && val.len <= 15;
