@@ -2472,6 +2472,32 @@ RS_STATIC_API int rs_bench_any_failed(const rs_bench *b);
  */
 RS_STATIC_API rs_status rs_bench_serve(int in_fd, int out_fd, char *err, size_t err_cap);
 
+/* ----- Documents by digest (survey) ----- */
+
+/**
+ * Writes what a consumer needs of a 2xx robots.txt body (its "digest",
+ * e.g. survey's answers for its agents) to @out. @return RS_OK, or a
+ * status that stops rs_sites_each_digest (RS_ERR_NOMEM).
+ */
+typedef rs_status (*rs_site_digest_fn)(void *ctx, const char *body, size_t body_len, rs_outbuf *out);
+
+/** As rs_site_doc_cb; @digest (valid during the call) is NULL when @doc carries its body instead. */
+typedef int (*rs_site_digest_cb)(void *ctx, const rs_site_doc *doc, const void *digest, size_t digest_len);
+
+/**
+ * rs_sites_each for a consumer that needs a digest of each body, not the
+ * body: while a WARC source is indexed in streaming mode (opts.stream),
+ * @digest runs on the decoded body of each /robots.txt 2xx capture that is
+ * the latest of its URI so far, and the bytes it writes are kept with the
+ * capture (a few bytes each, not the body), so the capture is not decoded a
+ * second time when its document is handed out. Documents without a digest
+ * (other sources, a redirect to a capture of another path) are handed out
+ * with their body and @digest NULL. Same order, skips and errors as
+ * rs_sites_each.
+ */
+RS_STATIC_API rs_status rs_sites_each_digest(rs_sites *s, rs_site_digest_fn digest, rs_site_digest_cb cb,
+                                             void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

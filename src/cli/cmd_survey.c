@@ -3,9 +3,12 @@
  * and every agent, the class of what the agent may fetch (SPEC 10), with a
  * per-agent summary (text) and mergeable counts (--stats).
  *
- * Streams: rs_sites_each hands out one document at a time; its ruleset is
- * parsed, classified for every agent (rs_survey_classify) and freed, so
- * memory is the sources' indexes plus one body, whatever the number of sites.
+ * Streams: rs_sites_each_digest hands out one document at a time; its
+ * ruleset is parsed, classified for every agent (rs_survey_classify) and
+ * freed, so memory is the sources' indexes plus one body, whatever the number
+ * of sites. A body is reduced to a digest (the answers for every agent, a few
+ * bytes): a WARC capture is digested while the library indexes the file, and
+ * the library keeps the digest instead of decoding the capture again.
  */
 #include "cli/cli.h"
 
@@ -58,7 +61,12 @@ typedef struct {
     rs_str *agents;
     size_t n;
     uint64_t (*counts)[C_COUNT];
+    uint64_t every[C_COUNT];  /* text: counts every agent shares, added to counts by fold() */
     rs_survey_result *res;
+    rs_survey_result star;    /* a digest's answer for the agents no group names */
+    size_t *named;            /* ... and the agents a group names (their answers in res) */
+    size_t n_named;
+    rs_outbuf scratch;      /* a digest of a body handed out whole */
     rs_format format;
     int failed;
     uint64_t origins, rules, unavailable, unreachable, html, sitemaps_total;
@@ -70,14 +78,39 @@ static rs_str cstr(const char *s)
     return r;
 }
 
+/* Adds (or, @sign -1, takes away: unsigned wrap-around, fold() makes it whole) an answer to a row of counts. */
+static void tally(uint64_t *row, const rs_survey_result *r, uint64_t sign)
+{
+    row[r->cls] += sign;
+    if (r->cls != RS_CLASS_UNAVAILABLE && r->cls != RS_CLASS_UNREACHABLE) {
+        row[C_CLASSES + r->group] += sign;
+        if (r->crawl_delay.len) row[C_DELAY] += sign;
+    }
+}
+
+/* The summary without records: a document's shared answer is counted once in c->every
+ * (for every agent), a named agent's own answer in its row, less the shared one. */
+static void tally_shared(survey_ctx *c, const rs_survey_result *every)
+{
+    tally(c->every, every, 1);
+    for (size_t k = 0; k < c->n_named; k++) {
+        const size_t a = c->named[k];
+        tally(c->counts[a], &c->res[a], 1);
+        tally(c->counts[a], every, (uint64_t)-1);
+    }
+}
+
+/* After the last document: the shared counts into every agent's row. */
+static void fold(survey_ctx *c)
+{
+    for (size_t a = 0; a < c->n; a++)
+        for (size_t k = 0; k < C_COUNT; k++) c->counts[a][k] += c->every[k];
+    memset(c->every, 0, sizeof c->every);
+}
+
 static int emit(survey_ctx *c, rs_str origin, size_t a, const rs_survey_result *r, uint64_t sitemaps)
 {
-    c->counts[a][r->cls]++;
-    if (r->cls != RS_CLASS_UNAVAILABLE && r->cls != RS_CLASS_UNREACHABLE) {
-        c->counts[a][C_CLASSES + r->group]++;
-        if (r->crawl_delay.len) c->counts[a][C_DELAY]++;
-    }
-    if (c->format == RS_FORMAT_TEXT) return 0;
+    tally(c->counts[a], r, 1);
 
     const rs_field f[6] = {
         { origin, 0, 0 },
@@ -94,7 +127,107 @@ static int emit(survey_ctx *c, rs_str origin, size_t a, const rs_survey_result *
     return cli_out_flush(1 << 16);
 }
 
-static int on_doc(void *vctx, const rs_site_doc *d)
+/* ===== Digests: a body's answers for every agent =====
+ * status byte (the parse's; nothing follows unless RS_OK), sitemaps (varint),
+ * the answer of agents no group names (class | group << 4, crawl-delay),
+ * then the named agents: count, and each: index, class, crawl-delay. A
+ * crawl-delay is a varint length and its bytes. */
+
+static rs_status put_varint(rs_outbuf *o, uint64_t v)
+{
+    unsigned char b[10];
+    size_t n = 0;
+    do {
+        b[n++] = (unsigned char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return rs_outbuf_append(o, b, n);
+}
+
+static rs_status put_answer(rs_outbuf *o, const rs_survey_result *r, int with_group)
+{
+    const unsigned char k = (unsigned char)(r->cls | (with_group ? (unsigned)r->group << 4 : 0));
+    rs_status st = rs_outbuf_append(o, &k, 1);
+    if (st == RS_OK) st = put_varint(o, r->crawl_delay.len);
+    if (st == RS_OK) st = rs_outbuf_append(o, r->crawl_delay.ptr, r->crawl_delay.len);
+    return st;
+}
+
+static rs_status digest_body(void *vctx, const char *body, size_t len, rs_outbuf *o)
+{
+    survey_ctx *c = vctx;
+    rs_ruleset *rs = NULL;
+    rs_status st = rs_ruleset_parse(body, len, &rs);
+    if (st == RS_OK) st = rs_survey_classify(rs, c->agents, c->n, c->res);
+    const unsigned char status = (unsigned char)st;
+    rs_status w = rs_outbuf_append(o, &status, 1);
+    if (st == RS_OK && w == RS_OK) w = put_varint(o, rs_ruleset_sitemap_count(rs));
+    size_t named = 0, star = c->n;
+    for (size_t a = 0; a < c->n && st == RS_OK; a++) {
+        if (c->res[a].group == RS_GROUP_NAMED) named++;
+        else if (star == c->n) star = a;
+    }
+    static const rs_survey_result nobody = { RS_CLASS_OPEN, RS_GROUP_NONE, { "", 0 } };
+    if (st == RS_OK && w == RS_OK) w = put_answer(o, star < c->n ? &c->res[star] : &nobody, 1);
+    if (st == RS_OK && w == RS_OK) w = put_varint(o, named);
+    for (size_t a = 0; a < c->n && st == RS_OK && w == RS_OK; a++) {
+        if (c->res[a].group != RS_GROUP_NAMED) continue;
+        w = put_varint(o, a);
+        if (w == RS_OK) w = put_answer(o, &c->res[a], 0);
+    }
+    rs_ruleset_free(rs);
+    return w;
+}
+
+typedef struct { const unsigned char *p, *end; int bad; } reader;
+
+static uint64_t get_varint(reader *r)
+{
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        if (r->p == r->end) break;
+        const unsigned char b = *r->p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) return v;
+    }
+    r->bad = 1;
+    return 0;
+}
+
+static void get_answer(reader *r, rs_survey_result *out, rs_survey_group group)
+{
+    if (r->p == r->end) { r->bad = 1; return; }
+    const unsigned k = *r->p++;
+    out->cls = (rs_survey_class)(k & 0xf);
+    out->group = group == RS_GROUP_NAMED ? group : (rs_survey_group)(k >> 4);
+    uint64_t n = get_varint(r);
+    if (n > (uint64_t)(r->end - r->p)) { r->bad = 1; n = 0; }
+    out->crawl_delay.ptr = (const char *)r->p;
+    out->crawl_delay.len = (size_t)n;
+    r->p += n;
+}
+
+/* Reads a digest into c->star, c->named and their c->res (crawl-delays point into the
+ * digest). @return the parse's status. */
+static rs_status undigest(survey_ctx *c, const void *digest, size_t len, uint64_t *sitemaps)
+{
+    reader r = { digest, (const unsigned char *)digest + len, 0 };
+    c->n_named = 0;
+    if (len == 0) return RS_ERR_CORRUPT;
+    const rs_status st = (rs_status)*r.p++;
+    if (st != RS_OK) return st;
+    *sitemaps = get_varint(&r);
+    get_answer(&r, &c->star, RS_GROUP_STAR);
+    for (uint64_t k = get_varint(&r); k > 0 && !r.bad; k--) {
+        const uint64_t a = get_varint(&r);
+        if (a >= c->n || (c->n_named && a <= c->named[c->n_named - 1])) { r.bad = 1; break; }
+        get_answer(&r, &c->res[a], RS_GROUP_NAMED);
+        c->named[c->n_named++] = (size_t)a;
+    }
+    return r.bad ? RS_ERR_CORRUPT : RS_OK;
+}
+
+static int on_doc(void *vctx, const rs_site_doc *d, const void *digest, size_t digest_len)
 {
     survey_ctx *c = vctx;
     c->origins++;
@@ -106,26 +239,46 @@ static int on_doc(void *vctx, const rs_site_doc *d)
         r.crawl_delay = cstr("");
         if (d->outcome == RS_REASON_UNAVAILABLE) c->unavailable++;
         else c->unreachable++;
+        if (c->format == RS_FORMAT_TEXT) {
+            c->n_named = 0;
+            tally_shared(c, &r);
+            return 0;
+        }
         for (size_t a = 0; a < c->n; a++)
             if (emit(c, d->origin, a, &r, 0) != 0) { c->failed = 1; return 1; }
         return 0;
     }
     c->rules++;
     if (d->html) c->html++;
-    rs_ruleset *rs = NULL;
-    rs_status st = rs_ruleset_parse(d->body, d->body_len, &rs);
-    if (st == RS_OK) st = rs_survey_classify(rs, c->agents, c->n, c->res);
+    if (digest == NULL) {   /* a body, not digested while indexing: the same path */
+        c->scratch.len = 0;
+        if (digest_body(c, d->body, d->body_len, &c->scratch) != RS_OK) {
+            cli_error("out of memory");
+            c->failed = 1;
+            return 1;
+        }
+        digest = c->scratch.ptr;
+        digest_len = c->scratch.len;
+    }
+    uint64_t sm = 0;
+    const rs_status st = undigest(c, digest, digest_len, &sm);
     if (st != RS_OK) {
         cli_error("cannot parse robots file %s: %s", d->where, rs_status_str(st));
-        rs_ruleset_free(rs);
         c->failed = 1;
         return 1;
     }
-    const uint64_t sm = rs_ruleset_sitemap_count(rs);
     c->sitemaps_total += sm;
-    for (size_t a = 0; a < c->n && !c->failed; a++)
-        if (emit(c, d->origin, a, &c->res[a], sm) != 0) c->failed = 1;
-    rs_ruleset_free(rs);
+    if (c->format == RS_FORMAT_TEXT) {
+        tally_shared(c, &c->star);
+        return 0;
+    }
+    /* Records: the named agents (c->named ascends) answer for themselves, the rest c->star. */
+    size_t k = 0;
+    for (size_t a = 0; a < c->n && !c->failed; a++) {
+        const int own = k < c->n_named && c->named[k] == a;
+        k += (size_t)own;
+        if (emit(c, d->origin, a, own ? &c->res[a] : &c->star, sm) != 0) c->failed = 1;
+    }
     return c->failed;
 }
 
@@ -264,11 +417,13 @@ int cmd_survey(int argc, char **argv)
     for (int a = 0; a < o.n_agents; a++) cli_check_agent(o.agents[a]);
     c.counts = calloc(c.n, sizeof *c.counts);
     c.res = calloc(c.n, sizeof *c.res);
+    c.named = calloc(c.n ? c.n : 1, sizeof *c.named);
     rs_sites *sites = NULL;
-    rc = (c.counts && c.res) ? cli_stream_sites_open(&o, &sites) : 2;
+    rc = (c.counts && c.res && c.named) ? cli_stream_sites_open(&o, &sites) : 2;
     if (rc == 0) {
         if (c.format != RS_FORMAT_TEXT && rs_format_header(cli_out(), c.format, COLS, 6) != RS_OK) rc = 2;
-        const rs_status st = rc ? RS_OK : rs_sites_each(sites, on_doc, &c);
+        const rs_status st = rc ? RS_OK : rs_sites_each_digest(sites, digest_body, on_doc, &c);
+        fold(&c);
         if (st == RS_OK) cli_stream_sites_warn(sites);
         if (c.failed) rc = 2;
         else if (st != RS_OK) {
@@ -287,6 +442,8 @@ int cmd_survey(int argc, char **argv)
     rs_sites_free(sites);
     free(c.counts);
     free(c.res);
+    free(c.named);
+    rs_outbuf_free(&c.scratch);
     free(c.agents);
     free(agents_text);
     return rc;

@@ -7,6 +7,10 @@
  * manifest's lines and a WARC's captures in file order. A document whose
  * origin an earlier source already serves is skipped (the first source that
  * knows an origin wins, as for lookups).
+ *
+ * rs_sites_each_digest: a WARC document whose capture was digested while
+ * the source was indexed (warc_source.c) is handed out with its digest and
+ * no body; the others as by rs_sites_each.
  */
 #include "sites/sites.h"
 #include "warc/warc.h"
@@ -93,11 +97,37 @@ static int set_has(const hash_set *h, uint64_t v)
     return 0;
 }
 
-static rs_status each_source(rs_sites *s, size_t i, hash_set *released, rs_site_doc_cb cb, void *ctx, int *stop);
+/* The consumer: one of the two callbacks. */
+typedef struct {
+    rs_site_doc_cb doc;
+    rs_site_digest_cb digested;
+    void *ctx;
+} consumer;
+
+static rs_status each_source(rs_sites *s, size_t i, hash_set *released, const consumer *cb, int *stop);
+static rs_status each(rs_sites *s, const consumer *cb);
 
 rs_status rs_sites_each(rs_sites *s, rs_site_doc_cb cb, void *ctx)
 {
     RS_RETURN_IF(s == NULL || cb == NULL, RS_ERR_USAGE);
+    const consumer c = { cb, NULL, ctx };
+    return each(s, &c);
+}
+
+rs_status rs_sites_each_digest(rs_sites *s, rs_site_digest_fn digest, rs_site_digest_cb cb, void *ctx)
+{
+    RS_RETURN_IF(s == NULL || digest == NULL || cb == NULL, RS_ERR_USAGE);
+    const consumer c = { NULL, cb, ctx };
+    s->digest = digest;
+    s->digest_ctx = ctx;
+    const rs_status st = each(s, &c);
+    s->digest = NULL;
+    s->digest_ctx = NULL;
+    return st;
+}
+
+static rs_status each(rs_sites *s, const consumer *cb)
+{
     hash_set released = { NULL, 0, 0 };
     rs_status st = RS_OK;
     int stop = 0;
@@ -115,7 +145,7 @@ rs_status rs_sites_each(rs_sites *s, rs_site_doc_cb cb, void *ctx)
             st = rs_warc_source_index(s, src, (uint32_t)i, w);
             if (st != RS_OK) break;
         }
-        st = each_source(s, i, &released, cb, ctx, &stop);
+        st = each_source(s, i, &released, cb, &stop);
         if (lazy) {
             /* Remember its origins (for shadowing), then let it go. */
             for (size_t k = 0; k < src->ndocs && st == RS_OK; k++)
@@ -130,7 +160,7 @@ rs_status rs_sites_each(rs_sites *s, rs_site_doc_cb cb, void *ctx)
     return st;
 }
 
-static rs_status each_source(rs_sites *s, size_t i, hash_set *released, rs_site_doc_cb cb, void *ctx, int *stopped)
+static rs_status each_source(rs_sites *s, size_t i, hash_set *released, const consumer *cb, int *stopped)
 {
     {
         rs_source *src = &s->sources[i];
@@ -162,7 +192,14 @@ static rs_status each_source(rs_sites *s, size_t i, hash_set *released, rs_site_
             doc.source = (uint32_t)i;
             char *body = NULL;
             size_t size = 0;
-            if (d->outcome == RS_REASON_NO_MATCH) {
+            const void *digest = NULL;
+            size_t digest_len = 0;
+            int html = 0;
+            if (d->outcome == RS_REASON_NO_MATCH && cb->digested != NULL && src->kind == RS_SOURCE_WARC &&
+                rs_warc_source_digest(d, &digest, &digest_len, &html)) {
+                doc.html = html;
+                if (html) s->wstats.html_bodies++;
+            } else if (d->outcome == RS_REASON_NO_MATCH) {
                 st = rs_doc_body(s, d, &body, &size);
                 if (st != RS_OK) break;
                 doc.body = body;
@@ -170,7 +207,7 @@ static rs_status each_source(rs_sites *s, size_t i, hash_set *released, rs_site_
                 doc.html = rs_body_is_html(body, size);
                 if (doc.html) s->wstats.html_bodies++;
             }
-            stop = cb(ctx, &doc);
+            stop = cb->doc ? cb->doc(cb->ctx, &doc) : cb->digested(cb->ctx, &doc, digest, digest_len);
             rs_free(body);
         }
         rs_free(sorted);

@@ -145,6 +145,8 @@ struct rs_sites {
     size_t       n_held, cap_held;
     int          held_all;
     rs_marena    marena;     /* matchers of opened sources (not with opts.stream) */
+    rs_site_digest_fn digest;/* during rs_sites_each_digest: run on bodies as WARC sources are indexed */
+    void        *digest_ctx;
 };
 
 /*
@@ -217,6 +219,9 @@ rs_status rs_warc_source_body(rs_sites *s, const rs_source *src, const rs_doc *d
 void      rs_warc_source_free(struct rs_warc_index *x);
 /* Releases a WARC source's index, documents and file (streaming mode, each.c). */
 void      rs_source_release(rs_source *src);
+/* The digest kept for a WARC document's capture (s->digest made it while indexing).
+ * @return 1 and sets the OUT parameters, or 0: none (read the body). */
+int       rs_warc_source_digest(const rs_doc *d, const void **digest, size_t *len, int *html);
 /* The damage a defer_errors index stopped at (RS_OK when none). */
 rs_status rs_warc_source_deferred(const rs_source *src);
 /* For `robotscan shard` (splitting a WARC by site): the capture key ("origin/path") of a

@@ -16,6 +16,11 @@
  * bodies weigh. A record that cannot be returned to that way (a zstd file
  * with one frame for many records) keeps its decoded body zstd-compressed
  * in memory instead (counted in bodies_in_memory).
+ *
+ * With a digest function (rs_sites_each_digest: survey), a /robots.txt 2xx
+ * capture that is the latest of its URI so far is digested as indexing
+ * decodes it, and only the digest is kept: each used capture is inflated
+ * once, and memory grows by a few bytes per capture, not by its body.
  */
 #include "sites/sites.h"
 #include "warc/warc.h"
@@ -24,6 +29,8 @@
 #include <zstd.h>
 
 #define MAX_HOPS 5
+#define DIGESTED    0x1u /* digest stands for the body (rs_sites_each_digest) */
+#define DIGEST_HTML 0x2u /* ... whose body looks like an HTML page */
 
 typedef struct {
     uint64_t off;        /* file offset (seekable) or offset in mem */
@@ -31,12 +38,13 @@ typedef struct {
     uint32_t raw_len;    /* decoded body length (mem only) */
     uint16_t status;
     uint8_t  robots;     /* path is /robots.txt */
-    uint8_t  ok_body;    /* body decoded without error */
+    uint8_t  flags;      /* DIGESTED, DIGEST_HTML */
     char     date[35];
     char    *location;   /* resolved capture key of a 3xx Location, or NULL */
+    const char *digest;  /* DIGESTED: a 4-byte length, then the digest (in x->digests) */
     const char *key;     /* in the caps map */
-    size_t   key_len;
-    size_t   origin_len; /* key[0..origin_len) is the origin */
+    uint32_t key_len;    /* (uint32_t: the record stays 88 bytes with the digest) */
+    uint32_t origin_len; /* key[0..origin_len) is the origin */
 } capture;
 
 struct rs_warc_index {
@@ -45,6 +53,8 @@ struct rs_warc_index {
     capture **list;      /* first-appearance order */
     size_t n, cap;
     rs_buf mem;          /* compressed bodies of non-seekable records */
+    rs_arena digests;    /* the captures' digests (a superseded one stays until the index goes) */
+    rs_outbuf scratch;   /* a digest being made */
     rs_status deferred;  /* a damage found while indexing (defer_errors) */
 };
 
@@ -58,6 +68,8 @@ void rs_warc_source_free(struct rs_warc_index *x)
     rs_free(x->list);
     rs_map_free(&x->caps);
     rs_buf_free(&x->mem);
+    rs_arena_free(&x->digests);
+    rs_outbuf_free(&x->scratch);
     rs_warc_free(x->w);
     rs_free(x);
 }
@@ -137,6 +149,26 @@ static rs_status keep_in_memory(struct rs_warc_index *x, capture *c, const rs_bu
     return RS_OK;
 }
 
+/* The digest of a winning 2xx capture's body (@body: decoded, or NULL: the plain body in @r). */
+static rs_status digest_capture(rs_sites *s, struct rs_warc_index *x, capture *c, const rs_http_response *r,
+                                const rs_buf *body)
+{
+    const char *b = body ? body->ptr : r->body;
+    const size_t n = body ? body->len : RS_MIN(r->body_len, (size_t)RS_ROBOTS_MAX_BODY);
+    if (b == NULL) b = "";
+    x->scratch.len = 0;
+    RS_FORWARD(s->digest(s->digest_ctx, b, n, &x->scratch));
+    RS_RETURN_IF(x->scratch.len > UINT32_MAX - 4, RS_ERR_NOMEM);
+    const uint32_t len = (uint32_t)x->scratch.len;
+    char *d = rs_arena_alloc_aligned(&x->digests, 4 + (size_t)len, 1);
+    RS_RETURN_IF(d == NULL, RS_ERR_NOMEM);
+    memcpy(d, &len, 4);
+    if (len) memcpy(d + 4, x->scratch.ptr, len);
+    c->digest = d;
+    c->flags = (uint8_t)(DIGESTED | (rs_body_is_html(b, n) ? DIGEST_HTML : 0));
+    return RS_OK;
+}
+
 /* One response record. */
 static rs_status add_capture(rs_sites *s, struct rs_warc_index *x, const rs_warc_record *rec, rs_buf *body)
 {
@@ -149,7 +181,7 @@ static rs_status add_capture(rs_sites *s, struct rs_warc_index *x, const rs_warc
     const int robots = kl - ol == 11 && memcmp(key + ol, "/robots.txt", 11) == 0;
     if (robots) s->wstats.robots_captures++;
     body->len = 0;
-    int ok_body = 1;
+    int decoded = 0;
     /* A plain body of a seekable record is neither decoded nor checked now: it is read
      * when used (and checked for HTML then, by rs_sites_each). A coded one is decoded
      * now, so damage is found while indexing. */
@@ -157,6 +189,7 @@ static rs_status add_capture(rs_sites *s, struct rs_warc_index *x, const rs_warc
         const rs_status st = rs_http_body(&r, RS_ROBOTS_MAX_BODY, body);
         if (st == RS_ERR_NOMEM) return st;
         if (st != RS_OK) return RS_ERR_CORRUPT;
+        decoded = 1;
     }
     const uint64_t h = rs_map_hash(key, kl);
     rs_map_entry *e = rs_map_find(&x->caps, h, key, kl);
@@ -186,17 +219,19 @@ static rs_status add_capture(rs_sites *s, struct rs_warc_index *x, const rs_warc
         x->list[x->n++] = c;
         e = rs_map_find(&x->caps, h, key, kl);
         c->key = e->key;
-        c->key_len = kl;
-        c->origin_len = ol;
+        c->key_len = (uint32_t)kl;
+        c->origin_len = (uint32_t)ol;
         c->robots = (uint8_t)robots;
     }
     const size_t dl = RS_MIN(rec->date.len, sizeof c->date - 1);
     memcpy(c->date, rec->date.ptr, dl);
     c->date[dl] = '\0';
     c->status = (uint16_t)r.status;
-    c->ok_body = (uint8_t)ok_body;
     c->mem_len = 0;
     c->off = rec->offset;
+    c->flags = 0;
+    if (s->digest != NULL && robots && r.status >= 200 && r.status < 300)
+        RS_FORWARD(digest_capture(s, x, c, &r, decoded ? body : NULL));
     if (r.status >= 300 && r.status < 400) c->location = resolve_location(c, r.location);
     if (r.status >= 200 && r.status < 300 && !rec->seekable) {
         RS_FORWARD(keep_in_memory(x, c, body));
@@ -299,6 +334,18 @@ rs_status rs_warc_source_index(rs_sites *s, rs_source *src, uint32_t index, rs_w
     return make_docs(s, src, index, x);
 }
 
+int rs_warc_source_digest(const rs_doc *d, const void **digest, size_t *len, int *html)
+{
+    const capture *c = d->capture;
+    if (c == NULL || !(c->flags & DIGESTED)) return 0;
+    uint32_t n;
+    memcpy(&n, c->digest, 4);
+    *digest = c->digest + 4;
+    *len = n;
+    *html = (c->flags & DIGEST_HTML) != 0;
+    return 1;
+}
+
 rs_status rs_warc_source_deferred(const rs_source *src)
 {
     return src->warc ? src->warc->deferred : RS_OK;
@@ -354,7 +401,8 @@ char *rs_warc_location_key(const char *key, size_t key_len, size_t origin_len, r
     capture c;
     memset(&c, 0, sizeof c);
     c.key = key;
-    c.key_len = key_len;
-    c.origin_len = origin_len;
+    if (key_len > UINT32_MAX) return NULL;
+    c.key_len = (uint32_t)key_len;
+    c.origin_len = (uint32_t)origin_len;
     return resolve_location(&c, location);
 }

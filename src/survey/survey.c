@@ -115,6 +115,13 @@ static rs_str crawl_delay(const rs_ruleset *rs, const uint8_t *selected)
     return none;
 }
 
+/* A bit of the 1024-bit filter of user-agent names: a name's length, first and last letter (any case). */
+static unsigned name_bit(const char *p, size_t len)
+{
+    return (unsigned)(len * 131 + (size_t)rs_ascii_lower((unsigned char)p[0]) * 7 +
+                      (size_t)rs_ascii_lower((unsigned char)p[len - 1])) & 1023;
+}
+
 rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, size_t n, rs_survey_result *out)
 {
     RS_RETURN_IF(rs == NULL || (n && (agents == NULL || out == NULL)), RS_ERR_USAGE);
@@ -124,9 +131,23 @@ rs_status rs_survey_classify(const rs_ruleset *rs, const rs_str *agents, size_t 
     int star_done = 0;
     rs_survey_result star;
     memset(&star, 0, sizeof star);
+    /* Most agents are named by no group (a file names a handful of the ~160 default
+     * agents): the filter of the file's names skips rs_ruleset_select for them. */
+    uint64_t names[16], lens = 0;   /* lens: bit L for a name of L bytes (L < 64), bit 63 for longer */
+    memset(names, 0, sizeof names);
+    for (uint32_t i = 0; i < rs->n_agents; i++) {
+        const rs_str tok = rs_ruleset_str(rs, rs->agents[i].token);
+        if (rs->agents[i].global || tok.len == 0) continue;
+        const unsigned b = name_bit(tok.ptr, tok.len);
+        names[b >> 6] |= (uint64_t)1 << (b & 63);
+        lens |= (uint64_t)1 << RS_MIN(tok.len, 63);
+    }
     for (size_t a = 0; a < n; a++) {
-        if (rs_ruleset_names_agent(rs, agents[a].ptr, agents[a].len)) {
-            rs_ruleset_select(rs, agents[a].ptr, agents[a].len, sel);
+        const size_t al = agents[a].len;
+        const int maybe = al && (lens >> RS_MIN(al, 63) & 1);
+        const unsigned b = maybe ? name_bit(agents[a].ptr, al) : 0;
+        if (maybe && (names[b >> 6] >> (b & 63) & 1) &&
+            rs_ruleset_select(rs, agents[a].ptr, agents[a].len, sel)) {
             out[a].group = RS_GROUP_NAMED;
             out[a].cls = classify(rs, sel);
             out[a].crawl_delay = crawl_delay(rs, sel);

@@ -392,6 +392,20 @@ static rs_status record_fail(rs_warc *w, rs_status st, const char *what)
     return fail(w, st, "%s at %s", what, where(w, tmp, sizeof tmp));
 }
 
+/* The length of a header up to its first CRLFCRLF whose last LF is at @from or after
+ * (0: none in p[0..avail)). Found by LF: a header is a few short lines. */
+static size_t header_end(const char *p, size_t from, size_t avail)
+{
+    for (size_t i = from; i < avail;) {
+        const char *q = memchr(p + i, '\n', avail - i);
+        if (q == NULL) return 0;
+        i = (size_t)(q - p);
+        if (q[-1] == '\r' && q[-2] == '\n' && q[-3] == '\r') return i + 1;
+        i++;
+    }
+    return 0;
+}
+
 rs_status rs_warc_next(rs_warc *w, rs_warc_record *rec)
 {
     memset(rec, 0, sizeof *rec);
@@ -427,8 +441,7 @@ rs_status rs_warc_next(rs_warc *w, rs_warc_record *rec)
     for (;;) {
         const char *p = w->buf + w->pos;
         const size_t avail = w->len - w->pos;
-        for (size_t i = scanned; i + 4 <= avail; i++)
-            if (p[i] == '\r' && p[i + 1] == '\n' && p[i + 2] == '\r' && p[i + 3] == '\n') { hlen = i + 4; break; }
+        hlen = header_end(p, scanned + 3, avail);
         if (hlen) break;
         scanned = avail >= 3 ? avail - 3 : 0;
         if (avail > MAX_HEADER) return record_fail(w, RS_ERR_CORRUPT, "WARC header over 1 MiB (no CRLFCRLF)");
@@ -452,6 +465,8 @@ rs_status rs_warc_next(rs_warc *w, rs_warc_record *rec)
         const char *colon = memchr(line, ':', ll);
         if (colon == NULL || line == h) continue;
         const rs_str name = trim(line, (size_t)(colon - line));
+        /* Four of a record's dozen fields are read: lengths 9, 14 and 15 only. */
+        if (name.len != 9 && name.len != 14 && name.len != 15) continue;
         const rs_str val = trim(colon + 1, ll - (size_t)(colon - line) - 1);
         if (rs_ieq(name.ptr, name.len, "Content-Length", 14)) {
             have_len = val.len > 0 && val.len <= 15;
@@ -730,9 +745,25 @@ static void on_html(void *ctx, const rs_lint_finding *f)
     if (f->code == RS_LINT_HTML_CONTENT) ((html_ctx *)ctx)->html = 1;
 }
 
+/* Does a tag lint's html-content check looks for ("<!doctype html", "<html", "<head",
+ * "<body", any case) start somewhere in @body? Without one, linting the body is no use:
+ * robots files with a '<' in a comment or a pattern are common, HTML pages are not. */
+static int has_html_tag(const char *body, size_t len)
+{
+    static const char *const tags[] = { "!doctype html", "html", "head", "body" };
+    for (const char *p = memchr(body, '<', len); p != NULL; p = memchr(p + 1, '<', len - (size_t)(p + 1 - body))) {
+        const size_t rest = len - (size_t)(p + 1 - body);
+        for (size_t k = 0; k < sizeof tags / sizeof tags[0]; k++) {
+            const size_t m = strlen(tags[k]);
+            if (rest >= m && rs_istarts(p + 1, m, tags[k])) return 1;
+        }
+    }
+    return 0;
+}
+
 int rs_body_is_html(const char *body, size_t len)
 {
-    if (len == 0 || memchr(body, '<', len) == NULL) return 0;
+    if (len == 0 || !has_html_tag(body, len)) return 0;
     rs_lint_options o = { ~(1u << RS_LINT_HTML_CONTENT) };
     html_ctx c = { 0 };
     if (rs_lint(body, len, &o, on_html, &c) != RS_OK) return 0;

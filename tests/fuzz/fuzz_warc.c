@@ -15,7 +15,9 @@
  *   - a seekable record read again after rs_warc_seek has the same block;
  *   - rs_http_parse/rs_http_body never read out of bounds (ASan);
  *   - rs_sites_create + rs_sites_each + rs_survey_classify run clean, and
- *     each document's class counts sum to the documents seen.
+ *     each document's class counts sum to the documents seen;
+ *   - with stream, rs_sites_each_digest (the digest: the body itself) hands
+ *     out the same documents, bytes and status as rs_sites_each.
  */
 #include "fuzz.h"
 
@@ -45,12 +47,42 @@ static size_t gz_member(const uint8_t *src, size_t n, uint8_t *dst, size_t cap)
 
 typedef struct {
     uint64_t docs;
+    uint64_t hash;       /* FNV-1a of every document handed out: origin, outcome, status, html, body */
 } each_ctx;
+
+static void mix(each_ctx *c, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) c->hash = (c->hash ^ b[i]) * 1099511628211u;
+}
+
+static void mix_doc(each_ctx *c, const rs_site_doc *d, const void *body, size_t n)
+{
+    const uint32_t head[4] = { (uint32_t)d->outcome, d->http_status, (uint32_t)d->html, (uint32_t)n };
+    mix(c, d->origin.ptr, d->origin.len);
+    mix(c, head, sizeof head);
+    if (n) mix(c, body, n);
+}
+
+static rs_status digest_copy(void *ctx, const char *body, size_t n, rs_outbuf *out)
+{
+    (void)ctx;
+    return rs_outbuf_append(out, body, n);
+}
+
+static int on_digest(void *vctx, const rs_site_doc *d, const void *digest, size_t n)
+{
+    each_ctx *c = vctx;
+    c->docs++;
+    mix_doc(c, d, digest ? digest : d->body, digest ? n : d->body_len);
+    return 0;
+}
 
 static int on_doc(void *vctx, const rs_site_doc *d)
 {
     each_ctx *c = vctx;
     c->docs++;
+    mix_doc(c, d, d->body, d->body_len);
     FUZZ_CHECK(d->origin.len > 0);
     if (d->outcome != RS_REASON_NO_MATCH) return 0;
     FUZZ_CHECK(d->body_len <= RS_ROBOTS_MAX_BODY);
@@ -143,8 +175,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rs_sites_options so = { .keep_going = keep, .defer_errors = 1, .stream = (data[0] >> 3) & 1 };
     rs_sites *s = NULL;
     if (rs_sites_create_opts(paths, 1, &so, &s) == RS_OK) {
-        each_ctx c = { 0 };
-        (void)rs_sites_each(s, on_doc, &c);
+        each_ctx c = { 0, 14695981039346656037u };
+        const rs_status st1 = rs_sites_each(s, on_doc, &c);
+        if (so.stream) {
+            rs_sites_warc_stats w1, w2;
+            rs_sites_get_warc_stats(s, &w1);
+            rs_sites_free(s);
+            s = NULL;
+            FUZZ_CHECK(rs_sites_create_opts(paths, 1, &so, &s) == RS_OK);
+            each_ctx c2 = { 0, 14695981039346656037u };
+            const rs_status st2 = rs_sites_each_digest(s, digest_copy, on_digest, &c2);
+            rs_sites_get_warc_stats(s, &w2);
+            FUZZ_CHECK(st1 == st2 && c.docs == c2.docs && c.hash == c2.hash);
+            FUZZ_CHECK(w1.html_bodies == w2.html_bodies && w1.corrupt_skipped == w2.corrupt_skipped);
+        }
     } else {
         FUZZ_CHECK(s == NULL || rs_sites_errmsg(s)[0] != '\0');
     }

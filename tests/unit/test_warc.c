@@ -287,3 +287,101 @@ Test(survey, sitemap_validity)
     cr_assert(!rs_sitemap_is_valid("https://a.com/s .xml", 20));
     cr_assert(!rs_sitemap_is_valid("https://", 8));
 }
+
+/* ===== rs_sites_each_digest: a digest made while indexing stands for the body ===== */
+
+typedef struct {
+    char out[4096];
+    size_t len;
+    int digested;        /* documents handed out with a digest */
+} each_log;
+
+static void log_doc(each_log *l, const rs_site_doc *d, const void *body, size_t n)
+{
+    l->len += (size_t)snprintf(l->out + l->len, sizeof l->out - l->len, "%.*s %d %u html=%d [%.*s]\n",
+                               (int)d->origin.len, d->origin.ptr, (int)d->outcome, d->http_status, d->html,
+                               (int)n, body ? (const char *)body : "");
+}
+
+static int on_body(void *ctx, const rs_site_doc *d)
+{
+    log_doc(ctx, d, d->body, d->body_len);
+    return 0;
+}
+
+/* The digest is the body itself: the two passes must then hand out the same bytes. */
+static rs_status digest_copy(void *ctx, const char *body, size_t n, rs_outbuf *out)
+{
+    (void)ctx;
+    return rs_outbuf_append(out, body, n);
+}
+
+static int on_digest(void *ctx, const rs_site_doc *d, const void *digest, size_t n)
+{
+    each_log *l = ctx;
+    if (digest != NULL) l->digested++;
+    else cr_assert(d->outcome != RS_REASON_NO_MATCH || d->body != NULL);
+    log_doc(l, d, digest ? digest : d->body, digest ? n : d->body_len);
+    return 0;
+}
+
+Test(warc, each_digest_matches_bodies)
+{
+    static const char *const RESP[][3] = {
+        /* uri, date, HTTP response */
+        { "http://a.example/robots.txt", "2024-01-02T00:00:00Z", "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /new\n" },
+        { "http://a.example/robots.txt", "2024-01-01T00:00:00Z", "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /old\n" },
+        { "http://t.example/robots.txt", "2024-01-01T00:00:00Z", "HTTP/1.1 200 OK\r\n\r\nDisallow: /first\n" },
+        { "http://t.example/robots.txt", "2024-01-01T00:00:00Z", "HTTP/1.1 200 OK\r\n\r\nDisallow: /second\n" },
+        { "http://b.example/robots.txt", "2024-01-01T00:00:00Z", "HTTP/1.1 301 Moved\r\nLocation: http://c.example/robots.txt\r\n\r\n" },
+        { "http://c.example/robots.txt", "2024-01-01T00:00:00Z", "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /c\n" },
+        { "http://d.example/robots.txt", "2024-01-01T00:00:00Z", "HTTP/1.1 302 Found\r\nLocation: /real.txt\r\n\r\n" },
+        { "http://d.example/real.txt", "2024-01-01T00:00:00Z", "HTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /d\n" },
+        { "http://e.example/robots.txt", "2024-01-01T00:00:00Z",
+          "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7\r\n<html>\n\r\n7\r\n<body>\n\r\n0\r\n\r\n" },
+        { "http://f.example/robots.txt", "2024-01-01T00:00:00Z", "HTTP/1.1 200 OK\r\n\r\n" },
+        { "http://g.example/robots.txt", "2024-01-01T00:00:00Z", "HTTP/1.1 404 Not Found\r\n\r\n<html>\n" },
+        { "http://h.example/robots.txt", "2024-01-03T00:00:00Z", "HTTP/1.1 503 Down\r\n\r\n" },
+        { "http://h.example/robots.txt", "2024-01-02T00:00:00Z", "HTTP/1.1 200 OK\r\n\r\nDisallow: /h\n" },
+    };
+    static char file[1 << 16];
+    size_t n = 0;
+    char r[2048];
+    size_t rl = rec(r, "warcinfo", "", "2024-01-01T00:00:00Z", "software: test\r\n");
+    n += gz(r, rl, file + n, sizeof file - n);
+    for (size_t i = 0; i < sizeof RESP / sizeof RESP[0]; i++) {
+        rl = rec(r, "response", RESP[i][0], RESP[i][1], RESP[i][2]);
+        n += gz(r, rl, file + n, sizeof file - n);
+    }
+    const char *tmp = tmpfile_with(file, n);
+    char path[80];
+    snprintf(path, sizeof path, "%s.warc.gz", tmp);
+    cr_assert_eq(rename(tmp, path), 0);
+
+    const char *paths[] = { path };
+    const rs_sites_options so = { .defer_errors = 1, .stream = 1 };
+    each_log plain, dig;
+    memset(&plain, 0, sizeof plain);
+    memset(&dig, 0, sizeof dig);
+    rs_sites_warc_stats ws1, ws2;
+    rs_sites *s = NULL;
+    cr_assert_eq(rs_sites_create_opts(paths, 1, &so, &s), RS_OK);
+    cr_assert_eq(rs_sites_each(s, on_body, &plain), RS_OK, "%s", rs_sites_errmsg(s));
+    rs_sites_get_warc_stats(s, &ws1);
+    rs_sites_free(s);
+    cr_assert_eq(rs_sites_create_opts(paths, 1, &so, &s), RS_OK);
+    cr_assert_eq(rs_sites_each_digest(s, digest_copy, on_digest, &dig), RS_OK, "%s", rs_sites_errmsg(s));
+    rs_sites_get_warc_stats(s, &ws2);
+    rs_sites_free(s);
+    unlink(path);
+
+    cr_assert_str_eq(dig.out, plain.out);
+    cr_assert(strstr(plain.out, "[User-agent: *\nDisallow: /new\n]") != NULL, "%s", plain.out);
+    cr_assert(strstr(plain.out, "[Disallow: /second\n]") != NULL, "%s", plain.out);
+    cr_assert(strstr(plain.out, "http://e.example 1 200 html=1") != NULL, "%s", plain.out);
+    /* a, t, b (c's capture), c, e, f; h's later capture is a 503; d's redirect to a
+     * capture of another path comes with its body */
+    cr_assert_eq(dig.digested, 6, "%d digested:\n%s", dig.digested, dig.out);
+    cr_assert_eq(ws1.html_bodies, ws2.html_bodies);
+    cr_assert_eq(ws1.superseded, ws2.superseded);
+}
