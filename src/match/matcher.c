@@ -173,6 +173,10 @@ typedef struct {
     _Atomic(rs_matcher *) trie;
     uint32_t n_wild;           /* wildcard candidates */
     uint32_t text_len;
+    uint32_t heads_at;         /* uint64_t[n]: each candidate's first 8 pattern bytes */
+    uint32_t masks_at;         /* uint64_t[n]: which of those bytes are its literal prefix's */
+    uint32_t needs_at;         /* uint64_t[n]: a wildcard candidate's tail_mask (0 for others) */
+    uint32_t pad_;
 } list_head;
 #define M_LIST(m)    ((list_head *)(void *)((char *)(uintptr_t)(m) + (m)->terms_at))
 
@@ -829,24 +833,29 @@ static rs_status build_trie(const rule_list *l, int google, void *(*alloc)(void 
 }
 
 /*
- * The rule-list matcher of @l: the header, the trie's slot (published by
- * rs_matcher_compiled), the candidates, the text and the rule table, copied
- * as they are: no sort, no tree. Matching tries every candidate.
+ * The rule-list matcher of @l: the header, its own fields (list_head), then what
+ * a walk reads for every candidate, back to back (the first 8 bytes of its
+ * pattern, its literal prefix length: 12 bytes, where the candidates themselves
+ * and their text would be ~45 cold), then the candidates, the text and the rule
+ * table, copied as they are: no sort, no trie. The walk reads a candidate and its
+ * text only when those 8 bytes start the path.
  */
 static rs_status build_list(const rule_list *l, void *(*alloc)(void *ctx, size_t size), void *alloc_ctx,
                             rs_matcher **out)
 {
+    const size_t n = l->n_cands;
     const size_t head = ALIGN8(sizeof(rs_matcher));
-    const size_t cands_len = (size_t)l->n_cands * sizeof(cand);
+    const size_t cands_len = n * sizeof(cand);
     const size_t rules_len = l->n_rules * sizeof(rule_entry);
-    const size_t total = head + sizeof(list_head) + ALIGN8(cands_len) + ALIGN8(l->text_len + 8) + ALIGN8(rules_len);
+    const size_t total = head + sizeof(list_head) + 3 * n * sizeof(uint64_t)
+        + ALIGN8(cands_len) + ALIGN8(l->text_len + 8) + ALIGN8(rules_len);
     char *b = alloc(alloc_ctx, total);
     RS_RETURN_IF(b == NULL, RS_ERR_NOMEM);
     rs_matcher h;
     memset(&h, 0, sizeof h);
     h.kind = KIND_GOOGLE_LIST;
     h.n_rules = l->n_rules;
-    h.n_nodes = l->n_cands;
+    h.n_nodes = (uint32_t)n;
     size_t off = head;
     h.terms_at = (uint32_t)off;
     list_head *lh = (list_head *)(void *)(b + off);
@@ -854,9 +863,33 @@ static rs_status build_list(const rule_list *l, void *(*alloc)(void *ctx, size_t
     lh->n_wild = l->n_wild;
     lh->text_len = (uint32_t)l->text_len;
     off += sizeof *lh;
+    lh->heads_at = (uint32_t)off;
+    uint64_t *heads = (uint64_t *)(void *)(b + off);
+    off += n * sizeof(uint64_t);
+    lh->masks_at = (uint32_t)off;
+    uint64_t *masks = (uint64_t *)(void *)(b + off);
+    off += n * sizeof(uint64_t);
+    for (size_t i = 0; i < n; i++) {
+        /* 8 readable bytes past every pattern; bytes past the prefix masked off
+         * (in load order: the pattern's first byte is the lowest on little-endian) */
+        const uint32_t pl = l->cands[i].prefix_len;
+        heads[i] = load64(l->text + l->cands[i].off);
+        masks[i] = pl >= 8 ? ~0ull : (1ull << (8 * pl)) - 1;
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+        masks[i] = __builtin_bswap64(masks[i]);
+#endif
+    }
     h.nodes_at = (uint32_t)off;
     if (cands_len) memcpy(b + off, l->cands, cands_len);
     off += ALIGN8(cands_len);
+    lh->needs_at = (uint32_t)off;
+    uint64_t *needs = (uint64_t *)(void *)(b + off);
+    off += n * sizeof(uint64_t);
+    for (size_t i = 0; i < n; i++) {
+        const cand *c = &l->cands[i];
+        needs[i] = c->wildcard ? tail_mask(l->text + c->off + c->prefix_len + 1,
+                                           c->len - c->prefix_len - 1 - c->anchored) : 0;
+    }
     h.text_at = (uint32_t)off;
     memcpy(b + off, l->text, l->text_len);
     memset(b + off + l->text_len, 0, ALIGN8(l->text_len + 8) - l->text_len);
@@ -1204,28 +1237,33 @@ done:;
 static __attribute__((noinline)) void match_list(const rs_matcher *m, const char *path, size_t plen, rs_verdict *out)
 {
     best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
-    const cand *c = (const cand *)(const void *)M_NODES(m);
-    const cand *const end = c + m->n_nodes;
+    const cand *const cands = (const cand *)(const void *)M_NODES(m);
+    const list_head *lh = M_LIST(m);
+    const uint64_t *heads = (const uint64_t *)(const void *)((const char *)m + lh->heads_at);
+    const uint64_t *masks = (const uint64_t *)(const void *)((const char *)m + lh->masks_at);
+    const uint64_t *needs = (const uint64_t *)(const void *)((const char *)m + lh->needs_at);
+    uint64_t path_mask = 0;   /* byte_mask() of the whole path, once a tail needs it */
+    int path_known = 0;
+    const uint32_t n = m->n_nodes;
     const char *text = M_TEXT(m);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* A prefix's first 8 bytes against the path's in one compare (the text has 8
-     * readable bytes past every pattern): most candidates end there. */
-    uint64_t head = 0;
+    /* the path's first 8 bytes against each candidate's, in one compare (bytes past
+     * a prefix masked off): most candidates end there, their records unread */
+    uint64_t head = 0;   /* zeros past a short path: a longer prefix is refused below */
     memcpy(&head, path, plen < 8 ? plen : 8);
-#endif
-    for (; c < end; c++) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (RS_LIKELY(((head ^ heads[i]) & masks[i]) != 0)) continue;
+        const cand *c = &cands[i];
         const uint32_t pl = c->prefix_len;
-        if (pl > plen) continue;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        const uint64_t mask = pl >= 8 ? ~0ull : (1ull << (8 * pl)) - 1;
-        if (((head ^ load64(text + c->off)) & mask) != 0) continue;
-        if (pl > 8 && memcmp(path + 8, text + c->off + 8, pl - 8) != 0) continue;
-#else
-        if (memcmp(path, text + c->off, pl) != 0) continue;
-#endif
+        if (pl > plen || (pl > 8 && !label_matches(path + 8, text + c->off + 8, pl - 8))) continue;
         best_match *b = &best[c->type != RS_RULE_ALLOW];
         if (!beats((int32_t)c->len, c->line, b)) continue;
         if (c->wildcard) {
+            /* the tail's bytes must all be in the path (the trie's 'needs' test) */
+            if (!path_known) {
+                path_mask = byte_mask(path, plen);
+                path_known = 1;
+            }
+            if (needs[i] & ~path_mask) continue;
             const char *tail = text + c->off + pl + 1;
             if (!match_after_star(path, plen, pl, tail, c->len - pl - 1 - c->anchored, c->anchored)) continue;
         } else if (c->anchored && plen != pl) {
