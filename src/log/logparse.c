@@ -105,28 +105,78 @@ static char *scratch_put(rs_logparser *p, const char *s, size_t n)
     return d;
 }
 
-/* %XX (and `+` as a space when @plus) decoded into the scratch. */
+/* Bytes of the 8 at x (little-endian order) equal to the byte of b (each of
+ * b's bytes the same): the top bit of each such byte; exact up to the first
+ * one (later bytes may be false hits, borrowed from it), which is all
+ * url_decode takes. */
+static inline uint64_t swar_eq(uint64_t x, uint64_t b)
+{
+    const uint64_t v = x ^ b;
+    return (v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull;
+}
+
+/* %XX (and `+` as a space when @plus) decoded into the scratch. The runs
+ * between escapes (a CloudFront user agent has a %20 every ~8 bytes) are
+ * copied 8 bytes a step, the escapes decoded one by one: byte by byte, this
+ * was 20% of a CloudFront run. Writes stay inside d[0, v.len). */
 static rs_str url_decode(rs_logparser *p, rs_str v, int plus)
 {
     static const rs_byteset PCT = {{1ull << '%', 0, 0, 0}, {'%'}, 1};
     static const rs_byteset PCT_PLUS = {{(1ull << '%') | (1ull << '+'), 0, 0, 0}, {'%', '+'}, 2};
+    const uint64_t PCT8 = 0x2525252525252525ull, PLUS8 = plus ? 0x2B2B2B2B2B2B2B2Bull : PCT8;
     const rs_byteset *set = plus ? &PCT_PLUS : &PCT;
     size_t i = rs_simd_find_any(v.ptr, v.len, set);
     if (i >= v.len) return v;
     char *d = p->scratch + p->scratch_len;
     memcpy(d, v.ptr, i);
     size_t n = i;
-    for (; i < v.len; i++) {       /* from the first '%' (or '+'), byte by byte: runs are short */
+    if (p->json_walk) {            /* the reference (tests): byte by byte */
+        for (; i < v.len; i++) {
+            const unsigned char c = (unsigned char)v.ptr[i];
+            int h, l;
+            if (c == '%' && i + 2 < v.len && (h = hexval((unsigned char)v.ptr[i + 1])) >= 0 &&
+                (l = hexval((unsigned char)v.ptr[i + 2])) >= 0) {
+                d[n++] = (char)(h * 16 + l);
+                i += 2;
+            } else {
+                d[n++] = c == '+' && plus ? ' ' : (char)c;
+            }
+        }
+        p->scratch_len += n;
+        return (rs_str){d, n};
+    }
+    while (i < v.len) {            /* v.ptr[i] is a '%' (or '+') */
         const unsigned char c = (unsigned char)v.ptr[i];
         int h, l;
-        if (c == '%' && i + 2 < v.len + 0 && (h = hexval((unsigned char)v.ptr[i + 1])) >= 0 &&
+        if (c == '%' && i + 2 < v.len && (h = hexval((unsigned char)v.ptr[i + 1])) >= 0 &&
             (l = hexval((unsigned char)v.ptr[i + 2])) >= 0) {
             d[n++] = (char)(h * 16 + l);
-            i += 2;
-        } else if (c == '+' && plus) {
-            d[n++] = ' ';
+            i += 3;
         } else {
-            d[n++] = (char)c;
+            d[n++] = c == '+' && plus ? ' ' : (char)c;
+            i++;
+        }
+        /* The run up to the next '%' (or '+'). */
+        for (;;) {
+            if (i + 8 > v.len) {
+                while (i < v.len && v.ptr[i] != '%' && !(plus && v.ptr[i] == '+')) d[n++] = v.ptr[i++];
+                break;
+            }
+            uint64_t x;
+            memcpy(&x, v.ptr + i, 8);
+            memcpy(d + n, &x, 8);  /* n + 8 <= i + 8 <= v.len */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            x = __builtin_bswap64(x);  /* the first byte in the lowest bits */
+#endif
+            const uint64_t hit = swar_eq(x, PCT8) | swar_eq(x, PLUS8);
+            if (hit) {
+                const size_t k = (size_t)__builtin_ctzll(hit) >> 3;
+                i += k;
+                n += k;
+                break;
+            }
+            i += 8;
+            n += 8;
         }
     }
     p->scratch_len += n;
