@@ -258,6 +258,22 @@ Test(logfastfmt, json_odd_lines_equal_the_walk)
     };
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) both_copy(p, more[i], strlen(more[i]));
     pair_free(p);
+    /* the fast reader's (node, key) table: keys alike in their first and last
+     * 8 bytes, a path reached through every split of its dots, deep arrays */
+    const char *const deep[] = { "url=aaaaaaaaXaaaaaaaa", "host=aaaaaaaaYaaaaaaaa.q.r", "user_agent=a.b.c.d.e",
+                                 "status=a.b", "client=x..y" };
+    p = pair_of("json", deep, sizeof deep / sizeof deep[0]);
+    static const char *const lines[] = {
+        "{\"aaaaaaaaZaaaaaaaa\":\"/no\",\"aaaaaaaaXaaaaaaaa\":\"/yes\",\"aaaaaaaaYaaaaaaaa\":{\"q.r\":\"h1\"}}",
+        "{\"aaaaaaaaYaaaaaaaa.q\":{\"r\":\"h2\"},\"aaaaaaaaYaaaaaaaa\":{\"q\":{\"r\":\"h3\"}}}",
+        "{\"a\":{\"b.c\":{\"d\":{\"e\":\"Bot/1\"}}},\"a.b\":{\"c.d.e\":\"Bot/2\"},\"a.b.c.d.e\":\"Bot/3\"}",
+        "{\"a\":{\"b\":[[200],[404]],\"b.c.d\":{\"e\":[\"Bot/4\",\"Bot/5\"]}}}",
+        "{\"a\":{\"b\":[{\"c\":{\"d\":{\"e\":\"in an array\"}}}]},\"x\":{\"\":{\"y\":\"1.2.3.4\"}}}",
+        "{\"x.\":{\"y\":\"5.6.7.8\"},\"\":{\"\":{\"a\":{\"b\":\"301\"}}},\"a\":{\"b\":{\"x\":1}}}",
+        "{\"a\":{\"b\":\"2\\u0030\\u0030\"},\"a\\u002eb\":\"500\",\"aaaaaaaaXaaaaaaa\":\"/short\"}",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) both_copy(p, lines[i], strlen(lines[i]));
+    pair_free(p);
 }
 
 Test(logfastfmt, json_layouts_of_the_shared_logs_and_mutations_equal_the_walk)
