@@ -365,3 +365,35 @@ Test(logfastfmt, url_decoded_values_equal_the_walk)
     pair_free(w3c);
     pair_free(cf);
 }
+
+/* W3C and CloudFront times: the fast reader keeps the epoch of the last date
+ * and reads only the clock of a line of that date; the walk parses each
+ * whole. Dates that repeat, change and are invalid, clocks at and past their
+ * limits, in a shuffled order. */
+Test(logfastfmt, w3c_times_equal_the_walk)
+{
+    static const char *const dates[] = { "2015-05-17", "2016-02-29", "2015-02-29", "2015-13-01", "2015-5-17",
+                                         "1970-01-01", "2015-05-18" };
+    static const char *const clocks[] = { "10:05:03", "00:00:00", "23:59:59", "23:59:60", "23:59:61", "24:00:00",
+                                          "10:60:00", "10:5:03", "1a:00:00", "10-05-03", "10:05:03Z",
+                                          "10:05:03.5", "10:05:0", "10:05:03+01:00" };
+    pair w3c = pair_of("w3c", NULL, 0), cf = pair_of("cloudfront", NULL, 0);
+    const char *const fields = "#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)";
+    both(w3c, fields, strlen(fields));
+    both(cf, fields, strlen(fields));
+    unsigned seed = 7;
+    char line[256];
+    const size_t nd = sizeof dates / sizeof dates[0], nc = sizeof clocks / sizeof clocks[0];
+    for (int round = 0; round < 4000; round++) {
+        const char *d = dates[(size_t)rand_r(&seed) % (round % 3 ? 2 : nd)];   /* mostly a repeated date */
+        const char *c = clocks[(size_t)rand_r(&seed) % (round % 2 ? 3 : nc)];
+        for (int k = 0; k < 2; k++) {
+            const char sep = k ? '\t' : ' ';
+            const int len = snprintf(line, sizeof line, "%s%c%s%c1.2.3.4%cGET%c/a%c200%cBot/1", d, sep, c, sep,
+                                     sep, sep, sep, sep);
+            both_copy(k ? cf : w3c, line, (size_t)len);
+        }
+    }
+    pair_free(w3c);
+    pair_free(cf);
+}
