@@ -1129,12 +1129,12 @@ static int jvalue_at(jscan *j, int node, int depth, int in_array)
 
 static rs_logline_status json_parse(rs_logparser *p, const char *line, size_t len, rs_logrec *r)
 {
-    jscan j;
-    memset(&j, 0, sizeof j);
-    memset(j.prio, 0xFF, sizeof j.prio);
+    jscan j;                    /* val[f], num[f] are read only once prio[f] is set */
     j.p = p;
     j.s = line;
     j.len = len;
+    j.pos = j.path_len = 0;
+    memset(j.prio, 0xFF, sizeof j.prio);
     j.mask = line_mask(p, line, len, &JSON_STOP);
     jws(&j);
     if (j.pos >= len || line[j.pos] != '{' || !(p->json_walk ? jobject(&j, 0) : jobject_at(&j, 0, 0))) {
