@@ -86,6 +86,7 @@ struct rs_logparser {
     /* W3C */
     uint8_t cols[MAX_W3C_COLS];
     size_t n_cols;
+    size_t wanted_cols;      /* 1 + the last column of a field (cols[k] != J_NONE), or 0 */
     int have_fields;
     char wdate[10];          /* the last W3C date read whole, "YYYY-MM-DD" (wdate_ok) ... */
     int64_t wday;            /* ... and the epoch of its midnight, UTC */
@@ -404,6 +405,9 @@ static void w3c_set_fields(rs_logparser *p, const char *s, size_t n)
     if (xhost < MAX_W3C_COLS)
         for (size_t k = 0; k < p->n_cols; k++)
             if (p->cols[k] == J_HOST && k != xhost) p->cols[k] = J_NONE;
+    p->wanted_cols = 0;
+    for (size_t k = 0; k < p->n_cols; k++)
+        if (p->cols[k] != J_NONE) p->wanted_cols = k + 1;
     p->have_fields = 1;
 }
 
@@ -454,7 +458,7 @@ static rs_logline_status w3c_parse(rs_logparser *p, const char *line, size_t len
         const size_t words = (len + 63) >> 6;
         size_t w = 0;
         uint64_t m = mask[0];
-        while (col < p->n_cols) {
+        while (col < p->wanted_cols) {
             while (m == 0 && ++w < words) m = mask[w];
             const size_t en = m ? (w << 6) + (size_t)__builtin_ctzll(m) : len;
             m &= m - 1;
@@ -466,6 +470,28 @@ static rs_logline_status w3c_parse(rs_logparser *p, const char *line, size_t len
             col++;
             if (en >= len) { i = len + 1; break; }
             i = en + 1;
+        }
+        /* The columns after the last wanted one (9 of CloudFront's 33) only
+         * count: the tabs left say whether the line has all of them, and
+         * more. With t tabs left, the line has t + 1 more fields. */
+        if (col == p->wanted_cols && col < p->n_cols && i <= len) {
+            size_t t = (size_t)__builtin_popcountll(m), last = m ? (w << 6) + 63 - (size_t)__builtin_clzll(m) : 0;
+            for (size_t k = w + 1; k < words; k++)
+                if (mask[k]) {
+                    t += (size_t)__builtin_popcountll(mask[k]);
+                    last = (k << 6) + 63 - (size_t)__builtin_clzll(mask[k]);
+                }
+            const size_t rest = p->n_cols - col;      /* fields still to read */
+            if (t + 1 < rest) {                       /* too few: as the loop, which ends at the line's end */
+                col += t + 1;
+                i = len + 1;
+            } else if (t + 1 == rest) {               /* exactly: the last ends the line */
+                col = p->n_cols;
+                i = len + 1;
+            } else {                                  /* more: the loop stops after the rest-th tab */
+                col = p->n_cols;
+                i = t > rest || last + 1 < len ? 0 : len;   /* i < len: EXTRA_FIELDS (i is not read again) */
+            }
         }
     }
     while (i <= len && col < p->n_cols) {
