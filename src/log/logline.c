@@ -917,7 +917,7 @@ static int parse_combined_fast(rs_logtime_cache *tc, const char *line, size_t le
 }
 
 static rs_logline_status walk(const rs_logformat *fmt, const char *line, size_t len, rs_logrec *out, int vec);
-static int parse_alb_fast(const char *line, size_t len, rs_logrec *out);
+static int parse_alb_fast(rs_logtime_cache *tc, const char *line, size_t len, rs_logrec *out);
 
 rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, size_t len,
                                    rs_logrec *out)
@@ -931,7 +931,7 @@ rs_logline_status rs_logline_parse_cached(const rs_logformat *fmt, rs_logtime_ca
     if ((fmt->combined || fmt->alb) && len > 0) {
         const size_t n = line[len - 1] == '\r' ? len - 1 : len;
         if (n > 0 && !is_ws(line[0]) && line[0] != '\r' && line[0] != '\n') {
-            if (fmt->combined ? parse_combined_fast(tc, line, n, out) : parse_alb_fast(line, n, out))
+            if (fmt->combined ? parse_combined_fast(tc, line, n, out) : parse_alb_fast(tc, line, n, out))
                 return RS_LOGLINE_OK;
         }
     }
@@ -974,7 +974,41 @@ static inline const char *mask_find_ws(const uint64_t *mask, const char *line, c
  * followed by the rest of its literal), so the record is the same; any other
  * line (and every failure) goes to the item walk, which decides it. The walk
  * steps through 30 items: ~20% of an ALB run. */
-static int parse_alb_fast(const char *line, size_t len, rs_logrec *out)
+/* Whether @t[0, n) is what may follow the clock of a UTC ISO time for
+ * parse_time_iso: `Z` or `.` digits `Z` (`z` too). */
+static inline int iso_tail_z(const char *t, size_t n)
+{
+    if (n == 0 || (t[n - 1] != 'Z' && t[n - 1] != 'z')) return 0;
+    if (n == 1) return 1;
+    if (n < 3 || t[0] != '.') return 0;
+    for (size_t k = 1; k + 1 < n; k++)
+        if ((unsigned)((unsigned char)t[k] - '0') > 9) return 0;
+    return 1;
+}
+
+/* parse_time_iso through @tc (NULL: none) for `YYYY-MM-DDThh:mm:ss[.frac]Z`:
+ * a line of the cached date reads only hh:mm:ss (the date was validated when
+ * cached); anything else is parsed whole. */
+static int time_iso_cached(rs_logtime_cache *tc, const char *s, size_t len, int64_t *epoch)
+{
+    if (tc == NULL || len < 20 || s[10] != 'T' || !is_clock(s + 11) || !iso_tail_z(s + 19, len - 19))
+        return parse_time_iso(s, len, epoch);
+    const unsigned char *c = (const unsigned char *)s + 11;
+    const unsigned h = (c[0] - '0') * 10u + (c[1] - '0'), mi = (c[3] - '0') * 10u + (c[4] - '0'),
+                   sec = (c[6] - '0') * 10u + (c[7] - '0');
+    if (tc->iso_valid && load64(s) == load64(tc->iso_date) && s[8] == tc->iso_date[8] && s[9] == tc->iso_date[9]) {
+        if (h > 23 || mi > 59 || sec > 60) return 0;
+        *epoch = tc->iso_base + (int64_t)h * 3600 + (int64_t)mi * 60 + sec;
+        return 1;
+    }
+    if (!parse_time_iso(s, len, epoch)) return 0;
+    memcpy(tc->iso_date, s, 10);
+    tc->iso_base = *epoch - ((int64_t)h * 3600 + (int64_t)mi * 60 + sec);
+    tc->iso_valid = 1;
+    return 1;
+}
+
+static int parse_alb_fast(rs_logtime_cache *tc, const char *line, size_t len, rs_logrec *out)
 {
     if (len > FAST_MAX_LINE) return 0;
     uint64_t bits[FAST_MAX_LINE / 64];
@@ -1016,7 +1050,7 @@ static int parse_alb_fast(const char *line, size_t len, rs_logrec *out)
     if (colon == NULL) return 0;
     const rs_str time = {line + sep[0] + 1, sep[1] - sep[0] - 1};
     int64_t epoch, status = 0, bytes = -1;
-    if (!parse_time_iso(time.ptr, time.len, &epoch)) return 0;
+    if (!time_iso_cached(tc, time.ptr, time.len, &epoch)) return 0;
     const char *const s0 = line + sep[7] + 1, *const s1 = line + sep[8];
     if (!(s1 - s0 == 1 && *s0 == '-') && !read_uint(s0, s1, 3, &status)) return 0;
     const char *const b0 = line + sep[10] + 1, *const b1 = line + sep[11];

@@ -368,10 +368,10 @@ Test(logfastfmt, url_decoded_values_equal_the_walk)
     pair_free(cf);
 }
 
-/* W3C and CloudFront times: the fast reader keeps the epoch of the last date
- * and reads only the clock of a line of that date; the walk parses each
+/* W3C, CloudFront and ALB times: the fast readers keep the epoch of the last
+ * date and read only the clock of a line of that date; the walks parse each
  * whole. Dates that repeat, change and are invalid, clocks at and past their
- * limits, in a shuffled order. */
+ * limits, ALB fractions and zones, in a shuffled order. */
 Test(logfastfmt, w3c_times_equal_the_walk)
 {
     static const char *const dates[] = { "2015-05-17", "2016-02-29", "2015-02-29", "2015-13-01", "2015-5-17",
@@ -379,7 +379,7 @@ Test(logfastfmt, w3c_times_equal_the_walk)
     static const char *const clocks[] = { "10:05:03", "00:00:00", "23:59:59", "23:59:60", "23:59:61", "24:00:00",
                                           "10:60:00", "10:5:03", "1a:00:00", "10-05-03", "10:05:03Z",
                                           "10:05:03.5", "10:05:0", "10:05:03+01:00" };
-    pair w3c = pair_of("w3c", NULL, 0), cf = pair_of("cloudfront", NULL, 0);
+    pair w3c = pair_of("w3c", NULL, 0), cf = pair_of("cloudfront", NULL, 0), alb = pair_of("alb", NULL, 0);
     const char *const fields = "#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)";
     both(w3c, fields, strlen(fields));
     both(cf, fields, strlen(fields));
@@ -395,7 +395,14 @@ Test(logfastfmt, w3c_times_equal_the_walk)
                                      sep, sep, sep, sep);
             both_copy(k ? cf : w3c, line, (size_t)len);
         }
+        /* ALB: the clock of a cached date, then the fraction and zone checked */
+        static const char *const tails[] = { ".000000Z", "Z", ".5z", ".Z", "0Z", ".12x4Z", "+00:00", ".1" };
+        const int len = snprintf(line, sizeof line, "https %sT%s%s app/lb/1 1.2.3.4:1025 10.0.0.1:80 0.000 0.001 "
+                                 "0.000 200 200 34 2326 \"GET /a HTTP/1.1\" \"Bot/1\"", d, c,
+                                 tails[(size_t)rand_r(&seed) % (round % 2 ? 1 : sizeof tails / sizeof tails[0])]);
+        both_copy(alb, line, (size_t)len);
     }
     pair_free(w3c);
     pair_free(cf);
+    pair_free(alb);
 }
