@@ -1501,6 +1501,9 @@ typedef struct {
     uint64_t    oversized; /* 0, or this block is ONE line longer than max_line, of this
                              many bytes (its '\n' excluded), whose bytes were skipped */
     size_t      max_line; /* the reader's max_line, for rs_lines_init (0 = the default) */
+    const uint64_t *nl_bits; /* NULL, or the reader's newline bitmap of ptr[0, len) (bit j of
+                             word k: ptr[64 k + j] is '\n'; bits past len are 0), which
+                             rs_lines uses instead of scanning again; lives with ptr */
 } rs_block;
 
 /**
@@ -1579,7 +1582,8 @@ typedef struct {
 RS_STATIC_API void rs_reader_stats_get(const rs_reader *r, rs_reader_stats *out);
 
 /*
- * Line iterator over one block: no allocation, uses the active newline kernel.
+ * Line iterator over one block: no allocation; uses the block's newline bitmap
+ * when the reader made one, else the active newline kernel.
  *
  *   rs_lines it; rs_line ln;
  *   rs_lines_init(&it, &block);
@@ -1594,6 +1598,8 @@ typedef struct {
     uint64_t oversized;   /* pending oversized length (oversized block), else 0 */
     size_t   max_line;    /* longer lines are flagged oversized */
     size_t (*find)(const char *p, size_t n); /* newline kernel, fixed at init */
+    const uint64_t *bits; /* the block's nl_bits (then find is unused), or NULL */
+    const char *base;     /* the block's ptr: bit 0 of bits[0] */
 } rs_lines;
 
 typedef struct {

@@ -18,6 +18,11 @@ typedef struct {
     char    zone[6];
     int     valid;
     int64_t base;
+    /* The same for ALB's `YYYY-MM-DDThh:mm:ss[.frac]Z` (UTC): the last date
+     * and the epoch of its midnight. iso_valid = 0: empty. */
+    char    iso_date[10];
+    int     iso_valid;
+    int64_t iso_base;
 } rs_logtime_cache;
 
 /* rs_logline_parse with a time cache (NULL: none), for parsers that read

@@ -97,29 +97,43 @@ struct rs_logformat {
     char    *text;        /* literal bytes of all items */
     unsigned fields;      /* RS_LOGF_* */
     int      combined;    /* exactly the combined layout: parse_combined_fast applies */
+    int      alb;         /* exactly the alb layout: parse_alb_fast applies */
 };
 
-/* The items of the combined layout, for is_combined(). */
-static const struct {
-    enum field field;     /* F_SKIP for a literal */
+/* A layout's items: a field (lit NULL) or a literal (field F_SKIP). */
+typedef struct {
+    enum field field;
     const char *lit;
-} combined_items[] = {
+} layout_item;
+
+/* The items of the combined layout (parse_combined_fast). */
+static const layout_item combined_items[] = {
     {F_CLIENT, NULL}, {F_SKIP, " "}, {F_SKIP, NULL}, {F_SKIP, " "}, {F_USER, NULL}, {F_SKIP, " ["},
     {F_TIME_LOCAL, NULL}, {F_SKIP, "] \""}, {F_REQUEST, NULL}, {F_SKIP, "\" "}, {F_STATUS, NULL},
     {F_SKIP, " "}, {F_BYTES, NULL}, {F_SKIP, " \""}, {F_REFERER, NULL}, {F_SKIP, "\" \""}, {F_UA, NULL},
     {F_SKIP, "\""},
 };
 
-/* Whatever string compiled it (`combined`, the nginx or the Apache spelling). */
-static int is_combined(const rs_logformat *fmt)
+/* The items of the alb layout (parse_alb_fast): type time elb client:port
+ * target t1 t2 t3 status target_status received bytes "request" "agent". */
+static const layout_item alb_items[] = {
+    {F_SKIP, NULL}, {F_SKIP, " "}, {F_TIME_ISO, NULL}, {F_SKIP, " "}, {F_SKIP, NULL}, {F_SKIP, " "},
+    {F_CLIENT, NULL}, {F_SKIP, ":"}, {F_SKIP, NULL}, {F_SKIP, " "}, {F_SKIP, NULL}, {F_SKIP, " "},
+    {F_SKIP, NULL}, {F_SKIP, " "}, {F_SKIP, NULL}, {F_SKIP, " "}, {F_SKIP, NULL}, {F_SKIP, " "},
+    {F_STATUS, NULL}, {F_SKIP, " "}, {F_SKIP, NULL}, {F_SKIP, " "}, {F_SKIP, NULL}, {F_SKIP, " "},
+    {F_BYTES, NULL}, {F_SKIP, " \""}, {F_REQUEST, NULL}, {F_SKIP, "\" \""}, {F_UA, NULL}, {F_SKIP, "\""},
+};
+
+/* Whether @fmt has exactly the @n items of @want, whatever string compiled
+ * it (`combined`, the nginx or the Apache spelling). */
+static int same_items(const rs_logformat *fmt, const layout_item *want, size_t n)
 {
-    const size_t n = sizeof combined_items / sizeof combined_items[0];
     if (fmt->n_items != n) return 0;
     for (size_t k = 0; k < n; k++) {
         const item *it = &fmt->items[k];
-        const char *lit = combined_items[k].lit;
+        const char *lit = want[k].lit;
         if (lit == NULL) {
-            if (it->lit_len != 0 || it->field != (uint8_t)combined_items[k].field) return 0;
+            if (it->lit_len != 0 || it->field != (uint8_t)want[k].field) return 0;
         } else if (it->lit_len != strlen(lit) || memcmp(fmt->text + it->lit_off, lit, it->lit_len) != 0) {
             return 0;
         }
@@ -372,7 +386,8 @@ rs_status rs_logformat_create(const char *spec, size_t spec_len, char *err, size
         it->quoted = fmt->text[prev->lit_off + prev->lit_len - 1] == '"' && fmt->text[nx->lit_off] == '"';
     }
     fmt->n_items = n;
-    fmt->combined = is_combined(fmt);
+    fmt->combined = same_items(fmt, combined_items, sizeof combined_items / sizeof combined_items[0]);
+    fmt->alb = same_items(fmt, alb_items, sizeof alb_items / sizeof alb_items[0]);
 out:
     rs_free(unquoted);
     if (st != RS_OK) {
@@ -902,6 +917,7 @@ static int parse_combined_fast(rs_logtime_cache *tc, const char *line, size_t le
 }
 
 static rs_logline_status walk(const rs_logformat *fmt, const char *line, size_t len, rs_logrec *out, int vec);
+static int parse_alb_fast(rs_logtime_cache *tc, const char *line, size_t len, rs_logrec *out);
 
 rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, size_t len,
                                    rs_logrec *out)
@@ -912,10 +928,11 @@ rs_logline_status rs_logline_parse(const rs_logformat *fmt, const char *line, si
 rs_logline_status rs_logline_parse_cached(const rs_logformat *fmt, rs_logtime_cache *tc, const char *line,
                                           size_t len, rs_logrec *out)
 {
-    if (fmt->combined && len > 0) {
+    if ((fmt->combined || fmt->alb) && len > 0) {
         const size_t n = line[len - 1] == '\r' ? len - 1 : len;
         if (n > 0 && !is_ws(line[0]) && line[0] != '\r' && line[0] != '\n') {
-            if (parse_combined_fast(tc, line, n, out)) return RS_LOGLINE_OK;
+            if (fmt->combined ? parse_combined_fast(tc, line, n, out) : parse_alb_fast(tc, line, n, out))
+                return RS_LOGLINE_OK;
         }
     }
     return walk(fmt, line, len, out, 1);
@@ -944,6 +961,111 @@ static inline const char *mask_find_ws(const uint64_t *mask, const char *line, c
         if (is_ws(line[i])) return line + i;
         i++;
     }
+}
+
+/* ===== The ALB layout in one pass =====
+ *
+ * parse_alb_fast() reads the usual ALB line from one bitmap of its spaces,
+ * tabs, quotes and backslashes: twelve fields each ended by one space, then
+ * `"request" "user agent"` without a backslash or a tab, one space between
+ * them, the agent's `"` followed by a space or the end. Each field then ends
+ * where the item walk would end it (an unquoted field at its first blank,
+ * client:port at the last ':' before it, a quoted one at the first `"`
+ * followed by the rest of its literal), so the record is the same; any other
+ * line (and every failure) goes to the item walk, which decides it. The walk
+ * steps through 30 items: ~20% of an ALB run. */
+/* Whether @t[0, n) is what may follow the clock of a UTC ISO time for
+ * parse_time_iso: `Z` or `.` digits `Z` (`z` too). */
+static inline int iso_tail_z(const char *t, size_t n)
+{
+    if (n == 0 || (t[n - 1] != 'Z' && t[n - 1] != 'z')) return 0;
+    if (n == 1) return 1;
+    if (n < 3 || t[0] != '.') return 0;
+    for (size_t k = 1; k + 1 < n; k++)
+        if ((unsigned)((unsigned char)t[k] - '0') > 9) return 0;
+    return 1;
+}
+
+/* parse_time_iso through @tc (NULL: none) for `YYYY-MM-DDThh:mm:ss[.frac]Z`:
+ * a line of the cached date reads only hh:mm:ss (the date was validated when
+ * cached); anything else is parsed whole. */
+static int time_iso_cached(rs_logtime_cache *tc, const char *s, size_t len, int64_t *epoch)
+{
+    if (tc == NULL || len < 20 || s[10] != 'T' || !is_clock(s + 11) || !iso_tail_z(s + 19, len - 19))
+        return parse_time_iso(s, len, epoch);
+    const unsigned char *c = (const unsigned char *)s + 11;
+    const unsigned h = (c[0] - '0') * 10u + (c[1] - '0'), mi = (c[3] - '0') * 10u + (c[4] - '0'),
+                   sec = (c[6] - '0') * 10u + (c[7] - '0');
+    if (tc->iso_valid && load64(s) == load64(tc->iso_date) && s[8] == tc->iso_date[8] && s[9] == tc->iso_date[9]) {
+        if (h > 23 || mi > 59 || sec > 60) return 0;
+        *epoch = tc->iso_base + (int64_t)h * 3600 + (int64_t)mi * 60 + sec;
+        return 1;
+    }
+    if (!parse_time_iso(s, len, epoch)) return 0;
+    memcpy(tc->iso_date, s, 10);
+    tc->iso_base = *epoch - ((int64_t)h * 3600 + (int64_t)mi * 60 + sec);
+    tc->iso_valid = 1;
+    return 1;
+}
+
+static int parse_alb_fast(rs_logtime_cache *tc, const char *line, size_t len, rs_logrec *out)
+{
+    if (len > FAST_MAX_LINE) return 0;
+    uint64_t bits[FAST_MAX_LINE / 64];
+    rs_simd_mask_any(line, len, &ws_quote_backslash, bits);
+    const size_t words = (len + 63) >> 6;
+    size_t w = 0;
+    uint64_t m = bits[0];
+    /* The next blank, quote or backslash (its position into at), or return 0. */
+#define NEXT(at)                                                        \
+    do {                                                                \
+        while (m == 0) {                                                \
+            if (++w >= words) return 0;                                 \
+            m = bits[w];                                                \
+        }                                                               \
+        (at) = (w << 6) + (size_t)__builtin_ctzll(m);                   \
+        m &= m - 1;                                                     \
+    } while (0)
+    size_t sep[12], at, start = 0;
+    for (int k = 0; k < 12; k++) {       /* a field, then one space (not a run) */
+        NEXT(at);
+        if (line[at] != ' ' || at == start) return 0;
+        sep[k] = at;
+        start = at + 1;
+    }
+    NEXT(at);                            /* "request" */
+    const size_t q0 = at;
+    if (q0 != sep[11] + 1 || line[q0] != '"') return 0;
+    do NEXT(at); while (line[at] == ' ');
+    const size_t q1 = at;
+    if (line[q1] != '"' || q1 + 2 >= len || line[q1 + 1] != ' ' || line[q1 + 2] != '"') return 0;
+    NEXT(at);                            /* the space and the `"` after it */
+    NEXT(at);
+    do NEXT(at); while (line[at] == ' ');   /* "user agent" */
+    const size_t q2 = at;
+    if (line[q2] != '"' || (q2 + 1 < len && !is_ws(line[q2 + 1]))) return 0;
+#undef NEXT
+    const char *const c0 = line + sep[2] + 1, *const c1 = line + sep[3];
+    const char *const colon = memrchr(c0, ':', (size_t)(c1 - c0));
+    if (colon == NULL) return 0;
+    const rs_str time = {line + sep[0] + 1, sep[1] - sep[0] - 1};
+    int64_t epoch, status = 0, bytes = -1;
+    if (!time_iso_cached(tc, time.ptr, time.len, &epoch)) return 0;
+    const char *const s0 = line + sep[7] + 1, *const s1 = line + sep[8];
+    if (!(s1 - s0 == 1 && *s0 == '-') && !read_uint(s0, s1, 3, &status)) return 0;
+    const char *const b0 = line + sep[10] + 1, *const b1 = line + sep[11];
+    if (!(b1 - b0 == 1 && *b0 == '-') && !read_uint(b0, b1, 18, &bytes)) return 0;
+    const rs_str none = {line, 0};
+    *out = (rs_logrec){
+        .client = field(c0, colon), .user = none, .host = none, .port = none, .time = time,
+        .request = field(line + q0 + 1, line + q1), .method = none, .target = none, .protocol = none,
+        .referer = none, .user_agent = field(line + q1 + 3, line + q2), .epoch = epoch, .bytes = bytes,
+        .status = (int)status, .flags = RS_LOGREC_HAS_TIME | (q2 + 1 < len ? RS_LOGREC_EXTRA_FIELDS : 0u),
+        .error_offset = 0, .scheme = none,
+    };
+    if (out->request.len == 0) out->flags |= RS_LOGREC_BAD_REQUEST;
+    else if (!split_request_usual(out)) rs_logline_split_request(out);
+    return 1;
 }
 
 /* The item walk; @vec: find where unquoted fields end from one bitmap of the

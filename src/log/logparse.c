@@ -48,10 +48,32 @@ typedef struct {
     size_t   len;
     uint8_t  field;
     uint8_t  prio;
-    char     last;       /* path[len - 1]: most mismatches end here without a memcmp */
 } jpath;
 
+/* A node of the wanted paths' tree: a wanted path or a dot-prefix of one
+ * ("a" and "a.b" of "a.b.c"), or the root "". */
+typedef struct {
+    const char *str;     /* borrowed from its jpath */
+    uint16_t len;
+    uint8_t  prefix;     /* some wanted path continues str + "." (the root: always) */
+    uint16_t n_offers, offers;  /* its (field, prio)s: joffers[offers ..] */
+} jnode;
+
+typedef struct {
+    uint8_t field, prio;
+} joffer_to;
+
+/* A slot of the (node, key) table: the node whose string is the parent's +
+ * "." + key (the root's: key alone, as the walk joins paths). */
+typedef struct {
+    const char *key;     /* borrowed: the child's string after the parent's */
+    uint16_t child;      /* 0: an empty slot (the root is nobody's child) */
+    uint16_t parent;
+    uint16_t klen;
+} jedge;
+
 #define MAX_W3C_COLS 256
+#define UA_MEMO_MAX 512     /* longer user agents are decoded every time */
 #define JSON_MAX_DEPTH 32
 
 struct rs_logparser {
@@ -65,16 +87,25 @@ struct rs_logparser {
     /* W3C */
     uint8_t cols[MAX_W3C_COLS];
     size_t n_cols;
+    size_t wanted_cols;      /* 1 + the last column of a field (cols[k] != J_NONE), or 0 */
     int have_fields;
+    char wdate[10];          /* the last W3C date read whole, "YYYY-MM-DD" (wdate_ok) ... */
+    int64_t wday;            /* ... and the epoch of its midnight, UTC */
+    int wdate_ok;
+    /* The last user agent decoded (ua_decode): its text as logged and decoded */
+    char ua_raw[UA_MEMO_MAX], ua_dec[UA_MEMO_MAX];
+    size_t ua_raw_len, ua_dec_len;  /* ua_dec_len == SIZE_MAX: it had nothing to decode */
+    int ua_plus;             /* the decode's @plus; -1: no memo yet */
     /* JSON */
     jpath *paths;
     size_t n_paths;
-    /* Paths by hash (jhash): bucket heads and chains, indices + 1 (0 ends). */
-    uint16_t jhead[256];
-    uint16_t *jnext;
-    jpath *jpre;             /* every distinct "a.b" of a wanted "a.b.c" (no field) */
-    size_t n_jpre;
-    int json_walk;           /* tests: offer every value to every path, prune nothing */
+    /* The paths as a tree (json_index): node 0 is the root "" */
+    jnode *jnodes;
+    size_t n_jnodes;
+    joffer_to *joffers;      /* each node's (field, prio) wanting its value */
+    jedge *jedges;           /* (node, key) -> child, open addressing */
+    size_t jedge_mask;       /* slots - 1 */
+    int json_walk;           /* tests: build every path, offer every value to every path */
     uint64_t *jmask;         /* the line's '"' and '\\' bytes, one bit each (rs_simd_mask_any) */
     size_t jmask_cap;        /* words */
     char *user_fields;       /* the NAME=KEY overrides, kept for auto */
@@ -87,6 +118,15 @@ struct rs_logparser {
 };
 
 /* ===== Helpers ===== */
+
+/* 0x10 | the value of a hex digit, 0 for any other byte: both digits of an
+ * escape are checked with one AND. */
+static const unsigned char HEX[256] = {
+    ['0'] = 0x10, ['1'] = 0x11, ['2'] = 0x12, ['3'] = 0x13, ['4'] = 0x14, ['5'] = 0x15, ['6'] = 0x16,
+    ['7'] = 0x17, ['8'] = 0x18, ['9'] = 0x19, ['a'] = 0x1A, ['b'] = 0x1B, ['c'] = 0x1C, ['d'] = 0x1D,
+    ['e'] = 0x1E, ['f'] = 0x1F, ['A'] = 0x1A, ['B'] = 0x1B, ['C'] = 0x1C, ['D'] = 0x1D, ['E'] = 0x1E,
+    ['F'] = 0x1F,
+};
 
 static int hexval(unsigned char c)
 {
@@ -105,32 +145,106 @@ static char *scratch_put(rs_logparser *p, const char *s, size_t n)
     return d;
 }
 
-/* %XX (and `+` as a space when @plus) decoded into the scratch. */
+/* Bytes of the 8 at x (little-endian order) equal to the byte of b (each of
+ * b's bytes the same): the top bit of each such byte; exact up to the first
+ * one (later bytes may be false hits, borrowed from it), which is all
+ * url_decode takes. */
+static inline uint64_t swar_eq(uint64_t x, uint64_t b)
+{
+    const uint64_t v = x ^ b;
+    return (v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull;
+}
+
+/* %XX (and `+` as a space when @plus) decoded into the scratch. The runs
+ * between escapes (a CloudFront user agent has a %20 every ~8 bytes) are
+ * copied 8 bytes a step, the escapes decoded one by one: byte by byte, this
+ * was 20% of a CloudFront run. Writes stay inside d[0, v.len). */
 static rs_str url_decode(rs_logparser *p, rs_str v, int plus)
 {
     static const rs_byteset PCT = {{1ull << '%', 0, 0, 0}, {'%'}, 1};
     static const rs_byteset PCT_PLUS = {{(1ull << '%') | (1ull << '+'), 0, 0, 0}, {'%', '+'}, 2};
+    const uint64_t PCT8 = 0x2525252525252525ull, PLUS8 = plus ? 0x2B2B2B2B2B2B2B2Bull : PCT8;
     const rs_byteset *set = plus ? &PCT_PLUS : &PCT;
     size_t i = rs_simd_find_any(v.ptr, v.len, set);
     if (i >= v.len) return v;
     char *d = p->scratch + p->scratch_len;
     memcpy(d, v.ptr, i);
     size_t n = i;
-    for (; i < v.len; i++) {       /* from the first '%' (or '+'), byte by byte: runs are short */
+    if (p->json_walk) {            /* the reference (tests): byte by byte */
+        for (; i < v.len; i++) {
+            const unsigned char c = (unsigned char)v.ptr[i];
+            int h, l;
+            if (c == '%' && i + 2 < v.len && (h = hexval((unsigned char)v.ptr[i + 1])) >= 0 &&
+                (l = hexval((unsigned char)v.ptr[i + 2])) >= 0) {
+                d[n++] = (char)(h * 16 + l);
+                i += 2;
+            } else {
+                d[n++] = c == '+' && plus ? ' ' : (char)c;
+            }
+        }
+        p->scratch_len += n;
+        return (rs_str){d, n};
+    }
+    while (i < v.len) {            /* v.ptr[i] is a '%' (or '+') */
         const unsigned char c = (unsigned char)v.ptr[i];
-        int h, l;
-        if (c == '%' && i + 2 < v.len + 0 && (h = hexval((unsigned char)v.ptr[i + 1])) >= 0 &&
-            (l = hexval((unsigned char)v.ptr[i + 2])) >= 0) {
-            d[n++] = (char)(h * 16 + l);
-            i += 2;
-        } else if (c == '+' && plus) {
-            d[n++] = ' ';
+        unsigned h, l;
+        if (c == '%' && i + 2 < v.len && ((h = HEX[(unsigned char)v.ptr[i + 1]]) &
+                                          (l = HEX[(unsigned char)v.ptr[i + 2]]) & 0x10)) {
+            d[n++] = (char)((h & 15) << 4 | (l & 15));
+            i += 3;
         } else {
-            d[n++] = (char)c;
+            d[n++] = c == '+' && plus ? ' ' : (char)c;
+            i++;
+        }
+        /* The run up to the next '%' (or '+'). */
+        for (;;) {
+            if (i + 8 > v.len) {
+                while (i < v.len && v.ptr[i] != '%' && !(plus && v.ptr[i] == '+')) d[n++] = v.ptr[i++];
+                break;
+            }
+            uint64_t x;
+            memcpy(&x, v.ptr + i, 8);
+            memcpy(d + n, &x, 8);  /* n + 8 <= i + 8 <= v.len */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            x = __builtin_bswap64(x);  /* the first byte in the lowest bits */
+#endif
+            const uint64_t hit = swar_eq(x, PCT8) | swar_eq(x, PLUS8);
+            if (hit) {
+                const size_t k = (size_t)__builtin_ctzll(hit) >> 3;
+                i += k;
+                n += k;
+                break;
+            }
+            i += 8;
+            n += 8;
         }
     }
     p->scratch_len += n;
     return (rs_str){d, n};
+}
+
+/* url_decode of a user agent through a memo of the last one: a client's
+ * lines come in runs (58% of the shared log's lines repeat the agent before
+ * them), and a CloudFront agent has an escape every ~8 bytes. The walk
+ * decodes every time. */
+static rs_str ua_decode(rs_logparser *p, rs_str v, int plus)
+{
+    if (p->json_walk || v.len > UA_MEMO_MAX || v.len == 0) return url_decode(p, v, plus);
+    if (p->ua_plus == plus && p->ua_raw_len == v.len && memcmp(p->ua_raw, v.ptr, v.len) == 0) {
+        if (p->ua_dec_len == SIZE_MAX) return v;
+        return (rs_str){scratch_put(p, p->ua_dec, p->ua_dec_len), p->ua_dec_len};
+    }
+    const rs_str d = url_decode(p, v, plus);
+    memcpy(p->ua_raw, v.ptr, v.len);
+    p->ua_raw_len = v.len;
+    p->ua_plus = plus;
+    if (d.ptr == v.ptr) {
+        p->ua_dec_len = SIZE_MAX;
+    } else {
+        memcpy(p->ua_dec, d.ptr, d.len);       /* d.len <= v.len */
+        p->ua_dec_len = d.len;
+    }
+    return d;
 }
 
 /* `host:port` (not an IPv6 literal) split in two. */
@@ -320,6 +434,9 @@ static void w3c_set_fields(rs_logparser *p, const char *s, size_t n)
     if (xhost < MAX_W3C_COLS)
         for (size_t k = 0; k < p->n_cols; k++)
             if (p->cols[k] == J_HOST && k != xhost) p->cols[k] = J_NONE;
+    p->wanted_cols = 0;
+    for (size_t k = 0; k < p->n_cols; k++)
+        if (p->cols[k] != J_NONE) p->wanted_cols = k + 1;
     p->have_fields = 1;
 }
 
@@ -329,6 +446,25 @@ static const char CLOUDFRONT_FIELDS[] =
     "cs-protocol cs-bytes time-taken x-forwarded-for ssl-protocol ssl-cipher x-edge-response-result-type "
     "cs-protocol-version fle-status fle-encrypted-fields c-port time-to-first-byte "
     "x-edge-detailed-result-type sc-content-type sc-content-len sc-range-start sc-range-end";
+
+/* A W3C time "hh:mm:ss" (h <= 23, m <= 59, s <= 60, as parse_time_iso
+ * takes them) as seconds into its day. A log's lines share their date:
+ * the day's epoch is kept (wdate, wday) and only the clock read, where the
+ * whole timestamp was ~5% of a CloudFront run. */
+static inline int w3c_clock(rs_str t, unsigned *secs)
+{
+    if (t.len != 8 || t.ptr[2] != ':' || t.ptr[5] != ':') return 0;
+    unsigned v[6];
+    static const unsigned char at[6] = {0, 1, 3, 4, 6, 7};
+    for (int k = 0; k < 6; k++) {
+        v[k] = (unsigned)(unsigned char)t.ptr[at[k]] - '0';
+        if (v[k] > 9) return 0;
+    }
+    const unsigned h = v[0] * 10 + v[1], m = v[2] * 10 + v[3], s = v[4] * 10 + v[5];
+    if (h > 23 || m > 59 || s > 60) return 0;
+    *secs = h * 3600 + m * 60 + s;
+    return 1;
+}
 
 static rs_logline_status w3c_parse(rs_logparser *p, const char *line, size_t len, rs_logrec *r)
 {
@@ -351,7 +487,7 @@ static rs_logline_status w3c_parse(rs_logparser *p, const char *line, size_t len
         const size_t words = (len + 63) >> 6;
         size_t w = 0;
         uint64_t m = mask[0];
-        while (col < p->n_cols) {
+        while (col < p->wanted_cols) {
             while (m == 0 && ++w < words) m = mask[w];
             const size_t en = m ? (w << 6) + (size_t)__builtin_ctzll(m) : len;
             m &= m - 1;
@@ -363,6 +499,28 @@ static rs_logline_status w3c_parse(rs_logparser *p, const char *line, size_t len
             col++;
             if (en >= len) { i = len + 1; break; }
             i = en + 1;
+        }
+        /* The columns after the last wanted one (9 of CloudFront's 33) only
+         * count: the tabs left say whether the line has all of them, and
+         * more. With t tabs left, the line has t + 1 more fields. */
+        if (col == p->wanted_cols && col < p->n_cols && i <= len) {
+            size_t t = (size_t)__builtin_popcountll(m), last = m ? (w << 6) + 63 - (size_t)__builtin_clzll(m) : 0;
+            for (size_t k = w + 1; k < words; k++)
+                if (mask[k]) {
+                    t += (size_t)__builtin_popcountll(mask[k]);
+                    last = (k << 6) + 63 - (size_t)__builtin_clzll(mask[k]);
+                }
+            const size_t rest = p->n_cols - col;      /* fields still to read */
+            if (t + 1 < rest) {                       /* too few: as the loop, which ends at the line's end */
+                col += t + 1;
+                i = len + 1;
+            } else if (t + 1 == rest) {               /* exactly: the last ends the line */
+                col = p->n_cols;
+                i = len + 1;
+            } else {                                  /* more: the loop stops after the rest-th tab */
+                col = p->n_cols;
+                i = t > rest || last + 1 < len ? 0 : len;   /* i < len: EXTRA_FIELDS (i is not read again) */
+            }
         }
     }
     while (i <= len && col < p->n_cols) {
@@ -403,7 +561,7 @@ static rs_logline_status w3c_parse(rs_logparser *p, const char *line, size_t len
     r->method = GET(J_METHOD);
     r->protocol = GET(J_PROTOCOL);
     r->referer = url_decode(p, GET(J_REFERER), plus);
-    r->user_agent = url_decode(p, GET(J_UA), plus);
+    r->user_agent = ua_decode(p, GET(J_UA), plus);
     r->scheme = GET(J_SCHEME);
     if (!(rs_ieq(r->scheme.ptr, r->scheme.len, "http", 4) || rs_ieq(r->scheme.ptr, r->scheme.len, "https", 5)))
         r->scheme.len = 0;                  /* ws, wss */
@@ -434,7 +592,20 @@ static rs_logline_status w3c_parse(rs_logparser *p, const char *line, size_t len
         const int has_zone = t.ptr[t.len - 1] == 'Z' || memchr(t.ptr, '+', t.len) != NULL;
         if (!has_zone) scratch_put(p, "Z", 1);
         const rs_str whole = {buf, d.len + 1 + t.len + (has_zone ? 0 : 1)};
-        if (!set_time(r, whole, 0)) return RS_LOGLINE_BAD_TIME;
+        unsigned secs;
+        const int clock = !p->json_walk && d.len == 10 && w3c_clock(t, &secs);
+        if (clock && p->wdate_ok && memcmp(d.ptr, p->wdate, 10) == 0) {
+            r->time = whole;                    /* what set_time would find: the same day */
+            r->epoch = p->wday + secs;
+            r->flags |= RS_LOGREC_HAS_TIME;
+        } else {
+            if (!set_time(r, whole, 0)) return RS_LOGLINE_BAD_TIME;
+            if (clock) {
+                memcpy(p->wdate, d.ptr, 10);
+                p->wday = r->epoch - secs;
+                p->wdate_ok = 1;
+            }
+        }
     }
     if (r->method.len == 0 || r->target.len == 0) r->flags |= RS_LOGREC_BAD_REQUEST;
 #undef GET
@@ -480,52 +651,119 @@ static rs_status add_path(rs_logparser *p, const char *path, size_t len, uint8_t
     RS_RETURN_IF(s == NULL, RS_ERR_NOMEM);
     memcpy(s, path, len);
     s[len] = '\0';
-    np[p->n_paths++] = (jpath){s, len, field, prio, len ? path[len - 1] : 0};
+    np[p->n_paths++] = (jpath){s, len, field, prio};
     return RS_OK;
 }
 
-/* The bucket of a path: its length and three of its bytes (every path a
- * value is offered at is 1..1023 bytes). */
-static inline unsigned jhash(const char *s, size_t n)
+/* The table slot of (@parent, key[0, n)): O(1) whatever the key's length
+ * (its first and last bytes, up to 8 each, and n). */
+static inline size_t jedge_hash(unsigned parent, const char *key, size_t n)
 {
-    return (unsigned)(n * 31u + (unsigned char)s[n - 1] * 7u + (unsigned char)s[0] * 13u +
-                      (unsigned char)s[n / 2]) & 255u;
+    uint64_t a = 0, b = 0;
+    if (n >= 8) {
+        memcpy(&a, key, 8);
+        memcpy(&b, key + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, key, 4);
+        memcpy(&y, key + n - 4, 4);
+        a = x;
+        b = y;
+    } else if (n > 0) {
+        a = (uint64_t)(unsigned char)key[0] | (uint64_t)(unsigned char)key[n / 2] << 8 |
+            (uint64_t)(unsigned char)key[n - 1] << 16;
+    }
+    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + n) * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)parent * 0x165667B19E3779F9ull;
+    return (size_t)(h ^ h >> 29 ^ h >> 47);
 }
 
+/* The node of string s[0, n), or -1 (build time: a linear search). */
+static int jnode_find(const rs_logparser *p, const char *s, size_t n)
+{
+    for (size_t i = 0; i < p->n_jnodes; i++)
+        if (p->jnodes[i].len == n && memcmp(p->jnodes[i].str, s, n) == 0) return (int)i;
+    return -1;
+}
+
+/* The node of string s[0, n), found or added; -1 when out of memory. */
+static int jnode_add(rs_logparser *p, const char *s, size_t n, size_t *cap)
+{
+    const int found = jnode_find(p, s, n);
+    if (found >= 0) return found;
+    if (p->n_jnodes >= 65535) return -1;
+    if (p->n_jnodes == *cap) {
+        jnode *nn = rs_realloc(p->jnodes, (*cap * 2 + 8) * sizeof *nn);
+        if (nn == NULL) return -1;
+        p->jnodes = nn;
+        *cap = *cap * 2 + 8;
+    }
+    p->jnodes[p->n_jnodes] = (jnode){s, (uint16_t)n, 0, 0, 0};
+    return (int)p->n_jnodes++;
+}
+
+/*
+ * The tree of the wanted paths: a node for the root, each path and each of
+ * its dot-prefixes; for each node, the (field, prio)s of the paths equal to
+ * it; and an edge (parent, key) -> node for every way the walk can join a
+ * node's string: the root's child by the whole string, and the node of each
+ * dot-prefix "a" of "a.b.c" (or "a.b") by the rest ("b.c", or "c"), since a
+ * key may hold dots. The fast reader then goes from node to node, a probe a
+ * key, and reaches exactly the paths the walk builds and compares.
+ */
 static rs_status json_index(rs_logparser *p)
 {
-    memset(p->jhead, 0, sizeof p->jhead);
-    rs_free(p->jnext);
-    p->jnext = NULL;
-    for (size_t i = 0; i < p->n_jpre; i++) rs_free(p->jpre[i].path);
-    rs_free(p->jpre);
-    p->jpre = NULL;
-    p->n_jpre = 0;
-    for (size_t k = 0; k < p->n_paths; k++)
-        for (size_t e = 1; e < p->paths[k].len; e++) {
-            if (p->paths[k].path[e] != '.') continue;
-            size_t i = 0;
-            while (i < p->n_jpre && !(p->jpre[i].len == e && memcmp(p->jpre[i].path, p->paths[k].path, e) == 0)) i++;
-            if (i < p->n_jpre) continue;
-            jpath *np = rs_realloc(p->jpre, (p->n_jpre + 1) * sizeof *np);
-            RS_RETURN_IF(np == NULL, RS_ERR_NOMEM);
-            p->jpre = np;
-            char *c = rs_malloc(e + 1);
-            RS_RETURN_IF(c == NULL, RS_ERR_NOMEM);
-            memcpy(c, p->paths[k].path, e);
-            c[e] = '\0';
-            p->jpre[p->n_jpre++] = (jpath){c, e, J_NONE, 0, c[e - 1]};
-        }
-    if (p->n_paths == 0) return RS_OK;
+    rs_free(p->jnodes);
+    rs_free(p->joffers);
+    rs_free(p->jedges);
+    p->jnodes = NULL;
+    p->joffers = NULL;
+    p->jedges = NULL;
+    p->n_jnodes = 0;
+    size_t cap = 0, n_edges = 0;
     RS_RETURN_IF(p->n_paths >= 65535, RS_ERR_NOMEM);
-    p->jnext = rs_malloc(p->n_paths * sizeof *p->jnext);
-    RS_RETURN_IF(p->jnext == NULL, RS_ERR_NOMEM);
-    for (size_t k = p->n_paths; k-- > 0;) {      /* chains in list order */
+    RS_RETURN_IF(jnode_add(p, "", 0, &cap) != 0, RS_ERR_NOMEM);
+    p->jnodes[0].prefix = 1;
+    for (size_t k = 0; k < p->n_paths; k++) {
         const jpath *w = &p->paths[k];
-        if (w->len == 0) { p->jnext[k] = 0; continue; }   /* offered nowhere */
-        const unsigned h = jhash(w->path, w->len);
-        p->jnext[k] = p->jhead[h];
-        p->jhead[h] = (uint16_t)(k + 1);
+        if (w->len == 0) continue;                     /* offered nowhere (as the walk: no value at "") */
+        for (size_t e = 1; e < w->len; e++) {
+            if (w->path[e] != '.') continue;
+            const int i = jnode_add(p, w->path, e, &cap);
+            RS_RETURN_IF(i < 0, RS_ERR_NOMEM);
+            p->jnodes[i].prefix = 1;
+        }
+        RS_RETURN_IF(jnode_add(p, w->path, w->len, &cap) < 0, RS_ERR_NOMEM);
+    }
+    p->joffers = rs_malloc((p->n_paths + 1) * sizeof *p->joffers);
+    RS_RETURN_IF(p->joffers == NULL, RS_ERR_NOMEM);
+    size_t n_off = 0;
+    for (size_t i = 1; i < p->n_jnodes; i++) {
+        jnode *nd = &p->jnodes[i];
+        nd->offers = (uint16_t)n_off;
+        for (size_t k = 0; k < p->n_paths; k++)
+            if (p->paths[k].len == nd->len && memcmp(p->paths[k].path, nd->str, nd->len) == 0)
+                p->joffers[n_off++] = (joffer_to){p->paths[k].field, p->paths[k].prio};
+        nd->n_offers = (uint16_t)(n_off - nd->offers);
+        n_edges++;
+        for (size_t e = 1; e < nd->len; e++) n_edges += nd->str[e] == '.';
+    }
+    size_t slots = 64;
+    while (slots < 2 * n_edges) slots *= 2;
+    p->jedges = rs_calloc(slots, sizeof *p->jedges);
+    RS_RETURN_IF(p->jedges == NULL, RS_ERR_NOMEM);
+    p->jedge_mask = slots - 1;
+    for (size_t i = 1; i < p->n_jnodes; i++) {
+        const jnode *nd = &p->jnodes[i];
+        for (size_t e = 0; e < nd->len; e++) {
+            if (e > 0 && nd->str[e] != '.') continue;
+            /* e == 0: the root's child by the whole string; else the prefix's by the rest */
+            const int parent = e == 0 ? 0 : jnode_find(p, nd->str, e);
+            const size_t from = e == 0 ? 0 : e + 1;
+            assert(parent >= 0 && (e == 0 || parent > 0));   /* every dot-prefix is a node */
+            size_t h = jedge_hash((unsigned)parent, nd->str + from, nd->len - from) & p->jedge_mask;
+            while (p->jedges[h].child != 0) h = (h + 1) & p->jedge_mask;
+            p->jedges[h] = (jedge){nd->str + from, (uint16_t)i, (uint16_t)parent, (uint16_t)(nd->len - from)};
+        }
     }
     return RS_OK;
 }
@@ -682,40 +920,93 @@ static rs_str junescape(jscan *j, rs_str raw)
     return (rs_str){d, n};
 }
 
-/* a[0, n) == b[0, n), for the short keys of log lines. */
+/* a[0, n) == b[0, n), for the short keys of log lines: whole words, then the
+ * last word (or half word) overlapping, without a loop over the tail bytes
+ * (whose varying counts mispredicted). */
 static inline int jeq(const char *a, const char *b, size_t n)
 {
-    while (n >= 8) {
-        uint64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
-        if (x != y) return 0;
-        a += 8; b += 8; n -= 8;
+    uint64_t x, y;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y) return 0;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
     }
-    while (n--) if (*a++ != *b++) return 0;
-    return 1;
+    if (n >= 4) {
+        uint32_t u, v, u2, v2;
+        memcpy(&u, a, 4);
+        memcpy(&v, b, 4);
+        memcpy(&u2, a + n - 4, 4);
+        memcpy(&v2, b + n - 4, 4);
+        return ((u ^ v) | (u2 ^ v2)) == 0;
+    }
+    return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
 }
+
+/* The bytes a JSON number is read as: digits, '-', '+', '.', 'e', 'E'. */
+static const uint8_t JNUM[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
+};
+
+/* A number or true/false/null at j->pos: @return 0 if none, else 1 with
+ * *num the number's text (len 0 for a literal: no value). */
+static inline int jscalar(jscan *j, rs_str *num)
+{
+    const size_t st = j->pos;
+    while (j->pos < j->len && JNUM[(unsigned char)j->s[j->pos]]) j->pos++;
+    *num = (rs_str){j->s + st, j->pos - st};
+    if (j->pos > st) return 1;
+    const size_t left = j->len - j->pos;
+    const char *w = j->s + j->pos;
+    if (left >= 4 && (memcmp(w, "true", 4) == 0 || memcmp(w, "null", 4) == 0)) {
+        j->pos += 4;                                   /* null: no value */
+        return 1;
+    }
+    if (left >= 5 && memcmp(w, "false", 5) == 0) {
+        j->pos += 5;
+        return 1;
+    }
+    return 0;
+}
+
+/* Gives value @v (a string is unescaped once, and only when some field
+ * takes it) to each (field, prio) of @to[0, n) whose field has no value of a
+ * lower prio yet: the first value wins among equals. */
+static void jgive(jscan *j, const joffer_to *to, size_t n, rs_str v, int number, int escaped)
+{
+    int decoded = !escaped;
+    for (size_t k = 0; k < n; k++) {
+        if (j->prio[to[k].field] <= to[k].prio) continue;
+        if (!decoded) {
+            v = junescape(j, v);
+            decoded = 1;
+        }
+        j->val[to[k].field] = v;
+        j->prio[to[k].field] = to[k].prio;
+        j->num[to[k].field] = (uint8_t)number;
+    }
+}
+
+/* ===== JSON, the walk (the reference of the tests) =====
+ * Builds the path of every value (pathbuf[0, path_len): keys joined by '.',
+ * the root's without one) and offers each scalar to every wanted path. */
 
 static int jvalue(jscan *j, int depth, int first_in_array);
 
-/* Offers a scalar at the current path to the wanted fields; a string is
- * unescaped once, and only when some field wants it. */
-static void joffer_slow(jscan *j, rs_str v, int number, int escaped)
+static void joffer(jscan *j, rs_str v, int number, int escaped)
 {
     const rs_logparser *p = j->p;
     const size_t pl = j->path_len;
     if (pl == 0 || pl >= sizeof p->pathbuf) return;
-    const char last = p->pathbuf[pl - 1];
     int decoded = !escaped;
-    /* The paths of this bucket (every path when walking for the tests): each
-     * has a different (field, prio), so the order they are tried in does not
-     * change the result. */
-    size_t k = p->json_walk ? 0 : p->jhead[jhash(p->pathbuf, pl)];
-    if (!p->json_walk) { if (k == 0) return; k--; }
-    for (; k < p->n_paths; k = p->json_walk ? k + 1 : (p->jnext[k] ? p->jnext[k] - 1u : SIZE_MAX)) {
+    for (size_t k = 0; k < p->n_paths; k++) {
         const jpath *w = &p->paths[k];
-        if (w->len != pl || w->last != last || !jeq(w->path, p->pathbuf, pl)) continue;
-        if (j->prio[w->field] <= w->prio) continue;
+        if (w->len != pl || !jeq(w->path, p->pathbuf, pl) || j->prio[w->field] <= w->prio) continue;
         if (!decoded) {
             v = junescape(j, v);
             decoded = 1;
@@ -724,17 +1015,6 @@ static void joffer_slow(jscan *j, rs_str v, int number, int escaped)
         j->prio[w->field] = w->prio;
         j->num[w->field] = (uint8_t)number;
     }
-}
-
-/* joffer_slow when some wanted path may equal the current one: most values
- * are in a pruned subtree or in an empty bucket, and return here. */
-static inline __attribute__((always_inline)) void joffer(jscan *j, rs_str v, int number, int escaped)
-{
-    const rs_logparser *p = j->p;
-    const size_t pl = j->path_len;
-    if (pl == 0 || pl >= sizeof p->pathbuf) return;
-    if (!p->json_walk && p->jhead[jhash(p->pathbuf, pl)] == 0) return;
-    joffer_slow(j, v, number, escaped);
 }
 
 static int jobject(jscan *j, int depth)
@@ -787,25 +1067,6 @@ static int jarray(jscan *j, int depth)
     }
 }
 
-/* Whether some wanted path continues the current one, pathbuf[0, pl) + ".":
- * if none does, the keys of an object here are not worth building. */
-static int jprefix(const rs_logparser *p, size_t pl)
-{
-    if (pl == 0) return 1;                    /* "" joins its keys without a dot */
-    if (pl >= sizeof p->pathbuf) return 0;
-    for (size_t k = 0; k < p->n_jpre; k++) {
-        const jpath *w = &p->jpre[k];
-        if (w->len == pl && w->last == p->pathbuf[pl - 1] && jeq(w->path, p->pathbuf, pl)) return 1;
-    }
-    return 0;
-}
-
-/* The bytes a JSON number is read as: digits, '-', '+', '.', 'e', 'E'. */
-static const uint8_t JNUM[256] = {
-    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-    ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
-};
-
 /* @in_array: 0 no, 1 first element (offered at the array's path), 2 later ones. */
 static int jvalue(jscan *j, int depth, int in_array)
 {
@@ -817,8 +1078,7 @@ static int jvalue(jscan *j, int depth, int in_array)
     if (in_array == 2) j->path_len = sizeof j->p->pathbuf;   /* matches nothing */
     int ok;
     if (c == '{') {
-        if (in_array || (!j->p->json_walk && !jprefix(j->p, j->path_len)))
-            j->path_len = sizeof j->p->pathbuf;   /* nothing inside is wanted */
+        if (in_array) j->path_len = sizeof j->p->pathbuf;    /* nothing inside is wanted */
         ok = jobject(j, depth);
     } else if (c == '[') {
         ok = jarray(j, depth);
@@ -828,39 +1088,111 @@ static int jvalue(jscan *j, int depth, int in_array)
         ok = jstring(j, &v, &esc);
         if (ok) joffer(j, v, 0, esc);
     } else {
-        const size_t st = j->pos;
-        while (j->pos < j->len && JNUM[(unsigned char)j->s[j->pos]]) j->pos++;
-        if (j->pos == st) {
-            const size_t left = j->len - j->pos;
-            const char *w = j->s + j->pos;
-            ok = 0;
-            if (left >= 4 && (memcmp(w, "true", 4) == 0 || memcmp(w, "null", 4) == 0)) {
-                j->pos += 4;                                   /* null: no value */
-                ok = 1;
-            } else if (left >= 5 && memcmp(w, "false", 5) == 0) {
-                j->pos += 5;
-                ok = 1;
-            }
-        } else {
-            ok = 1;
-            joffer(j, (rs_str){j->s + st, j->pos - st}, 1, 0);
-        }
+        rs_str num;
+        ok = jscalar(j, &num);
+        if (ok && num.len) joffer(j, num, 1, 0);
     }
     j->path_len = saved;
     return ok;
 }
 
+/* ===== JSON, the fast reader =====
+ * The same parse (the same positions, so the same errors), but it carries
+ * the node of the path so far instead of the path: -1 where no wanted path
+ * goes. A key costs one probe of the (node, key) table, and a value only
+ * the (field, prio)s of its node; objects under no prefix node are parsed
+ * without a probe. */
+
+/* The child of @node by @key: the node of path node + "." + key (the root:
+ * key), or -1. The walk's overflow (a path of 1023 bytes or more) matches
+ * nothing; no node is that long. */
+static inline int jchild(const rs_logparser *p, int node, rs_str key)
+{
+    if (node == 0 && key.len == 0) return 0;      /* "" joined to the root is the root */
+    size_t h = jedge_hash((unsigned)node, key.ptr, key.len) & p->jedge_mask;
+    for (;; h = (h + 1) & p->jedge_mask) {
+        const jedge *e = &p->jedges[h];
+        if (e->child == 0) return -1;
+        if (e->parent == node && e->klen == key.len && jeq(e->key, key.ptr, key.len)) return e->child;
+    }
+}
+
+static int jvalue_at(jscan *j, int node, int depth, int in_array);
+
+/* An object whose keys are children of @node (a prefix node, or -1). */
+static int jobject_at(jscan *j, int node, int depth)
+{
+    j->pos++;   /* { */
+    jws(j);
+    if (j->pos < j->len && j->s[j->pos] == '}') { j->pos++; return 1; }
+    for (;;) {
+        jws(j);
+        if (j->pos >= j->len || j->s[j->pos] != '"') return 0;
+        rs_str key;
+        int kesc;
+        if (!jstring(j, &key, &kesc)) return 0;
+        jws(j);
+        if (j->pos >= j->len || j->s[j->pos] != ':') return 0;
+        j->pos++;
+        if (!jvalue_at(j, node < 0 ? -1 : jchild(j->p, node, key), depth + 1, 0)) return 0;
+        jws(j);
+        if (j->pos >= j->len) return 0;
+        if (j->s[j->pos] == ',') { j->pos++; continue; }
+        if (j->s[j->pos] == '}') { j->pos++; return 1; }
+        return 0;
+    }
+}
+
+static int jarray_at(jscan *j, int node, int depth)
+{
+    j->pos++;   /* [ */
+    jws(j);
+    if (j->pos < j->len && j->s[j->pos] == ']') { j->pos++; return 1; }
+    for (int first = 1;; first = 0) {
+        if (!jvalue_at(j, node, depth + 1, first ? 1 : 2)) return 0;
+        jws(j);
+        if (j->pos >= j->len) return 0;
+        if (j->s[j->pos] == ',') { j->pos++; continue; }
+        if (j->s[j->pos] == ']') { j->pos++; return 1; }
+        return 0;
+    }
+}
+
+/* jvalue at @node (-1: none). */
+static int jvalue_at(jscan *j, int node, int depth, int in_array)
+{
+    if (depth > JSON_MAX_DEPTH) return 0;
+    jws(j);
+    if (j->pos >= j->len) return 0;
+    const char c = j->s[j->pos];
+    if (in_array == 2) node = -1;                    /* matches nothing */
+    const jnode *nd = node >= 0 ? &j->p->jnodes[node] : NULL;
+    if (c == '{') return jobject_at(j, in_array || nd == NULL || !nd->prefix ? -1 : node, depth);
+    if (c == '[') return jarray_at(j, node, depth);
+    if (c == '"') {
+        rs_str v;
+        int esc;
+        if (!jstring(j, &v, &esc)) return 0;
+        if (nd != NULL && nd->n_offers) jgive(j, j->p->joffers + nd->offers, nd->n_offers, v, 0, esc);
+        return 1;
+    }
+    rs_str num;
+    if (!jscalar(j, &num)) return 0;
+    if (num.len && nd != NULL && nd->n_offers) jgive(j, j->p->joffers + nd->offers, nd->n_offers, num, 1, 0);
+    return 1;
+}
+
 static rs_logline_status json_parse(rs_logparser *p, const char *line, size_t len, rs_logrec *r)
 {
-    jscan j;
-    memset(&j, 0, sizeof j);
-    memset(j.prio, 0xFF, sizeof j.prio);
+    jscan j;                    /* val[f], num[f] are read only once prio[f] is set */
     j.p = p;
     j.s = line;
     j.len = len;
+    j.pos = j.path_len = 0;
+    memset(j.prio, 0xFF, sizeof j.prio);
     j.mask = line_mask(p, line, len, &JSON_STOP);
     jws(&j);
-    if (j.pos >= len || line[j.pos] != '{' || !jobject(&j, 0)) {
+    if (j.pos >= len || line[j.pos] != '{' || !(p->json_walk ? jobject(&j, 0) : jobject_at(&j, 0, 0))) {
         r->error_offset = j.pos;
         return RS_LOGLINE_BAD_JSON;
     }
@@ -949,6 +1281,7 @@ rs_status rs_logparser_create(const char *spec, size_t spec_len, const char *con
     *out = NULL;
     rs_logparser *p = rs_calloc(1, sizeof *p);
     RS_RETURN_IF(p == NULL, RS_ERR_NOMEM);
+    p->ua_plus = -1;
     if (n_fields) {
         p->user_list = rs_calloc(n_fields, sizeof *p->user_list);
         size_t total = 0;
@@ -994,9 +1327,9 @@ void rs_logparser_free(rs_logparser *p)
     rs_logformat_free(p->tmpl);
     for (size_t i = 0; i < p->n_paths; i++) rs_free(p->paths[i].path);
     rs_free(p->paths);
-    rs_free(p->jnext);
-    for (size_t i = 0; i < p->n_jpre; i++) rs_free(p->jpre[i].path);
-    rs_free(p->jpre);
+    rs_free(p->jnodes);
+    rs_free(p->joffers);
+    rs_free(p->jedges);
     rs_free(p->jmask);
     rs_free(p->user_fields);
     rs_free(p->user_list);

@@ -68,7 +68,7 @@ def main():
         # fuzz_logjson / fuzz_logw3c: byte 0 picks the format; lines of the same log as
         # nginx escape=json objects and as W3C records under a #Fields header.
         import json as _json
-        js, w3 = [], [b"#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)"]
+        js, w3, alb = [], [b"#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)"], []
         for l in lines[: (40 if small else 400)]:
             f = l.split(b'"')
             if len(f) < 6:
@@ -80,9 +80,13 @@ def main():
                                    "nested": {"a": [1, {"b": "\u00e9"}]}}).encode())
             w3.append(b"2015-05-17 10:05:03 " + head[0] + b" " + req[0] + b" " + (req[1] if len(req) > 1 else b"-") +
                       b" 200 " + f[5].replace(b" ", b"+"))
+            # ALB (format byte 3): its one-pass reader in src/log/logline.c
+            alb.append(b"https 2015-05-17T10:05:03.000000Z app/lb/50dc6c495c0c9188 " + head[0] + b":1025 10.0.0.1:80 "
+                       b"0.000 0.001 0.000 200 200 34 2326 \"" + f[1] + b"\" \"" + f[5] + b"\" ECDHE-RSA TLSv1.2")
         for k in range(0, len(js), 8):
             seeds["fuzz_logjson"].append(bytes([k % 4]) + b"\n".join(js[k:k + 8]))
             seeds["fuzz_logw3c"].append(bytes([k % 4]) + b"\n".join(w3[:1] + w3[1 + k:9 + k]))
+            seeds["fuzz_logw3c"].append(b"\x03" + b"\n".join(alb[k:k + 8]))
         # fuzz_reader: mode, block size, max_line, damage point, payload.
         chunk = b"\n".join(lines[:40])
         for mode in range(5):

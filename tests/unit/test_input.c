@@ -134,6 +134,19 @@ static result_t read_reader(rs_reader *r)
         }
         cr_assert_eq(n, b.lines, "block says %llu lines, iterator gave %llu",
                      (unsigned long long)b.lines, (unsigned long long)n);
+        /* The reader's newline bitmap splits as the newline kernel does. */
+        rs_block plain = b;
+        plain.nl_bits = NULL;
+        rs_lines it2;
+        rs_line ln2;
+        rs_lines_init(&it2, &b);
+        rs_lines_init(&it, &plain);
+        while (rs_line_next(&it, &ln)) {
+            cr_assert(rs_line_next(&it2, &ln2));
+            cr_assert(ln.text.ptr == ln2.text.ptr && ln.text.len == ln2.text.len && ln.number == ln2.number &&
+                      ln.oversized == ln2.oversized, "line %llu split differently", (unsigned long long)ln.number);
+        }
+        cr_assert_not(rs_line_next(&it2, &ln2));
         next_line += n;
         offset += b.oversized ? b.oversized + 1 : b.len;
     }

@@ -159,7 +159,7 @@ Test(logfast, odd_lines_equal_the_item_walk)
     };
     for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
         rs_logformat *f = combined(specs[s]);
-        rs_logtime_cache tc = { { 0 }, { 0 }, 0, 0 };
+        rs_logtime_cache tc = { 0 };
         size_t ok = 0;
         for (int round = 0; round < 2; round++)     /* the second round reads times from the cache */
             for (size_t i = 0; i < sizeof ODD / sizeof ODD[0]; i++)
@@ -173,7 +173,7 @@ Test(logfast, odd_lines_equal_the_item_walk)
 Test(logfast, time_cache_follows_date_and_zone)
 {
     rs_logformat *f = combined("combined");
-    rs_logtime_cache tc = { { 0 }, { 0 }, 0, 0 };
+    rs_logtime_cache tc = { 0 };
     const char *const times[] = {
         "17/May/2015:10:05:03 +0000", "17/May/2015:10:05:04 +0000", "17/May/2015:23:59:59 +0000",
         "18/May/2015:00:00:00 +0000", "18/May/2015:00:00:00 +0200", "18/May/2015:00:00:00 -0200",
@@ -205,7 +205,7 @@ Test(logfast, shared_logs_and_mutations_equal_the_item_walk)
         snprintf(path, sizeof path, "%s/data/logs/%s", RS_SHARED_DIR, names[k]);
         FILE *fp = fopen(path, "rb");
         cr_assert_not_null(fp, "cannot open %s", path);
-        rs_logtime_cache tc = { { 0 }, { 0 }, 0, 0 };
+        rs_logtime_cache tc = { 0 };
         char *line = NULL, buf[8192];
         size_t cap = 0;
         ssize_t n;

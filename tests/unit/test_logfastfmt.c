@@ -258,6 +258,22 @@ Test(logfastfmt, json_odd_lines_equal_the_walk)
     };
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) both_copy(p, more[i], strlen(more[i]));
     pair_free(p);
+    /* the fast reader's (node, key) table: keys alike in their first and last
+     * 8 bytes, a path reached through every split of its dots, deep arrays */
+    const char *const deep[] = { "url=aaaaaaaaXaaaaaaaa", "host=aaaaaaaaYaaaaaaaa.q.r", "user_agent=a.b.c.d.e",
+                                 "status=a.b", "client=x..y" };
+    p = pair_of("json", deep, sizeof deep / sizeof deep[0]);
+    static const char *const lines[] = {
+        "{\"aaaaaaaaZaaaaaaaa\":\"/no\",\"aaaaaaaaXaaaaaaaa\":\"/yes\",\"aaaaaaaaYaaaaaaaa\":{\"q.r\":\"h1\"}}",
+        "{\"aaaaaaaaYaaaaaaaa.q\":{\"r\":\"h2\"},\"aaaaaaaaYaaaaaaaa\":{\"q\":{\"r\":\"h3\"}}}",
+        "{\"a\":{\"b.c\":{\"d\":{\"e\":\"Bot/1\"}}},\"a.b\":{\"c.d.e\":\"Bot/2\"},\"a.b.c.d.e\":\"Bot/3\"}",
+        "{\"a\":{\"b\":[[200],[404]],\"b.c.d\":{\"e\":[\"Bot/4\",\"Bot/5\"]}}}",
+        "{\"a\":{\"b\":[{\"c\":{\"d\":{\"e\":\"in an array\"}}}]},\"x\":{\"\":{\"y\":\"1.2.3.4\"}}}",
+        "{\"x.\":{\"y\":\"5.6.7.8\"},\"\":{\"\":{\"a\":{\"b\":\"301\"}}},\"a\":{\"b\":{\"x\":1}}}",
+        "{\"a\":{\"b\":\"2\\u0030\\u0030\"},\"a\\u002eb\":\"500\",\"aaaaaaaaXaaaaaaa\":\"/short\"}",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) both_copy(p, lines[i], strlen(lines[i]));
+    pair_free(p);
 }
 
 Test(logfastfmt, json_layouts_of_the_shared_logs_and_mutations_equal_the_walk)
@@ -321,4 +337,72 @@ Test(logfastfmt, json_layouts_of_the_shared_logs_and_mutations_equal_the_walk)
     cr_assert_geq(lines, 80000, "wrote %zu lines", lines);
     cr_assert_geq(ok, 78000, "parsed %zu lines", ok);
     cr_assert_geq(mutated, 160000);
+}
+
+/* %XX and '+' decoding (W3C user agents and referers, CloudFront's): the fast
+ * decode (8 bytes a step between escapes, the last agent memoised) against
+ * the byte loop of the walk, on values of every length up to 40 made of
+ * escapes, hex digits and others, each line twice. */
+Test(logfastfmt, url_decoded_values_equal_the_walk)
+{
+    static const char alphabet[] = "%%%++0aFfgZ /-";
+    pair w3c = pair_of("w3c", NULL, 0), cf = pair_of("cloudfront", NULL, 0);
+    const char *const fields[] = { "#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent) cs(Referer)" };
+    both(w3c, fields[0], strlen(fields[0]));
+    both(cf, fields[0], strlen(fields[0]));
+    unsigned seed = 99;
+    char ua[64], line[256];
+    for (int round = 0; round < 20000; round++) {
+        const size_t n = 1 + (size_t)round % 40;
+        for (size_t i = 0; i < n; i++) ua[i] = alphabet[(size_t)rand_r(&seed) % (sizeof alphabet - 1)];
+        ua[n] = '\0';
+        for (int k = 0; k < 2; k++) {
+            const int len = snprintf(line, sizeof line, "2015-05-17%c10:05:03%c1.2.3.4%cGET%c/a%c200%c%s%c%s",
+                                     k ? '\t' : ' ', k ? '\t' : ' ', k ? '\t' : ' ', k ? '\t' : ' ',
+                                     k ? '\t' : ' ', k ? '\t' : ' ', ua, k ? '\t' : ' ', ua);
+            both_copy(k ? cf : w3c, line, (size_t)len);
+            both_copy(k ? cf : w3c, line, (size_t)len);   /* again: the fast reader's memo of the agent */
+        }
+    }
+    pair_free(w3c);
+    pair_free(cf);
+}
+
+/* W3C, CloudFront and ALB times: the fast readers keep the epoch of the last
+ * date and read only the clock of a line of that date; the walks parse each
+ * whole. Dates that repeat, change and are invalid, clocks at and past their
+ * limits, ALB fractions and zones, in a shuffled order. */
+Test(logfastfmt, w3c_times_equal_the_walk)
+{
+    static const char *const dates[] = { "2015-05-17", "2016-02-29", "2015-02-29", "2015-13-01", "2015-5-17",
+                                         "1970-01-01", "2015-05-18" };
+    static const char *const clocks[] = { "10:05:03", "00:00:00", "23:59:59", "23:59:60", "23:59:61", "24:00:00",
+                                          "10:60:00", "10:5:03", "1a:00:00", "10-05-03", "10:05:03Z",
+                                          "10:05:03.5", "10:05:0", "10:05:03+01:00" };
+    pair w3c = pair_of("w3c", NULL, 0), cf = pair_of("cloudfront", NULL, 0), alb = pair_of("alb", NULL, 0);
+    const char *const fields = "#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)";
+    both(w3c, fields, strlen(fields));
+    both(cf, fields, strlen(fields));
+    unsigned seed = 7;
+    char line[256];
+    const size_t nd = sizeof dates / sizeof dates[0], nc = sizeof clocks / sizeof clocks[0];
+    for (int round = 0; round < 4000; round++) {
+        const char *d = dates[(size_t)rand_r(&seed) % (round % 3 ? 2 : nd)];   /* mostly a repeated date */
+        const char *c = clocks[(size_t)rand_r(&seed) % (round % 2 ? 3 : nc)];
+        for (int k = 0; k < 2; k++) {
+            const char sep = k ? '\t' : ' ';
+            const int len = snprintf(line, sizeof line, "%s%c%s%c1.2.3.4%cGET%c/a%c200%cBot/1", d, sep, c, sep,
+                                     sep, sep, sep, sep);
+            both_copy(k ? cf : w3c, line, (size_t)len);
+        }
+        /* ALB: the clock of a cached date, then the fraction and zone checked */
+        static const char *const tails[] = { ".000000Z", "Z", ".5z", ".Z", "0Z", ".12x4Z", "+00:00", ".1" };
+        const int len = snprintf(line, sizeof line, "https %sT%s%s app/lb/1 1.2.3.4:1025 10.0.0.1:80 0.000 0.001 "
+                                 "0.000 200 200 34 2326 \"GET /a HTTP/1.1\" \"Bot/1\"", d, c,
+                                 tails[(size_t)rand_r(&seed) % (round % 2 ? 1 : sizeof tails / sizeof tails[0])]);
+        both_copy(alb, line, (size_t)len);
+    }
+    pair_free(w3c);
+    pair_free(cf);
+    pair_free(alb);
 }
