@@ -835,10 +835,11 @@ static rs_status build_trie(const rule_list *l, int google, void *(*alloc)(void 
 /*
  * The rule-list matcher of @l: the header, its own fields (list_head), then what
  * a walk reads for every candidate, back to back (the first 8 bytes of its
- * pattern, its literal prefix length: 12 bytes, where the candidates themselves
- * and their text would be ~45 cold), then the candidates, the text and the rule
- * table, copied as they are: no sort, no trie. The walk reads a candidate and its
- * text only when those 8 bytes start the path.
+ * pattern and the mask of those that are its literal prefix: 16 bytes, where the
+ * candidate and its text would be two cold places), then the candidates, their
+ * wildcard tails' byte masks, the text and the rule table, copied as they are:
+ * no sort, no trie. The walk reads a candidate only when those 8 bytes start
+ * the path.
  */
 static rs_status build_list(const rule_list *l, void *(*alloc)(void *ctx, size_t size), void *alloc_ctx,
                             rs_matcher **out)
