@@ -1019,6 +1019,12 @@ int rs_matcher_is_list(const rs_matcher *m)
     return m->kind == KIND_GOOGLE_LIST;
 }
 
+const rs_matcher *rs_matcher_built(const rs_matcher *m)
+{
+    if (m->kind != KIND_GOOGLE_LIST) return m;
+    return atomic_load_explicit(&M_LIST(m)->trie, memory_order_acquire);
+}
+
 rs_status rs_matcher_compiled(const rs_matcher *m, void *(*alloc)(void *ctx, size_t size), void *alloc_ctx,
                               const rs_matcher **out)
 {

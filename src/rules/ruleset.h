@@ -96,6 +96,10 @@ rs_status rs_matcher_create_ex(const rs_ruleset *rs, const char *agent, size_t a
 /* Whether @m is a rule-list matcher (rs_matcher_create_ex). */
 int rs_matcher_is_list(const rs_matcher *m);
 
+/* The trie of rule list @m if some caller has built it (rs_matcher_compiled), else
+ * NULL; @m itself when it is not a list. Any thread. */
+const rs_matcher *rs_matcher_built(const rs_matcher *m);
+
 /*
  * The trie matcher of @m: @m itself unless it is a rule-list matcher, whose
  * trie is built on the first call (with @alloc, as rs_matcher_create_alloc)

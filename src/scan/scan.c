@@ -523,12 +523,17 @@ static rs_status new_site(rs_scanner *sc, rs_arena *ar, const char *url, size_t 
     s->lists = 0;
     for (size_t a = 0; a < sc->n_agents; a++) {
         const rs_matcher *m = o.error == RS_ORIGIN_OK ? agp[a].matcher : NULL;
+        if (m != NULL && rs_matcher_is_list(m)) {
+            const rs_matcher *t = rs_matcher_built(m);   /* another scanner's trie */
+            if (t != NULL) {
+                m = t;
+            } else {
+                s->lists = 1;
+                s->list_rules = RS_MAX(s->list_rules, (uint32_t)RS_MIN(rs_matcher_rule_count(m), UINT32_MAX));
+            }
+        }
         s->ag[a].matcher = m;
         s->ag[a].reason = o.error == RS_ORIGIN_OK ? agp[a].reason : 0;
-        if (m != NULL && rs_matcher_is_list(m)) {
-            s->lists = 1;
-            s->list_rules = RS_MAX(s->list_rules, (uint32_t)RS_MIN(rs_matcher_rule_count(m), UINT32_MAX));
-        }
     }
     *out = s;
     if (key == 0) goto out;
@@ -960,13 +965,20 @@ static __attribute__((noinline)) void promote(rs_scanner *sc, lsite *s, uint32_t
 {
     const uint64_t work = (uint64_t)s->work + (uint64_t)urls * s->list_rules;
     s->work = (uint32_t)RS_MIN(work, UINT32_MAX);
-    if (urls < LIST_GROUP && work < LIST_WORK) return;
-    s->lists = 0;
+    const int now = urls >= LIST_GROUP || work >= LIST_WORK;
+    int lists = 0;
     for (size_t a = 0; a < sc->n_agents; a++) {
-        const rs_matcher *t;
-        if (s->ag[a].matcher && rs_sites_compiled(sc->sites, s->ag[a].matcher, &t) == RS_OK)
+        const rs_matcher *m = s->ag[a].matcher, *t;
+        if (m == NULL || !rs_matcher_is_list(m)) continue;
+        if ((t = rs_matcher_built(m)) != NULL)   /* another scanner built it: take it */
             s->ag[a].matcher = t;
+        else if (now && rs_sites_compiled(sc->sites, m, &t) == RS_OK)
+            s->ag[a].matcher = t;
+        else
+            lists = 1;
     }
+    /* without memory for a trie: the list goes on, tried again at the next group */
+    s->lists = (uint8_t)lists;
 }
 
 /* Pass 4: each site's URLs back to back. Ahead, without a chain of
