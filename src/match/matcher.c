@@ -1059,6 +1059,17 @@ static inline int beats(int32_t prio, uint32_t line, const best_match *b)
     return prio > b->prio || (prio == b->prio && line < b->line);
 }
 
+/* The verdict of the best allow (best[0]) and disallow (best[1]): disallowed iff
+ * the disallow has the higher priority and is not empty (SPEC 2.4). */
+static inline void decide_best(const best_match best[2], rs_verdict *out)
+{
+    const best_match *a = &best[0], *d = &best[1];
+    out->disallowed = d->prio > a->prio && d->prio > 0;
+    const best_match *r = d->prio > a->prio ? d : a;
+    out->line = r->line;
+    out->rule = r->rule;
+}
+
 static inline void consider(best_match *b, int32_t prio, const lit_slot *s)
 {
     if (s->rule >= 0 && beats(prio, s->line, b)) {
@@ -1228,11 +1239,7 @@ static inline __attribute__((always_inline)) void match_google(const rs_matcher 
         node = child;
     }
 done:;
-    const best_match *a = &best[0], *d = &best[1];
-    out->disallowed = d->prio > a->prio && d->prio > 0;
-    const best_match *r = d->prio > a->prio ? d : a;
-    out->line = r->line;
-    out->rule = r->rule;
+    decide_best(best, out);
 }
 
 /*
@@ -1280,11 +1287,7 @@ static __attribute__((noinline)) void match_list(const rs_matcher *m, const char
         b->line = c->line;
         b->rule = c->rule;
     }
-    const best_match *a = &best[0], *d = &best[1];
-    out->disallowed = d->prio > a->prio && d->prio > 0;
-    const best_match *r = d->prio > a->prio ? d : a;
-    out->line = r->line;
-    out->rule = r->rule;
+    decide_best(best, out);
 }
 
 /* The older tradition (SPEC 2.5): the first rule in file order that matches decides. */
