@@ -168,15 +168,13 @@ struct rs_matcher {
 #define M_RULES(m)   ((const rule_entry *)(const void *)((const char *)(m) + (m)->rules_at))
 
 /* A rule-list matcher's (KIND_GOOGLE_LIST) own fields, at terms_at: its trie once
- * built (rs_matcher_compiled; published once, then never changed), what sizes it. */
+ * built (rs_matcher_compiled; published once, then never changed), what sizes it.
+ * Its nodes are cand[n_nodes]: rule k's at k (prefix_len NO_PREFIX when it cannot
+ * match a path), then the derived index.htm ones, each after its rule's in rule order. */
 typedef struct {
     _Atomic(rs_matcher *) trie;
     uint32_t n_wild;           /* wildcard candidates */
     uint32_t text_len;
-    uint32_t heads_at;         /* uint64_t[n]: each candidate's first 8 pattern bytes */
-    uint32_t masks_at;         /* uint64_t[n]: which of those bytes are its literal prefix's */
-    uint32_t needs_at;         /* uint64_t[n]: a wildcard candidate's tail_mask (0 for others) */
-    uint32_t pad_;
 } list_head;
 #define M_LIST(m)    ((list_head *)(void *)((char *)(uintptr_t)(m) + (m)->terms_at))
 
@@ -741,6 +739,17 @@ typedef struct {
     uint32_t n_cands, n_wild;
 } rule_list;
 
+/* A list candidate's prefix_len when its rule cannot match a path: longer than any path. */
+#define NO_PREFIX UINT32_MAX
+
+/* Whether @c is its rule's own candidate (not the index.htm one derived from it,
+ * whose pattern lies after the rules' patterns). */
+static inline int is_rule_cand(const rule_list *l, const cand *c)
+{
+    const rule_entry *r = &l->rules[c->rule];
+    return c->off == r->pat_off && c->len == r->pat_len;
+}
+
 /* The trie matcher (Google semantics) or the first-match one of @l (steps 3-5). */
 static rs_status build_trie(const rule_list *l, int google, void *(*alloc)(void *ctx, size_t size),
                             void *alloc_ctx, rs_matcher **out)
@@ -833,23 +842,21 @@ static rs_status build_trie(const rule_list *l, int google, void *(*alloc)(void 
 }
 
 /*
- * The rule-list matcher of @l: the header, its own fields (list_head), then what
- * a walk reads for every candidate, back to back (the first 8 bytes of its
- * pattern and the mask of those that are its literal prefix: 16 bytes, where the
- * candidate and its text would be two cold places), then the candidates, their
- * wildcard tails' byte masks, the text and the rule table, copied as they are:
- * no sort, no trie. The walk reads a candidate only when those 8 bytes start
- * the path.
+ * The rule-list matcher of @l: the header, its own fields (list_head), one
+ * candidate a rule (in rule order, so that rule k's is the k-th: it serves as the
+ * rule table too), the derived candidates, then the text: no sort, no trie, and
+ * about 24 bytes a rule besides its pattern (matchers of every site a job meets
+ * are kept, and fresh memory costs more than the walk's few extra loads).
  */
 static rs_status build_list(const rule_list *l, void *(*alloc)(void *ctx, size_t size), void *alloc_ctx,
                             rs_matcher **out)
 {
-    const size_t n = l->n_cands;
+    uint32_t n_derived = 0;
+    for (uint32_t i = 0; i < l->n_cands; i++) n_derived += !is_rule_cand(l, &l->cands[i]);
+    const size_t n = (size_t)l->n_rules + n_derived;
     const size_t head = ALIGN8(sizeof(rs_matcher));
     const size_t cands_len = n * sizeof(cand);
-    const size_t rules_len = l->n_rules * sizeof(rule_entry);
-    const size_t total = head + sizeof(list_head) + 3 * n * sizeof(uint64_t)
-        + ALIGN8(cands_len) + ALIGN8(l->text_len + 8) + ALIGN8(rules_len);
+    const size_t total = head + ALIGN8(sizeof(list_head)) + ALIGN8(cands_len) + ALIGN8(l->text_len + 8);
     char *b = alloc(alloc_ctx, total);
     RS_RETURN_IF(b == NULL, RS_ERR_NOMEM);
     rs_matcher h;
@@ -863,40 +870,22 @@ static rs_status build_list(const rule_list *l, void *(*alloc)(void *ctx, size_t
     atomic_init(&lh->trie, NULL);
     lh->n_wild = l->n_wild;
     lh->text_len = (uint32_t)l->text_len;
-    off += sizeof *lh;
-    lh->heads_at = (uint32_t)off;
-    uint64_t *heads = (uint64_t *)(void *)(b + off);
-    off += n * sizeof(uint64_t);
-    lh->masks_at = (uint32_t)off;
-    uint64_t *masks = (uint64_t *)(void *)(b + off);
-    off += n * sizeof(uint64_t);
-    for (size_t i = 0; i < n; i++) {
-        /* 8 readable bytes past every pattern; bytes past the prefix masked off
-         * (in load order: the pattern's first byte is the lowest on little-endian) */
-        const uint32_t pl = l->cands[i].prefix_len;
-        heads[i] = load64(l->text + l->cands[i].off);
-        masks[i] = pl >= 8 ? ~0ull : (1ull << (8 * pl)) - 1;
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-        masks[i] = __builtin_bswap64(masks[i]);
-#endif
-    }
+    off += ALIGN8(sizeof *lh);
     h.nodes_at = (uint32_t)off;
-    if (cands_len) memcpy(b + off, l->cands, cands_len);
-    off += ALIGN8(cands_len);
-    lh->needs_at = (uint32_t)off;
-    uint64_t *needs = (uint64_t *)(void *)(b + off);
-    off += n * sizeof(uint64_t);
-    for (size_t i = 0; i < n; i++) {
-        const cand *c = &l->cands[i];
-        needs[i] = c->wildcard ? tail_mask(l->text + c->off + c->prefix_len + 1,
-                                           c->len - c->prefix_len - 1 - c->anchored) : 0;
+    cand *lc = (cand *)(void *)(b + off);
+    for (uint32_t k = 0; k < l->n_rules; k++) {     /* no candidate yet: cannot match */
+        const rule_entry *r = &l->rules[k];
+        lc[k] = (cand){ r->pat_off, r->pat_len, NO_PREFIX, r->line, (int32_t)k, (uint8_t)r->type, 0, 0 };
     }
+    for (uint32_t i = 0, d = l->n_rules; i < l->n_cands; i++) {
+        const cand *c = &l->cands[i];
+        lc[is_rule_cand(l, c) ? (uint32_t)c->rule : d++] = *c;
+    }
+    off += ALIGN8(cands_len);
     h.text_at = (uint32_t)off;
     memcpy(b + off, l->text, l->text_len);
     memset(b + off + l->text_len, 0, ALIGN8(l->text_len + 8) - l->text_len);
-    off += ALIGN8(l->text_len + 8);
-    h.rules_at = (uint32_t)off;
-    if (rules_len) memcpy(b + off, l->rules, rules_len);
+    h.rules_at = 0;            /* the candidates are the rule table */
     h.bytes = total;
     memcpy(b, &h, sizeof h);
     *out = (rs_matcher *)(void *)b;
@@ -1033,9 +1022,24 @@ rs_status rs_matcher_compiled(const rs_matcher *m, void *(*alloc)(void *ctx, siz
     list_head *lh = M_LIST(m);
     rs_matcher *t = atomic_load_explicit(&lh->trie, memory_order_acquire);
     if (t == NULL) {
-        const rule_list l = { M_RULES(m), m->n_rules, M_TEXT(m), lh->text_len,
-                              (const cand *)(const void *)M_NODES(m), m->n_nodes, lh->n_wild };
-        RS_FORWARD(build_trie(&l, 1, alloc, alloc_ctx, &t));
+        /* the rule table, and the candidates in the order the trie was built from
+         * before (each rule's, then the one derived from it) */
+        const cand *lc = (const cand *)(const void *)M_NODES(m);
+        const uint32_t nr = m->n_rules, n = m->n_nodes;
+        char *scratch = rs_malloc(ALIGN8((size_t)nr * sizeof(rule_entry)) + (size_t)n * sizeof(cand) + 8);
+        RS_RETURN_IF(scratch == NULL, RS_ERR_NOMEM);
+        rule_entry *rules = (rule_entry *)(void *)scratch;
+        cand *cands = (cand *)(void *)(scratch + ALIGN8((size_t)nr * sizeof(rule_entry)));
+        uint32_t nc = 0;
+        for (uint32_t k = 0, d = nr; k < nr; k++) {
+            rules[k] = (rule_entry){ (rs_rule_type)lc[k].type, lc[k].line, lc[k].off, lc[k].len };
+            if (lc[k].prefix_len != NO_PREFIX) cands[nc++] = lc[k];
+            while (d < n && lc[d].rule == (int32_t)k) cands[nc++] = lc[d++];
+        }
+        const rule_list l = { rules, nr, M_TEXT(m), lh->text_len, cands, nc, lh->n_wild };
+        const rs_status st = build_trie(&l, 1, alloc, alloc_ctx, &t);
+        rs_free(scratch);
+        RS_FORWARD(st);
         rs_matcher *none = NULL;
         /* another thread's trie may be there first: this one is then left to its allocator */
         if (!atomic_compare_exchange_strong_explicit(&lh->trie, &none, t, memory_order_acq_rel,
@@ -1252,34 +1256,35 @@ static __attribute__((noinline)) void match_list(const rs_matcher *m, const char
 {
     best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
     const cand *const cands = (const cand *)(const void *)M_NODES(m);
-    const list_head *lh = M_LIST(m);
-    const uint64_t *heads = (const uint64_t *)(const void *)((const char *)m + lh->heads_at);
-    const uint64_t *masks = (const uint64_t *)(const void *)((const char *)m + lh->masks_at);
-    const uint64_t *needs = (const uint64_t *)(const void *)((const char *)m + lh->needs_at);
     uint64_t path_mask = 0;   /* byte_mask() of the whole path, once a tail needs it */
     int path_known = 0;
     const uint32_t n = m->n_nodes;
     const char *text = M_TEXT(m);
     /* the path's first 8 bytes against each candidate's, in one compare (bytes past
-     * a prefix masked off): most candidates end there, their records unread */
+     * a prefix masked off): most candidates end there */
     uint64_t head = 0;   /* zeros past a short path: a longer prefix is refused below */
     memcpy(&head, path, plen < 8 ? plen : 8);
     for (uint32_t i = 0; i < n; i++) {
-        if (RS_LIKELY(((head ^ heads[i]) & masks[i]) != 0)) continue;
         const cand *c = &cands[i];
-        const uint32_t pl = c->prefix_len;
+        const uint32_t pl = c->prefix_len;     /* NO_PREFIX: all 8 compared, then refused */
+        uint64_t mask = pl >= 8 ? ~0ull : (1ull << (8 * pl)) - 1;
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+        mask = __builtin_bswap64(mask);
+#endif
+        if (RS_LIKELY(((head ^ load64(text + c->off)) & mask) != 0)) continue;
         if (pl > plen || (pl > 8 && !label_matches(path + 8, text + c->off + 8, pl - 8))) continue;
         best_match *b = &best[c->type != RS_RULE_ALLOW];
         if (!beats((int32_t)c->len, c->line, b)) continue;
         if (c->wildcard) {
+            const char *tail = text + c->off + pl + 1;
+            const size_t tail_len = c->len - pl - 1 - c->anchored;
             /* the tail's bytes must all be in the path (the trie's 'needs' test) */
             if (!path_known) {
                 path_mask = byte_mask(path, plen);
                 path_known = 1;
             }
-            if (needs[i] & ~path_mask) continue;
-            const char *tail = text + c->off + pl + 1;
-            if (!match_after_star(path, plen, pl, tail, c->len - pl - 1 - c->anchored, c->anchored)) continue;
+            if (tail_mask(tail, tail_len) & ~path_mask) continue;
+            if (!match_after_star(path, plen, pl, tail, tail_len, c->anchored)) continue;
         } else if (c->anchored && plen != pl) {
             continue;
         }
@@ -1339,27 +1344,37 @@ size_t rs_matcher_rule_count(const rs_matcher *m)
     return m->n_rules;
 }
 
+/* Rule @k's type, line and pattern (in M_TEXT): a list's candidates are its rule table. */
+static inline rule_entry rule_at(const rs_matcher *m, uint32_t k)
+{
+    if (m->kind != KIND_GOOGLE_LIST) return M_RULES(m)[k];
+    const cand *c = &((const cand *)(const void *)M_NODES(m))[k];
+    return (rule_entry){ (rs_rule_type)c->type, c->line, c->off, c->len };
+}
+
 void rs_matcher_prefetch_rule(const rs_matcher *m, int32_t rule)
 {
     if (rule < 0 || (uint32_t)rule >= m->n_rules) return;
-    __builtin_prefetch(&M_RULES(m)[rule]);
+    if (m->kind == KIND_GOOGLE_LIST)
+        __builtin_prefetch(&((const cand *)(const void *)M_NODES(m))[rule]);
+    else
+        __builtin_prefetch(&M_RULES(m)[rule]);
 }
 
 void rs_matcher_prefetch_pattern(const rs_matcher *m, int32_t rule)
 {
     if (rule < 0 || (uint32_t)rule >= m->n_rules) return;
-    const rule_entry *r = &M_RULES(m)[rule];
-    __builtin_prefetch(M_TEXT(m) + r->pat_off);
+    __builtin_prefetch(M_TEXT(m) + rule_at(m, (uint32_t)rule).pat_off);
 }
 
 rs_status rs_matcher_rule(const rs_matcher *m, int32_t rule, rs_rule_info *out)
 {
     RS_RETURN_IF(rule < 0 || (uint32_t)rule >= m->n_rules, RS_ERR_USAGE);
-    const rule_entry *r = &M_RULES(m)[rule];
-    out->type = r->type;
-    out->line = r->line;
-    out->pattern.ptr = M_TEXT(m) + r->pat_off;
-    out->pattern.len = r->pat_len;
+    const rule_entry r = rule_at(m, (uint32_t)rule);
+    out->type = r.type;
+    out->line = r.line;
+    out->pattern.ptr = M_TEXT(m) + r.pat_off;
+    out->pattern.len = r.pat_len;
     return RS_OK;
 }
 

@@ -81,6 +81,7 @@ typedef struct {
     pthread_mutex_t  lock;   /* loading threads allocate at once */
     rs_marena_chunk *chunks;
     char  *next, *end;       /* free bytes of the newest chunk */
+    char  *mapped;           /* its pages are mapped (prefaulted) up to here */
     size_t chunk_size;       /* the next chunk's size (grows to MARENA_MAX_CHUNK) */
     size_t bytes;            /* held in chunks */
     int    lists;            /* rs_sites_use_lists: Google matchers made here start as rule lists */

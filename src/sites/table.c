@@ -186,7 +186,7 @@ static void marena_clear(rs_marena *a)
         rs_free(c);
     }
     a->chunks = NULL;
-    a->next = a->end = NULL;
+    a->next = a->end = a->mapped = NULL;
     a->chunk_size = 0;
     a->bytes = 0;
 }
@@ -197,11 +197,10 @@ static char *chunk_data(rs_marena_chunk *c)
 }
 
 /*
- * Maps a new chunk's pages in one call (MADV_POPULATE_WRITE, Linux 5.14),
- * not one page fault a 4 KiB page as matchers are written: the chunk is
- * filled anyway. Huge pages (MADV_HUGEPAGE) were measured slower on these
- * virtual machines: clearing fresh 2 MiB pages cost 10x what the faults of
- * 4 KiB ones did (bench/RESULTS.md, 2026-11-27c).
+ * Maps pages in one call (MADV_POPULATE_WRITE, Linux 5.14), not one page
+ * fault a 4 KiB page as matchers are written. Huge pages (MADV_HUGEPAGE) were
+ * measured slower on these virtual machines: clearing fresh 2 MiB pages cost
+ * 10x what the faults of 4 KiB ones did (bench/RESULTS.md, 2026-11-27c).
  */
 static void prefault(void *p, size_t size)
 {
@@ -216,6 +215,12 @@ static void prefault(void *p, size_t size)
 #endif
 }
 
+/* A chunk's pages are mapped this far ahead of the allocations, a window at a
+ * time, by the thread whose allocation comes near the mapped end, outside the
+ * lock: the other loading threads go on allocating meanwhile (mapping a whole
+ * 32 MiB chunk under the lock made -j 2 loading wait on it). */
+#define MARENA_WINDOW ((size_t)1 << 20)
+
 /* @size bytes, MARENA_ALIGN-aligned, or NULL (no memory). Any thread. */
 static void *marena_alloc(void *ctx, size_t size)
 {
@@ -226,27 +231,35 @@ static void *marena_alloc(void *ctx, size_t size)
     char *p = a->next;
     if (RS_LIKELY(p != NULL && (size_t)(a->end - p) >= size)) {
         a->next = p + size;
-        goto out;
+    } else {
+        p = NULL;
+        const size_t cap = a->chunk_size ? a->chunk_size : MARENA_FIRST_CHUNK;
+        const int own = size > cap / 4;         /* a large matcher: a block of its own */
+        const size_t bytes = own ? sizeof(rs_marena_chunk) + MARENA_ALIGN + size : cap;
+        rs_marena_chunk *c = rs_malloc(bytes);  /* large: mapped, not yet faulted */
+        if (c != NULL) {
+            c->size = bytes;
+            c->next = a->chunks;
+            a->chunks = c;
+            a->bytes += bytes;
+            p = chunk_data(c);
+            if (!own) {
+                a->next = p + size;
+                a->end = (char *)c + bytes;
+                a->mapped = (char *)c;
+                a->chunk_size = RS_MIN(cap * 2, MARENA_MAX_CHUNK);
+            }
+        }
     }
-    p = NULL;
-    const size_t cap = a->chunk_size ? a->chunk_size : MARENA_FIRST_CHUNK;
-    const int own = size > cap / 4;         /* a large matcher: a block of its own */
-    const size_t bytes = own ? sizeof(rs_marena_chunk) + MARENA_ALIGN + size : cap;
-    rs_marena_chunk *c = rs_malloc(bytes);
-    if (c == NULL) goto out;
-    c->size = bytes;
-    c->next = a->chunks;
-    a->chunks = c;
-    a->bytes += bytes;
-    p = chunk_data(c);
-    if (!own) {
-        prefault(c, bytes);
-        a->next = p + size;
-        a->end = (char *)c + bytes;
-        a->chunk_size = RS_MIN(cap * 2, MARENA_MAX_CHUNK);
+    char *from = NULL, *to = NULL;
+    if (a->mapped < a->end && (a->mapped <= a->next || (size_t)(a->mapped - a->next) < MARENA_WINDOW / 2)) {
+        from = a->mapped > a->next ? a->mapped : a->next;   /* behind next: being written already */
+        to = (size_t)(a->end - from) > MARENA_WINDOW ? from + MARENA_WINDOW : a->end;
+        a->mapped = to;
     }
-out:
     pthread_mutex_unlock(&a->lock);
+    /* pages another thread writes before this maps them fault one by one: the same memory */
+    if (from != NULL) prefault(from, (size_t)(to - from));
     return p;
 }
 

@@ -90,6 +90,19 @@ static rs_matcher *compile(const char *body, size_t size, const char *agent)
         cr_assert_eq(twin_trie, twin_list, "a trie is its own compiled form");
         twins_same = 1;
     }
+    /* the list's rule table (its candidates) and its trie's give every rule as the trie does */
+    const rs_matcher *twins[2] = { twin_list, twin_trie };
+    for (int t = 0; t < 2; t++) {
+        cr_assert_eq(rs_matcher_rule_count(twins[t]), rs_matcher_rule_count(m));
+        for (size_t k = 0; k < rs_matcher_rule_count(m); k++) {
+            rs_rule_info a, b;
+            cr_assert_eq(rs_matcher_rule(m, (int32_t)k, &a), RS_OK);
+            cr_assert_eq(rs_matcher_rule(twins[t], (int32_t)k, &b), RS_OK);
+            cr_assert(a.type == b.type && a.line == b.line && a.pattern.len == b.pattern.len
+                      && memcmp(a.pattern.ptr, b.pattern.ptr, a.pattern.len) == 0,
+                      "rule %zu of the %s differs from the trie's", k, t ? "trie of the list" : "list");
+        }
+    }
     rs_ruleset_free(rs);
     return m;
 }
