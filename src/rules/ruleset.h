@@ -85,10 +85,10 @@ rs_status rs_matcher_create_alloc(const rs_ruleset *rs, const char *agent, size_
  * matcher: the applicable rules as they are, tried in turn by rs_matcher_match,
  * built for a fraction of the trie's cost and memory (for a site that decides
  * few URLs; src/scan turns to the trie when a site's URLs pass a count). More
- * than RS_MATCHER_LIST_MAX candidates make the trie at once: walking them all
- * for one URL would cost more than building it.
+ * than RS_MATCHER_LIST_MAX candidates make the trie at once: a bound on what one
+ * URL's walk costs (~1 ms) before its site turns to the trie.
  */
-#define RS_MATCHER_LIST_MAX 8192
+#define RS_MATCHER_LIST_MAX ((uint32_t)1 << 20)
 rs_status rs_matcher_create_ex(const rs_ruleset *rs, const char *agent, size_t agent_len,
                                rs_semantics semantics, int list, void *(*alloc)(void *ctx, size_t size),
                                void *alloc_ctx, rs_matcher **out);

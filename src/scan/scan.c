@@ -952,20 +952,24 @@ decide_group(rs_scanner *sc, const grouped *o, const grouped *const end, const r
  * itself; hot (a site's URLs back to back) a list walk of 40 rules costs ~0.1 us
  * more than the trie's. So a site turns to its tries when a block brings it
  * LIST_GROUP URLs at once, or when the rules its lists have tried reach
- * LIST_WORK (a file of hundreds of rules gets there in a few URLs). Measured at
+ * LIST_WORK (a file of hundreds of rules gets there in a few URLs), counted from
+ * its second group on: a site's first group, fewer than LIST_GROUP URLs, walks the
+ * list whatever its length (a 19,000-rule file: ~20 us a URL against ~5 ms and
+ * 2.2 MB for its trie, which a site met once never repays). Measured at
  * 100,000 sites in random order, CPU against tries only: 1 URL a site 0.82x, 10
  * 0.86x, 40 1.02x, 120 1.05x (bench/RESULTS.md, 2026-11-27g). The trie is built
  * once in the sites' arena, for every scanner; without memory for it the list
  * goes on deciding (the same verdicts).
  */
 #define LIST_GROUP 32
-#define LIST_WORK  RS_MATCHER_LIST_MAX
+#define LIST_WORK  8192
 
 static __attribute__((noinline)) void promote(rs_scanner *sc, lsite *s, uint32_t urls)
 {
+    const int first = s->work == 0;
     const uint64_t work = (uint64_t)s->work + (uint64_t)urls * s->list_rules;
     s->work = (uint32_t)RS_MIN(work, UINT32_MAX);
-    const int now = urls >= LIST_GROUP || work >= LIST_WORK;
+    const int now = urls >= LIST_GROUP || (!first && work >= LIST_WORK);
     int lists = 0;
     for (size_t a = 0; a < sc->n_agents; a++) {
         const rs_matcher *m = s->ag[a].matcher, *t;
