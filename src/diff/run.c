@@ -722,10 +722,20 @@ static void on_rule_change(void *p, const rs_rule_change *ch)
     const rs_format fmt = r->job->format;
     rs_status st;
     if (fmt == RS_FORMAT_TEXT) {
-        char head[128];
-        snprintf(head, sizeof head, "  %-15s %s (old line %u, new line %u); probe ", change.ptr, rule,
-                 ch->old_line, ch->new_line);
-        st = put(r->out, head);
+        /* line 0: the rule is not in that file (added or removed): not shown */
+        char head[128], lines[64];
+        if (ch->old_line == 0)
+            snprintf(lines, sizeof lines, "new line %u", ch->new_line);
+        else if (ch->new_line == 0)
+            snprintf(lines, sizeof lines, "old line %u", ch->old_line);
+        else
+            snprintf(lines, sizeof lines, "old line %u, new line %u", ch->old_line, ch->new_line);
+        st = put(r->out, "  ");
+        snprintf(head, sizeof head, "%-15s ", change.ptr);
+        if (st == RS_OK) st = put(r->out, head);
+        if (st == RS_OK) st = put(r->out, rule);
+        snprintf(head, sizeof head, " (%s); probe ", lines);
+        if (st == RS_OK) st = put(r->out, head);
         if (st == RS_OK) st = rs_outbuf_append(r->out, ch->probe.ptr, ch->probe.len);
         snprintf(head, sizeof head, ": old %s, new %s\n", od ? "disallow" : "allow", nd ? "disallow" : "allow");
         if (st == RS_OK) st = put(r->out, head);

@@ -83,6 +83,17 @@ expect_run "--rules semantics" 0 "$BIN" diff --robots "$T/old.txt" --old-semanti
 grep -q "^https://x.com${TAB}Googlebot${TAB}changed-effect${TAB}allow: /a/b${TAB}3${TAB}3${TAB}/a/b${TAB}allow${TAB}disallow$" "$T/out" \
     || fail "--rules: changed-effect row: $(cat "$T/out")"
 grep -q "changed-effect${TAB}disallow: /a${TAB}" "$T/out" && fail "--rules: disallow: /a is not changed in effect"
+# the text format names only the lines a rule has: no "line 0" for the side it is not on
+expect_run "--rules text" 0 "$BIN" diff --old "$T/old.txt" --new "$T/new.txt" --rules --quiet --format text --agent Googlebot "$T/urls.txt"
+grep -qx "  removed         disallow: /a (old line 2); probe /a: old disallow, new allow" "$T/out" \
+    || fail "--rules text: removed row: $(cat "$T/out")"
+grep -qx "  added           disallow: /g (new line 5); probe /g: old allow, new disallow" "$T/out" \
+    || fail "--rules text: added row: $(cat "$T/out")"
+grep -q "line 0" "$T/out" && fail "--rules text: shows a line 0: $(cat "$T/out")"
+expect_run "--rules text semantics" 0 "$BIN" diff --robots "$T/old.txt" --old-semantics google --new-semantics first-match \
+    --rules --quiet --format text --agent Googlebot "$T/urls.txt"
+grep -qx "  changed-effect  allow: /a/b (old line 3, new line 3); probe /a/b: old allow, new disallow" "$T/out" \
+    || fail "--rules text: changed-effect row: $(cat "$T/out")"
 
 # --stats: command, schema version, sums only
 expect_run "--stats" 0 "$BIN" diff --old "$T/old.txt" --new "$T/new.txt" --quiet --stats "$T/s.json" "$T/urls.txt"
