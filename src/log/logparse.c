@@ -129,6 +129,10 @@ struct rs_logparser {
     char ua_raw[UA_MEMO_MAX], ua_dec[UA_MEMO_MAX];
     size_t ua_raw_len, ua_dec_len;  /* ua_dec_len == SIZE_MAX: it had nothing to decode */
     int ua_plus;             /* the decode's @plus; -1: no memo yet */
+    /* The last JSON time string rs_log_parse_time read as ISO 8601 (json_time) */
+    char jtime[48];
+    size_t jtime_len;        /* 0: none */
+    int64_t jtime_day;       /* its epoch less its clock's seconds */
     /* JSON */
     jpath *paths;
     size_t n_paths;
@@ -1322,6 +1326,33 @@ static size_t jvalue_at(jscan *j, int node, int depth, int in_array, size_t pos)
     return e;
 }
 
+/* set_time of a JSON time, through a memo of the last ISO 8601 string
+ * ("YYYY-MM-DDThh:mm:ss[.f]zone", parse_time_iso): a string with the same
+ * bytes but for a valid clock hh:mm:ss has the same date, fraction and
+ * zone, so its epoch is the memo's day plus its clock (parse_time_iso's epoch
+ * is linear in h, m, s; w3c_clock takes what it takes). The walk parses
+ * every time. */
+static int json_time(rs_logparser *p, rs_logrec *r, rs_str v, int number)
+{
+    unsigned secs;
+    if (number || p->json_walk || v.len < 19 || v.len > sizeof p->jtime || v.ptr[2] == '/' || v.ptr[4] != '-' ||
+        !w3c_clock((rs_str){v.ptr + 11, 8}, &secs))
+        return set_time(r, v, number);
+    int64_t e;
+    if (p->jtime_len == v.len && memcmp(v.ptr, p->jtime, 11) == 0 && memcmp(v.ptr + 19, p->jtime + 19, v.len - 19) == 0) {
+        e = p->jtime_day + secs;
+    } else {
+        if (!rs_log_parse_time(v.ptr, v.len, &e)) return set_time(r, v, number);
+        memcpy(p->jtime, v.ptr, v.len);
+        p->jtime_len = v.len;
+        p->jtime_day = e - secs;
+    }
+    r->time = v;                            /* as set_time */
+    r->epoch = e;
+    r->flags |= RS_LOGREC_HAS_TIME;
+    return 1;
+}
+
 /* ===== JSON, shapes =====
  * The lines of a log are alike: the same keys in the same order, with the
  * same bytes between the strings but for numbers. A line the fast reader
@@ -1494,8 +1525,12 @@ static inline int jshape_key(const jscan *j, const jshape *sh, size_t k, size_t 
     const uint64_t *w = sh->kw[k], *c = sh->kcare[k];
     if (RS_LIKELY(a + 32 <= j->len)) {
         const char *p = j->s + a;
-        return (((ld64(p) ^ w[0]) & c[0]) | ((ld64(p + 8) ^ w[1]) & c[1]) | ((ld64(p + 16) ^ w[2]) & c[2]) |
-                ((ld64(p + 24) ^ w[3]) & c[3])) == 0;
+        uint64_t d = (ld64(p) ^ w[0]) & c[0];
+        if (n > 8) {
+            d |= (ld64(p + 8) ^ w[1]) & c[1];
+            if (n > 16) d |= ((ld64(p + 16) ^ w[2]) & c[2]) | ((ld64(p + 24) ^ w[3]) & c[3]);
+        }
+        return d == 0;
     }
     char kw[32];
     memcpy(kw, w, 32);
@@ -1612,7 +1647,7 @@ fields:
         r->status = (int)x;
     }
     if (VAL(J_BYTES).len && parse_digits(VAL(J_BYTES), 18, &x)) r->bytes = x;
-    if (HAVE(J_TIME) && !set_time(r, j.val[J_TIME], j.num[J_TIME])) return RS_LOGLINE_BAD_TIME;
+    if (HAVE(J_TIME) && !json_time(p, r, j.val[J_TIME], j.num[J_TIME])) return RS_LOGLINE_BAD_TIME;
 #undef VAL
 #undef HAVE
     return RS_LOGLINE_OK;
