@@ -547,4 +547,31 @@ Test(logfastfmt, json_times_equal_the_walk)
         both_copy(p, line, (size_t)len);
     }
     pair_free(p);
+    /* Cloudflare's integer times (16-19 digits read 8 at a time), around the
+     * limits: more digits, a byte not a digit at each place, 2^63 and past */
+    p = pair_of("cloudflare", NULL, 0);
+    static const char *const nums[] = {
+        "1431857103123456789", "143185710312345678", "14318571031234567", "1431857103123456", "143185710312345",
+        "14318571031234567890", "0000000000000000000", "0000000000000001", "8999999999999999999",
+        "9223372036854775807", "9999999999999999999", "1431857103.123456789", "1431857103123456789e0",
+        "-1431857103123456789", "1431857103123456789.5",
+    };
+    static const char bad[] = ":/0a9.e-+ ";
+    for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
+        char num[32];
+        const size_t nl = strlen(nums[k]);
+        for (size_t at = 0; at <= nl; at++)
+            for (size_t b = 0; b < sizeof bad - 1; b++) {
+                memcpy(num, nums[k], nl + 1);
+                if (at < nl) num[at] = bad[b];
+                else if (b) break;
+                const int len = snprintf(line, sizeof line, "{\"ClientRequestURI\":\"/a\",\"EdgeStartTimestamp\":%s,"
+                                         "\"ClientRequestUserAgent\":\"Bot/1\"}", num);
+                both_copy(p, line, (size_t)len);
+                const int len2 = snprintf(line, sizeof line, "{\"ClientRequestURI\":\"/a\",\"EdgeStartTimestamp\":\"%s\"}",
+                                          num);
+                both_copy(p, line, (size_t)len2);
+            }
+    }
+    pair_free(p);
 }
