@@ -82,6 +82,8 @@ typedef struct {
     uint8_t pl, sl;             /* glue before the string: pre[0, pl), [a number,] post[0, sl) */
     uint8_t num;                /* a number between pre and post */
     uint8_t key;                /* the string is a key to compare (its object has a node) */
+    uint8_t span;               /* a key read with the next string's start: kw[koff] holds the bytes from
+                                   this glue's start to the next string's opening quote, span of them */
     uint16_t klen, koff;        /* ... its bytes: keys[koff, + klen) */
     uint16_t offers, n_offers;  /* the string value's (field, prio)s: joffers[offers ..] */
     uint16_t noffers, n_noffers;    /* the number's */
@@ -1433,7 +1435,7 @@ static int glue_make(jglue *g, const char *s, size_t a, size_t b, const jev *num
     g->num = num != NULL;
     g->noffers = num ? num->offers : 0;
     g->n_noffers = num ? num->n_offers : 0;
-    g->key = 0;
+    g->key = g->span = 0;
     g->klen = g->koff = 0;
     g->offers = g->n_offers = 0;
     return 1;
@@ -1463,8 +1465,18 @@ static int json_shape_build(const jscan *j, size_t quotes, jshape *sh)
             const size_t kl = e->b - e->a - 1;
             if (keys >= JSHAPE_KEYS || kl > 32) return 0;
             char kw[32] = {0}, kc[32] = {0};
-            memcpy(kw, s + e->a + 1, kl);
-            memset(kc, 0xFF, kl);
+            /* Followed by a string that is no key to compare, with no number
+             * between: the bytes from this glue to that string's opening
+             * quote at once, when 32 or fewer. */
+            const jev *nx = k + 1 < j->n_ev ? &ev[k + 1] : NULL;
+            if (!g->num && nx != NULL && (nx->type == JEV_KEY || nx->type == JEV_STR) && nx->a + 1 - end <= 32) {
+                g->span = (uint8_t)(nx->a + 1 - end);
+                memcpy(kw, s + end, g->span);
+                memset(kc, 0xFF, g->span);
+            } else {
+                memcpy(kw, s + e->a + 1, kl);
+                memset(kc, 0xFF, kl);
+            }
             memcpy(sh->kw[keys], kw, 32);
             memcpy(sh->kcare[keys], kc, 32);
             g->key = 1;
@@ -1591,20 +1603,36 @@ static int json_replay(jscan *j, const jshape *sh)
     const size_t words = (j->len + 63) >> 6;
     size_t w = 0, end = 0;
     uint64_t cur = m[0];
+#define NEXT_BIT(q) do { while (cur == 0) cur = m[++w]; (q) = (w << 6) + (size_t)__builtin_ctzll(cur); cur &= cur - 1; } while (0)
     for (size_t n = 0; n < sh->n_str; n++) {
         size_t q[2];
-        for (int h = 0; h < 2; h++) {           /* the quote count matched: the bits are there */
-            while (cur == 0) cur = m[++w];
-            q[h] = (w << 6) + (size_t)__builtin_ctzll(cur);
-            cur &= cur - 1;
-        }
+        NEXT_BIT(q[0]);                         /* the quote count matched: the bits are there */
+        NEXT_BIT(q[1]);
         const jglue *g = &sh->g[n];
+        if (g->span) {
+            /* glue, "key", glue and the next string's '"' in one compare. Bits
+             * are taken in order, every one before @end was, and the bitmap
+             * holds exactly the quotes and backslashes: with these bytes
+             * equal, q[0], q[1] and v[0] are their three quotes. */
+            size_t v[2];
+            NEXT_BIT(v[0]);
+            if (!jshape_key(j, sh, g->koff, end, g->span)) return 0;
+            NEXT_BIT(v[1]);
+            if (s[v[1]] != '"') return 0;
+            g++;
+            n++;
+            if (g->n_offers)
+                jgive(j, j->p->joffers + g->offers, g->n_offers, (rs_str){s + v[0] + 1, v[1] - v[0] - 1}, 0, 0);
+            end = v[1] + 1;
+            continue;
+        }
         if (s[q[0]] != '"' || s[q[1]] != '"' || !glue_same(j, g, end, q[0])) return 0;
         if (g->key && (q[1] - q[0] - 1 != g->klen || !jshape_key(j, sh, g->koff, q[0] + 1, g->klen))) return 0;
         if (g->n_offers)
             jgive(j, j->p->joffers + g->offers, g->n_offers, (rs_str){s + q[0] + 1, q[1] - q[0] - 1}, 0, 0);
         end = q[1] + 1;
     }
+#undef NEXT_BIT
     (void)words;
     return glue_same(j, &sh->g[sh->n_str], end, j->len);
 }
