@@ -93,6 +93,9 @@ typedef struct {
 
 typedef struct {
     size_t quotes;              /* 2 x strings; 0: empty */
+    uint32_t hits;              /* 1: a line was read against it since it was made */
+    uint32_t skip;              /* lines of this slot still to read without shapes (json_parse's back-off) */
+    uint32_t backoff;           /* the last skip given */
     size_t n_str;
     jglue g[JSHAPE_STR + 1];    /* g[n_str]: the glue after the last string, to the line's end */
     uint64_t kw[JSHAPE_KEYS][4], kcare[JSHAPE_KEYS][4];  /* each key's bytes, zero-padded, and 0xFF over them */
@@ -1656,14 +1659,23 @@ static rs_logline_status json_parse(rs_logparser *p, const char *line, size_t le
         }
         if (p->jshapes != NULL) {
             sh = &p->jshapes[(quotes >> 1) % JSHAPES];
-            if (sh->quotes == quotes) {
-                if (json_replay(&j, sh)) {
-                    j.pos = len;
-                    goto fields;
+            if (sh->skip) {
+                sh->skip--;
+                sh = NULL;
+            } else {
+                if (sh->quotes == quotes) {
+                    if (json_replay(&j, sh)) {
+                        if (RS_UNLIKELY(sh->hits == 0)) {       /* it paid: no more back-off */
+                            sh->hits = 1;
+                            sh->backoff = 0;
+                        }
+                        j.pos = len;
+                        goto fields;
+                    }
+                    memset(j.prio, 0xFF, sizeof j.prio);    /* the offers it made */
                 }
-                memset(j.prio, 0xFF, sizeof j.prio);    /* the offers it made */
+                j.rec = 1;
             }
-            j.rec = 1;
         }
     }
     jws(&j);
@@ -1689,7 +1701,20 @@ static rs_logline_status json_parse(rs_logparser *p, const char *line, size_t le
         r->error_offset = j.pos;
         return RS_LOGLINE_BAD_JSON;
     }
-    if (j.rec) json_shape_build(&j, quotes, sh);
+    if (j.rec) {
+        /* A shape replaced before any line was read against it: lines of
+         * this slot vary (a key's name, a number of strings), and making
+         * shapes costs more than the reader. The slot then rests for 1, 3,
+         * 7 ... 1023 lines, until a shape is used again. */
+        if (sh->quotes != 0 && sh->hits == 0) {
+            sh->backoff = RS_MIN(sh->backoff * 2 + 1, 1023u);
+            sh->skip = sh->backoff;
+            sh->quotes = 0;
+        } else {
+            json_shape_build(&j, quotes, sh);
+            sh->hits = 0;
+        }
+    }
 fields:
 #define HAVE(f) (j.prio[f] != 0xFF)
 #define VAL(f) (HAVE(f) && !(j.val[f].len == 1 && j.val[f].ptr[0] == '-') ? j.val[f] : (rs_str){line, 0})
