@@ -1420,10 +1420,17 @@ static int json_time(rs_logparser *p, rs_logrec *r, rs_str v, int number)
  * keys -- and make the same offers in the same order, which the replay
  * makes. Else the line is read as before (and may become the shape). */
 
-static int glue_make(jglue *g, const char *s, size_t a, size_t b, const jev *num)
+/* The glue s[a, b) (with the number @num in it, or NULL) fits a jglue. */
+static inline int glue_fits(size_t a, size_t b, const jev *num)
 {
     const size_t pa = num ? num->a : b, sb = num ? num->b : b;
-    if (pa - a > 16 || b - sb > 8) return 0;
+    return pa - a <= 16 && b - sb <= 8;
+}
+
+static void glue_make(jglue *g, const char *s, size_t a, size_t b, const jev *num)
+{
+    const size_t pa = num ? num->a : b, sb = num ? num->b : b;
+    assert(glue_fits(a, b, num));
     g->pl = (uint8_t)(pa - a);
     g->sl = (uint8_t)(b - sb);
     char pre[16] = {0}, pcare[16] = {0}, post[8] = {0}, scare[8] = {0};
@@ -1441,17 +1448,15 @@ static int glue_make(jglue *g, const char *s, size_t a, size_t b, const jev *num
     g->key = g->span = 0;
     g->klen = g->koff = 0;
     g->offers = g->n_offers = 0;
-    return 1;
 }
 
-/* The shape of the line j just read (its events), into @sh; 0 if it has none. */
-static int json_shape_build(const jscan *j, size_t quotes, jshape *sh)
+/* The line j just read (its events) makes a shape: no escaped string, at
+ * most one number between strings, glue and compared keys that fit. */
+static int json_shape_fits(const jscan *j, size_t quotes)
 {
     const jev *ev = j->p->jev;
-    const char *s = j->s;
     size_t end = 0, n = 0, keys = 0;
     const jev *num = NULL;
-    sh->quotes = 0;
     if (j->n_ev > JEV_MAX) return 0;
     for (size_t k = 0; k < j->n_ev; k++) {
         const jev *e = &ev[k];
@@ -1460,13 +1465,32 @@ static int json_shape_build(const jscan *j, size_t quotes, jshape *sh)
             num = e;
             continue;
         }
-        if (n >= JSHAPE_STR) return 0;
+        if (n++ >= JSHAPE_STR || !glue_fits(end, e->a, num)) return 0;
+        if (e->type == JEV_KEY_CMP && (keys++ >= JSHAPE_KEYS || e->b - e->a - 1 > 32)) return 0;
+        num = NULL;
+        end = e->b + 1;
+    }
+    return glue_fits(end, j->len, num) && 2 * n == quotes;
+}
+
+/* The shape of the line j just read, into @sh (json_shape_fits said it has one). */
+static void json_shape_build(const jscan *j, size_t quotes, jshape *sh)
+{
+    const jev *ev = j->p->jev;
+    const char *s = j->s;
+    size_t end = 0, n = 0, keys = 0;
+    const jev *num = NULL;
+    for (size_t k = 0; k < j->n_ev; k++) {
+        const jev *e = &ev[k];
+        if (e->type == JEV_NUM) {
+            num = e;
+            continue;
+        }
         jglue *g = &sh->g[n++];
-        if (!glue_make(g, s, end, e->a, num)) return 0;
+        glue_make(g, s, end, e->a, num);
         num = NULL;
         if (e->type == JEV_KEY_CMP) {
             const size_t kl = e->b - e->a - 1;
-            if (keys >= JSHAPE_KEYS || kl > 32) return 0;
             char kw[32] = {0}, kc[32] = {0};
             /* Followed by a string that is no key to compare, with no number
              * between: the bytes from this glue to that string's opening
@@ -1491,10 +1515,11 @@ static int json_shape_build(const jscan *j, size_t quotes, jshape *sh)
         }
         end = e->b + 1;
     }
-    if (!glue_make(&sh->g[n], s, end, j->len, num) || 2 * n != quotes) return 0;
+    glue_make(&sh->g[n], s, end, j->len, num);
+    assert(2 * n == quotes);
     sh->n_str = n;
     sh->quotes = quotes;
-    return 1;
+    sh->hits = 0;
 }
 
 /* The 8 bytes at p as one word (one load: a 16-byte copy split in two
@@ -1603,7 +1628,6 @@ static int json_replay(jscan *j, const jshape *sh)
 {
     const char *s = j->s;
     const uint64_t *m = j->mask;
-    const size_t words = (j->len + 63) >> 6;
     size_t w = 0, end = 0;
     uint64_t cur = m[0];
 #define NEXT_BIT(q) do { while (cur == 0) cur = m[++w]; (q) = (w << 6) + (size_t)__builtin_ctzll(cur); cur &= cur - 1; } while (0)
@@ -1636,7 +1660,6 @@ static int json_replay(jscan *j, const jshape *sh)
         end = q[1] + 1;
     }
 #undef NEXT_BIT
-    (void)words;
     return glue_same(j, &sh->g[sh->n_str], end, j->len);
 }
 
@@ -1702,17 +1725,20 @@ static rs_logline_status json_parse(rs_logparser *p, const char *line, size_t le
         return RS_LOGLINE_BAD_JSON;
     }
     if (j.rec) {
-        /* A shape replaced before any line was read against it: lines of
-         * this slot vary (a key's name, a number of strings), and making
-         * shapes costs more than the reader. The slot then rests for 1, 3,
-         * 7 ... 1023 lines, until a shape is used again. */
-        if (sh->quotes != 0 && sh->hits == 0) {
+        /* A shape replaced before any line was read against it (lines of
+         * this slot vary: a key's name, a number of strings), or lines that
+         * make none in a slot without one (two numbers between strings):
+         * recording and making shapes cost more than they save. The slot
+         * then rests for 1, 3, 7 ... 1023 lines, until a shape is used
+         * again. A line that makes no shape (one with an escape) leaves the
+         * slot's shape as it is. */
+        const int fits = json_shape_fits(&j, quotes);
+        if (fits ? sh->quotes != 0 && sh->hits == 0 : sh->quotes == 0) {
             sh->backoff = RS_MIN(sh->backoff * 2 + 1, 1023u);
             sh->skip = sh->backoff;
             sh->quotes = 0;
-        } else {
+        } else if (fits) {
             json_shape_build(&j, quotes, sh);
-            sh->hits = 0;
         }
     }
 fields:
