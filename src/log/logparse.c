@@ -1209,7 +1209,8 @@ static int jvalue(jscan *j, int depth, int in_array)
  * the node of the path so far instead of the path: -1 where no wanted path
  * goes. A key costs one probe of the (node, key) table, and a value only
  * the (field, prio)s of its node; objects under no prefix node are parsed
- * without a probe. */
+ * without a probe. Lines like an earlier one are not parsed here at all but
+ * read against its shape (json_replay, below). */
 
 /* The child of @node by @key: the node of path node + "." + key (the root:
  * key), or -1. The walk's overflow (a path of 1023 bytes or more) matches

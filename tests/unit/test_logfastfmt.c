@@ -1,7 +1,8 @@
 /*
  * test_logfastfmt.c - the fast paths of the JSON and W3C/CloudFront readers of
  * rs_logparser (src/log/logparse.c: a bitmap of each line's quotes and
- * backslashes, paths found by hash, subtrees no wanted path enters skipped)
+ * backslashes, paths found by hash, subtrees no wanted path enters skipped,
+ * lines read against the shape of an earlier line, memos of the last time)
  * against the plain walk they must equal (rs_logparser_set_walk): the shared
  * logs written in every JSON layout (nginx escape=json, Caddy, Cloudflare), as
  * W3C (IIS), CloudFront and ALB lines (the ALB template's item walk finds
