@@ -78,6 +78,7 @@ typedef struct {
 #define JSHAPES 4               /* shapes remembered, by their count of quotes */
 #define JSHAPE_STR 96           /* strings a shape holds at most */
 #define JSHAPE_KEYS 64          /* keys it compares, 32 bytes each at most */
+#define JSHAPE_SLOTS 32         /* values offered to fields it keeps */
 typedef struct {
     uint8_t pl, sl;             /* glue before the string: pre[0, pl), [a number,] post[0, sl) */
     uint8_t num;                /* a number between pre and post */
@@ -85,8 +86,7 @@ typedef struct {
     uint8_t span;               /* a key read with the next string's start: kw[koff] holds the bytes from
                                    this glue's start to the next string's opening quote, span of them */
     uint16_t klen, koff;        /* ... its bytes: keys[koff, + klen) */
-    uint16_t offers, n_offers;  /* the string value's (field, prio)s: joffers[offers ..] */
-    uint16_t noffers, n_noffers;    /* the number's */
+    uint8_t slot, nslot;        /* where the replay keeps the string value, the number (0xFF: not kept) */
     uint64_t pre[2], pcare[2];  /* pre's bytes, zero-padded, and 0xFF over them */
     uint64_t post, scare;       /* post's bytes at the END of 8 (the 8 before the string), 0xFF over them */
 } jglue;
@@ -97,6 +97,8 @@ typedef struct {
     uint32_t skip;              /* lines of this slot still to read without shapes (json_parse's back-off) */
     uint32_t backoff;           /* the last skip given */
     size_t n_str;
+    uint8_t wslot[J_COUNT];     /* each field's value: the slot that won its offers (0xFF: none) ... */
+    uint8_t wprio[J_COUNT], wnum[J_COUNT];  /* ... at which prio, and whether a number */
     jglue g[JSHAPE_STR + 1];    /* g[n_str]: the glue after the last string, to the line's end */
     uint64_t kw[JSHAPE_KEYS][4], kcare[JSHAPE_KEYS][4];  /* each key's bytes, zero-padded, and 0xFF over them */
 } jshape;
@@ -1444,11 +1446,9 @@ static void glue_make(jglue *g, const char *s, size_t a, size_t b, const jev *nu
     memcpy(&g->post, post, 8);
     memcpy(&g->scare, scare, 8);
     g->num = num != NULL;
-    g->noffers = num ? num->offers : 0;
-    g->n_noffers = num ? num->n_offers : 0;
     g->key = g->span = 0;
     g->klen = g->koff = 0;
-    g->offers = g->n_offers = 0;
+    g->slot = g->nslot = 0xFF;
 }
 
 /* The line j just read (its events) makes a shape: no escaped string, at
@@ -1456,11 +1456,12 @@ static void glue_make(jglue *g, const char *s, size_t a, size_t b, const jev *nu
 static int json_shape_fits(const jscan *j, size_t quotes)
 {
     const jev *ev = j->p->jev;
-    size_t end = 0, n = 0, keys = 0;
+    size_t end = 0, n = 0, keys = 0, slots = 0;
     const jev *num = NULL;
     if (j->n_ev > JEV_MAX) return 0;
     for (size_t k = 0; k < j->n_ev; k++) {
         const jev *e = &ev[k];
+        if (e->n_offers && ++slots > JSHAPE_SLOTS) return 0;
         if (e->type == JEV_NUM) {
             if (num != NULL) return 0;                  /* two numbers between strings */
             num = e;
@@ -1479,16 +1480,35 @@ static void json_shape_build(const jscan *j, size_t quotes, jshape *sh)
 {
     const jev *ev = j->p->jev;
     const char *s = j->s;
-    size_t end = 0, n = 0, keys = 0;
+    size_t end = 0, n = 0, keys = 0, slots = 0;
     const jev *num = NULL;
+    uint8_t num_slot = 0xFF;
+    memset(sh->wslot, 0xFF, sizeof sh->wslot);
+    memset(sh->wprio, 0xFF, sizeof sh->wprio);
     for (size_t k = 0; k < j->n_ev; k++) {
         const jev *e = &ev[k];
+        /* jgive's choice, made once: the offers come in this order on every
+         * line of the shape, and which one wins a field depends on the
+         * prios only */
+        uint8_t slot = 0xFF;
+        if (e->n_offers) {
+            slot = (uint8_t)slots++;
+            const joffer_to *to = j->p->joffers + e->offers;
+            for (size_t o = 0; o < e->n_offers; o++) {
+                if (sh->wprio[to[o].field] <= to[o].prio) continue;
+                sh->wslot[to[o].field] = slot;
+                sh->wprio[to[o].field] = to[o].prio;
+                sh->wnum[to[o].field] = e->type == JEV_NUM;
+            }
+        }
         if (e->type == JEV_NUM) {
             num = e;
+            num_slot = slot;
             continue;
         }
         jglue *g = &sh->g[n++];
         glue_make(g, s, end, e->a, num);
+        g->nslot = num ? num_slot : 0xFF;
         num = NULL;
         if (e->type == JEV_KEY_CMP) {
             const size_t kl = e->b - e->a - 1;
@@ -1511,12 +1531,12 @@ static void json_shape_build(const jscan *j, size_t quotes, jshape *sh)
             g->klen = (uint16_t)kl;
             g->koff = (uint16_t)keys++;
         } else if (e->type == JEV_STR) {
-            g->offers = e->offers;
-            g->n_offers = e->n_offers;
+            g->slot = slot;
         }
         end = e->b + 1;
     }
     glue_make(&sh->g[n], s, end, j->len, num);
+    sh->g[n].nslot = num ? num_slot : 0xFF;
     assert(2 * n == quotes);
     sh->n_str = n;
     sh->quotes = quotes;
@@ -1593,15 +1613,16 @@ static inline int jnum_all(const char *s, size_t a, size_t b)
     return ok;
 }
 
-/* s[a, b) is the glue @g; a number in it is offered. */
-static inline __attribute__((always_inline)) int glue_same(jscan *j, const jglue *g, size_t a, size_t b)
+/* s[a, b) is the glue @g; a number in it is kept in sv[g->nslot]. */
+static inline __attribute__((always_inline)) int glue_same(const jscan *j, const jglue *g, size_t a, size_t b,
+                                                           rs_str *sv)
 {
     const char *s = j->s;
     if (!g->num) return b - a == g->pl && glue_pre(j, g, a);
     if (b - a <= (size_t)g->pl + g->sl || !glue_pre(j, g, a) || !glue_post(j, g, b)) return 0;
     const size_t na = a + g->pl, nb = b - g->sl;
     if (!jnum_all(s, na, nb)) return 0;
-    if (g->n_noffers) jgive(j, j->p->joffers + g->noffers, g->n_noffers, (rs_str){s + na, nb - na}, 1, 0);
+    if (g->nslot != 0xFF) sv[g->nslot] = (rs_str){s + na, nb - na};
     return 1;
 }
 
@@ -1624,12 +1645,13 @@ static inline int jshape_key(const jscan *j, const jshape *sh, size_t k, size_t 
     return jeq(j->s + a, kw, n);
 }
 
-/* The line read against shape @sh (1), or not (0: its offers, if any, to undo). */
+/* The line read against shape @sh (1, the fields given), or not (0, nothing given). */
 static int json_replay(jscan *j, const jshape *sh)
 {
     const char *s = j->s;
     const uint64_t *m = j->mask;
     size_t w = 0, end = 0;
+    rs_str sv[JSHAPE_SLOTS];
     uint64_t cur = m[0];
 #define NEXT_BIT(q) do { while (cur == 0) cur = m[++w]; (q) = (w << 6) + (size_t)__builtin_ctzll(cur); cur &= cur - 1; } while (0)
     for (size_t n = 0; n < sh->n_str; n++) {
@@ -1649,19 +1671,24 @@ static int json_replay(jscan *j, const jshape *sh)
             if (s[v[1]] != '"') return 0;
             g++;
             n++;
-            if (g->n_offers)
-                jgive(j, j->p->joffers + g->offers, g->n_offers, (rs_str){s + v[0] + 1, v[1] - v[0] - 1}, 0, 0);
+            if (g->slot != 0xFF) sv[g->slot] = (rs_str){s + v[0] + 1, v[1] - v[0] - 1};
             end = v[1] + 1;
             continue;
         }
-        if (s[q[0]] != '"' || s[q[1]] != '"' || !glue_same(j, g, end, q[0])) return 0;
+        if (s[q[0]] != '"' || s[q[1]] != '"' || !glue_same(j, g, end, q[0], sv)) return 0;
         if (g->key && (q[1] - q[0] - 1 != g->klen || !jshape_key(j, sh, g->koff, q[0] + 1, g->klen))) return 0;
-        if (g->n_offers)
-            jgive(j, j->p->joffers + g->offers, g->n_offers, (rs_str){s + q[0] + 1, q[1] - q[0] - 1}, 0, 0);
+        if (g->slot != 0xFF) sv[g->slot] = (rs_str){s + q[0] + 1, q[1] - q[0] - 1};
         end = q[1] + 1;
     }
 #undef NEXT_BIT
-    return glue_same(j, &sh->g[sh->n_str], end, j->len);
+    if (!glue_same(j, &sh->g[sh->n_str], end, j->len, sv)) return 0;
+    for (size_t f = 0; f < J_COUNT; f++) {
+        if (sh->wslot[f] == 0xFF) continue;
+        j->val[f] = sv[sh->wslot[f]];
+        j->prio[f] = sh->wprio[f];
+        j->num[f] = sh->wnum[f];
+    }
+    return 1;
 }
 
 static rs_logline_status json_parse(rs_logparser *p, const char *line, size_t len, rs_logrec *r)

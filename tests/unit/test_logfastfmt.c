@@ -489,6 +489,12 @@ static const char ODD_LINE[] =
     "\"skip\":{\"a\":[{\"b\":\"}\"},[1,[2]],{}],\"c\":[]},\"request\":[{\"uri\":\"/no\"},\"x\"],"
     "\"ts\":-1.5e3 , \"host\":\"h:8080\",\"size\":12 }";
 
+/* keys given twice: the first value of equal prio wins (the shape decides
+ * the winners once, from the order of the offers) */
+static const char DUP_LINE[] =
+    "{\"uri\":\"/a\",\"host\":\"h1\",\"ts\":1431857103,\"uri\":\"/b\",\"host\":\"h2\",\"status\":200,"
+    "\"ts\":\"2015-05-17T10:05:03Z\",\"status\":404,\"request\":{\"uri\":\"/c\"},\"url\":\"/d\"}";
+
 Test(logfastfmt, json_shapes_replayed_equal_the_walk)
 {
     static const char edits[] = "\"\\{}[],: x0.-e\tZtn";
@@ -496,6 +502,7 @@ Test(logfastfmt, json_shapes_replayed_equal_the_walk)
     shape_edits(p, CADDY_LINE, edits);
     shape_edits(p, NGINX_LINE, edits);
     shape_edits(p, ODD_LINE, edits);
+    shape_edits(p, DUP_LINE, edits);
     pair_free(p);
     p = pair_of("cloudflare", NULL, 0);
     shape_edits(p, CLOUDFLARE_LINE, edits);
