@@ -72,6 +72,46 @@ typedef struct {
     uint16_t klen;
 } jedge;
 
+/* The shape of a JSON line (json_replay): what lies between its strings (the
+ * glue: structural bytes, whitespace, literals and at most one number), which
+ * keys decide a node, and what each string or number is offered to. */
+#define JSHAPES 4               /* shapes remembered, by their count of quotes */
+#define JSHAPE_STR 96           /* strings a shape holds at most */
+#define JSHAPE_KEYS 64          /* keys it compares, 32 bytes each at most */
+#define JSHAPE_SLOTS 32         /* values offered to fields it keeps */
+typedef struct {
+    uint8_t pl, sl;             /* glue before the string: pre[0, pl), [a number,] post[0, sl) */
+    uint8_t num;                /* a number between pre and post */
+    uint8_t key;                /* the string is a key to compare (its object has a node) */
+    uint8_t span;               /* a key read with the next string's start: kw[koff] holds the bytes from
+                                   this glue's start to the next string's opening quote, span of them */
+    uint16_t klen, koff;        /* ... its bytes: keys[koff, + klen) */
+    uint8_t slot, nslot;        /* where the replay keeps the string value, the number (0xFF: not kept) */
+    uint64_t pre[2], pcare[2];  /* pre's bytes, zero-padded, and 0xFF over them */
+    uint64_t post, scare;       /* post's bytes at the END of 8 (the 8 before the string), 0xFF over them */
+} jglue;
+
+typedef struct {
+    size_t quotes;              /* 2 x strings; 0: empty */
+    uint32_t hits;              /* 1: a line was read against it since it was made */
+    uint32_t skip;              /* lines of this slot still to read without shapes (json_parse's back-off) */
+    uint32_t backoff;           /* the last skip given */
+    size_t n_str;
+    uint8_t wslot[J_COUNT];     /* each field's value: the slot that won its offers (0xFF: none) ... */
+    uint8_t wprio[J_COUNT], wnum[J_COUNT];  /* ... at which prio, and whether a number */
+    jglue g[JSHAPE_STR + 1];    /* g[n_str]: the glue after the last string, to the line's end */
+    uint64_t kw[JSHAPE_KEYS][4], kcare[JSHAPE_KEYS][4];  /* each key's bytes, zero-padded, and 0xFF over them */
+} jshape;
+
+/* What the fast reader met, in order, while it records (json_shape_build). */
+typedef struct {
+    size_t a, b;                /* a string's quotes, or a number's [a, b) */
+    uint16_t offers, n_offers;
+    uint8_t type;               /* JEV_* */
+} jev;
+enum { JEV_KEY, JEV_KEY_CMP, JEV_STR, JEV_NUM };
+#define JEV_MAX (2 * JSHAPE_STR + 8)
+
 #define MAX_W3C_COLS 256
 #define UA_MEMO_MAX 512     /* longer user agents are decoded every time */
 #define JSON_MAX_DEPTH 32
@@ -96,6 +136,10 @@ struct rs_logparser {
     char ua_raw[UA_MEMO_MAX], ua_dec[UA_MEMO_MAX];
     size_t ua_raw_len, ua_dec_len;  /* ua_dec_len == SIZE_MAX: it had nothing to decode */
     int ua_plus;             /* the decode's @plus; -1: no memo yet */
+    /* The last JSON time string rs_log_parse_time read as ISO 8601 (json_time) */
+    char jtime[48];
+    size_t jtime_len;        /* 0: none */
+    int64_t jtime_day;       /* its epoch less its clock's seconds */
     /* JSON */
     jpath *paths;
     size_t n_paths;
@@ -108,6 +152,9 @@ struct rs_logparser {
     int json_walk;           /* tests: build every path, offer every value to every path */
     uint64_t *jmask;         /* the line's '"' and '\\' bytes, one bit each (rs_simd_mask_any) */
     size_t jmask_cap;        /* words */
+    jshape *jshapes;         /* [JSHAPES], made on first use; NULL: none */
+    int jshapes_off;         /* could not be made */
+    jev jev[JEV_MAX];        /* the recorded line's events */
     char *user_fields;       /* the NAME=KEY overrides, kept for auto */
     const char **user_list;
     size_t n_user;
@@ -308,15 +355,61 @@ static int parse_digits(rs_str s, unsigned max, int64_t *v)
     return 1;
 }
 
-/* A JSON number of seconds, or an integer of ms/us/ns since the epoch. */
-static int epoch_number(rs_str s, int64_t *epoch)
+/* The value of the 8 ASCII digits at p (simdjson's parse_eight_digits_unrolled). */
+static inline uint64_t digits8(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    v = (v & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;
+    v = (v & 0x00FF00FF00FF00FFull) * 6553601 >> 16;
+    return (v & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32;
+}
+
+/* Not 0 when a byte of x is not an ASCII digit: a digit has the high nibble
+ * 3 before and after adding 6 (0x3A..0x3F cross into 4). When every byte has
+ * the high nibble 3, no byte carries into the next, so the second test is
+ * exact. */
+static inline uint64_t nondigits8(uint64_t x)
+{
+    const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, three = 0x3030303030303030ull;
+    return ((x & hi) ^ three) | (((x + 0x0606060606060606ull) & hi) ^ three);
+}
+
+/* s[0, n) are all ASCII digits (16 <= n <= 24). */
+static inline int all_digits(const char *s, size_t n)
+{
+    uint64_t a, b, c;
+    memcpy(&a, s, 8);
+    memcpy(&b, s + 8, 8);
+    memcpy(&c, s + n - 8, 8);
+    return (nondigits8(a) | nondigits8(b) | nondigits8(c)) == 0;
+}
+
+/* A JSON number of seconds, or an integer of ms/us/ns since the epoch;
+ * @walk: digit by digit only (the reference of the tests). */
+static int epoch_number(rs_str s, int64_t *epoch, int walk)
 {
     size_t i = 0;
     int64_t v = 0;
     if (s.len == 0 || s.len > 40) return 0;
+    if (!walk && s.len >= 16 && s.len <= 19 && all_digits(s.ptr, s.len)) {
+        /* an integer of 16-19 digits (Cloudflare's nanoseconds): the loop's value (modulo 2^64 as the
+         * loop's), 8 digits a step */
+        uint64_t x = digits8(s.ptr) * 100000000ull + digits8(s.ptr + 8);
+        for (size_t k = 16; k < s.len; k++) x = x * 10 + (uint64_t)(s.ptr[k] - '0');
+        v = (int64_t)x;
+        if (v >= 100000000000000000LL) v /= 1000000000;      /* ns */
+        else if (v >= 100000000000000LL) v /= 1000000;       /* us */
+        else if (v >= 100000000000LL) v /= 1000;             /* ms */
+        *epoch = v;
+        return 1;
+    }
     while (i < s.len && s.ptr[i] >= '0' && s.ptr[i] <= '9') {
         if (i >= 19) return 0;
-        v = v * 10 + (s.ptr[i] - '0');
+        v = (int64_t)((uint64_t)v * 10 + (uint64_t)(s.ptr[i] - '0'));   /* past 2^63: wraps, as it always did, without UB */
         i++;
     }
     if (i == 0) return 0;
@@ -339,12 +432,12 @@ static int epoch_number(rs_str s, int64_t *epoch)
 
 /* A time value from W3C/JSON: a timestamp rs_log_parse_time reads (a zone is
  * required), or a number. */
-static int set_time(rs_logrec *r, rs_str v, int number)
+static int set_time(rs_logrec *r, rs_str v, int number, int walk)
 {
     r->time = v;
     int64_t e;
-    int ok = number ? epoch_number(v, &e) : rs_log_parse_time(v.ptr, v.len, &e);
-    if (!ok && !number) ok = epoch_number(v, &e);  /* "1431857103.123" as a string */
+    int ok = number ? epoch_number(v, &e, walk) : rs_log_parse_time(v.ptr, v.len, &e);
+    if (!ok && !number) ok = epoch_number(v, &e, walk);  /* "1431857103.123" as a string */
     if (!ok) return 0;
     r->epoch = e;
     r->flags |= RS_LOGREC_HAS_TIME;
@@ -356,7 +449,8 @@ static int set_time(rs_logrec *r, rs_str v, int number)
 /* One bit per byte of line[0, len) that is in @set (rs_simd_mask_any) into
  * the parser's bitmap; NULL when walking for the tests or out of memory
  * (the callers then search with memchr / rs_simd_find_any). */
-static const uint64_t *line_mask(rs_logparser *p, const char *line, size_t len, const rs_byteset *set)
+static const uint64_t *line_mask(rs_logparser *p, const char *line, size_t len, const rs_byteset *set,
+                                 size_t *count /* OUT: the bits set, or NULL */)
 {
     if (p->json_walk) return NULL;
     const size_t words = (len + 63) / 64;
@@ -366,7 +460,8 @@ static const uint64_t *line_mask(rs_logparser *p, const char *line, size_t len, 
         p->jmask = m;
         p->jmask_cap = words * 2;
     }
-    rs_simd_mask_any(line, len, set, p->jmask);
+    const size_t n = rs_simd_mask_any(line, len, set, p->jmask);
+    if (count) *count = n;
     return p->jmask;
 }
 
@@ -476,7 +571,7 @@ static rs_logline_status w3c_parse(rs_logparser *p, const char *line, size_t len
     /* Tabs, spaces and quotes: where fields end, found in one bitmap. */
     static const rs_byteset W3C_SEP = {{(1ull << '\t') | (1ull << ' ') | (1ull << '"'), 0, 0, 0}, {'\t', ' ', '"'}, 3};
     static const rs_byteset TAB = {{1ull << '\t', 0, 0, 0}, {'\t'}, 1};
-    const uint64_t *mask = line_mask(p, line, len, p->kind == K_CLOUDFRONT ? &TAB : &W3C_SEP);
+    const uint64_t *mask = line_mask(p, line, len, p->kind == K_CLOUDFRONT ? &TAB : &W3C_SEP, NULL);
     const int tabs = p->kind == K_CLOUDFRONT || memchr(line, '\t', len) != NULL;
     rs_str v[J_COUNT];
     uint32_t seen = 0;
@@ -599,7 +694,7 @@ static rs_logline_status w3c_parse(rs_logparser *p, const char *line, size_t len
             r->epoch = p->wday + secs;
             r->flags |= RS_LOGREC_HAS_TIME;
         } else {
-            if (!set_time(r, whole, 0)) return RS_LOGLINE_BAD_TIME;
+            if (!set_time(r, whole, 0, p->json_walk)) return RS_LOGLINE_BAD_TIME;
             if (clock) {
                 memcpy(p->wdate, d.ptr, 10);
                 p->wday = r->epoch - secs;
@@ -719,6 +814,7 @@ static rs_status json_index(rs_logparser *p)
     p->joffers = NULL;
     p->jedges = NULL;
     p->n_jnodes = 0;
+    if (p->jshapes) for (size_t k = 0; k < JSHAPES; k++) p->jshapes[k].quotes = 0;    /* node offers change */
     size_t cap = 0, n_edges = 0;
     RS_RETURN_IF(p->n_paths >= 65535, RS_ERR_NOMEM);
     RS_RETURN_IF(jnode_add(p, "", 0, &cap) != 0, RS_ERR_NOMEM);
@@ -814,6 +910,8 @@ typedef struct {
     uint8_t prio[J_COUNT];
     uint8_t num[J_COUNT];      /* the value was a JSON number */
     const uint64_t *mask;      /* JSON_STOP bytes of s[0, len) (NULL: search with rs_simd_find_any) */
+    size_t n_ev;               /* events recorded in p->jev; > JEV_MAX: too many, or one not recordable */
+    int rec;                   /* the fast reader records events */
 } jscan;
 
 static inline void jws(jscan *j)
@@ -852,34 +950,46 @@ static int hex4(const char *s, uint32_t *v)
 /* { '"', '\\' }: what ends or escapes a JSON string. */
 static const rs_byteset JSON_STOP = {{(1ull << '"'), (1ull << ('\\' - 64)), 0, 0}, {'"', '\\'}, 2};
 
-/* A string at j->pos (on the opening quote): *raw is the text between the
- * quotes, *escaped whether it has escapes (checked valid here). Raw control
- * bytes are accepted (a log line cannot hold a newline anyway). */
-static inline __attribute__((always_inline)) int jstring(jscan *j, rs_str *raw, int *escaped)
+#define JFAIL SIZE_MAX
+
+/* A string at @pos of s[0, len) (on the opening quote), @mask its JSON_STOP
+ * bitmap or NULL: @return the position after the closing quote, or JFAIL;
+ * *raw is the text between the quotes, *escaped whether it has escapes
+ * (checked valid here). Raw control bytes are accepted (a log line cannot
+ * hold a newline anyway). */
+static inline __attribute__((always_inline)) size_t jstring_at(const char *s, size_t len, const uint64_t *mask,
+                                                              size_t pos, rs_str *raw, int *escaped)
 {
-    const char *s = j->s;
-    size_t i = j->pos + 1;
+    size_t i = pos + 1;
     const size_t start = i;
     *escaped = 0;
     for (;;) {
-        if (j->mask) i = mask_next(j->mask, i, j->len);
-        else i += rs_simd_find_any(s + i, j->len - i, &JSON_STOP);
-        if (i >= j->len) return 0;
+        if (mask) i = mask_next(mask, i, len);
+        else i += rs_simd_find_any(s + i, len - i, &JSON_STOP);
+        if (i >= len) return JFAIL;
         if (s[i] == '"') break;
-        if (i + 1 >= j->len) return 0;          /* a backslash */
+        if (i + 1 >= len) return JFAIL;         /* a backslash */
         *escaped = 1;
         const char e = s[i + 1];
         if (e == 'u') {
             uint32_t v;
-            if (i + 6 > j->len || !hex4(s + i + 2, &v)) return 0;
+            if (i + 6 > len || !hex4(s + i + 2, &v)) return JFAIL;
             i += 6;
             continue;
         }
-        if (e == '\0' || !strchr("\"\\/bfnrt", e)) return 0;
+        if (e == '\0' || !strchr("\"\\/bfnrt", e)) return JFAIL;
         i += 2;
     }
-    j->pos = i + 1;
     *raw = (rs_str){s + start, i - start};
+    return i + 1;
+}
+
+/* jstring_at at j->pos, which it moves past the string (1), or leaves (0). */
+static inline __attribute__((always_inline)) int jstring(jscan *j, rs_str *raw, int *escaped)
+{
+    const size_t e = jstring_at(j->s, j->len, j->mask, j->pos, raw, escaped);
+    if (e == JFAIL) return 0;
+    j->pos = e;
     return 1;
 }
 
@@ -977,7 +1087,7 @@ static inline int jscalar(jscan *j, rs_str *num)
 /* Gives value @v (a string is unescaped once, and only when some field
  * takes it) to each (field, prio) of @to[0, n) whose field has no value of a
  * lower prio yet: the first value wins among equals. */
-static void jgive(jscan *j, const joffer_to *to, size_t n, rs_str v, int number, int escaped)
+static inline void jgive(jscan *j, const joffer_to *to, size_t n, rs_str v, int number, int escaped)
 {
     int decoded = !escaped;
     for (size_t k = 0; k < n; k++) {
@@ -1101,7 +1211,8 @@ static int jvalue(jscan *j, int depth, int in_array)
  * the node of the path so far instead of the path: -1 where no wanted path
  * goes. A key costs one probe of the (node, key) table, and a value only
  * the (field, prio)s of its node; objects under no prefix node are parsed
- * without a probe. */
+ * without a probe. Lines like an earlier one are not parsed here at all but
+ * read against its shape (json_replay, below). */
 
 /* The child of @node by @key: the node of path node + "." + key (the root:
  * key), or -1. The walk's overflow (a path of 1023 bytes or more) matches
@@ -1117,68 +1228,466 @@ static inline int jchild(const rs_logparser *p, int node, rs_str key)
     }
 }
 
-static int jvalue_at(jscan *j, int node, int depth, int in_array);
+/* The fast reader carries the position in a local (its functions take it
+ * and return the next, or JFAIL having left the error's position in j->pos,
+ * where the walk stops): through j->pos, each token stored and reloaded it,
+ * and every byte written (prio, the scratch) made the compiler reload it. */
 
-/* An object whose keys are children of @node (a prefix node, or -1). */
-static int jobject_at(jscan *j, int node, int depth)
+static inline size_t jws_at(const char *s, size_t len, size_t pos)
 {
-    j->pos++;   /* { */
-    jws(j);
-    if (j->pos < j->len && j->s[j->pos] == '}') { j->pos++; return 1; }
+    if (RS_LIKELY(pos < len && (unsigned char)s[pos] > ' ')) return pos;
+    while (pos < len && (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\r' || s[pos] == '\n')) pos++;
+    return pos;
+}
+
+static inline size_t jfail(jscan *j, size_t pos)
+{
+    j->pos = pos;
+    return JFAIL;
+}
+
+/* Bytes of the 8 at x (little-endian order) that are not ASCII digits: the
+ * top bit of each; exact up to the first one. */
+static inline uint64_t swar_nondigit(uint64_t x)
+{
+    const uint64_t t = x ^ 0x3030303030303030ull;       /* digits: 0..9 */
+    return (t | (t + 0x7676767676767676ull)) & 0x8080808080808080ull;
+}
+
+/* jscalar at @pos: @return the position after the number or literal, or
+ * JFAIL (nothing there); *num as jscalar's. Digits 8 at a time. */
+static inline size_t jscalar_at(const char *s, size_t len, size_t pos, rs_str *num)
+{
+    const size_t st = pos;
     for (;;) {
-        jws(j);
-        if (j->pos >= j->len || j->s[j->pos] != '"') return 0;
+        while (pos + 8 <= len) {
+            uint64_t x;
+            memcpy(&x, s + pos, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            x = __builtin_bswap64(x);
+#endif
+            const uint64_t nd = swar_nondigit(x);
+            if (nd == 0) {
+                pos += 8;
+                continue;
+            }
+            pos += (size_t)__builtin_ctzll(nd) >> 3;
+            break;
+        }
+        if (pos + 8 <= len) {                   /* on a byte not a digit */
+            if (!JNUM[(unsigned char)s[pos]]) break;
+            pos++;                              /* '.', 'e', a sign: digits may follow */
+            continue;
+        }
+        while (pos < len && JNUM[(unsigned char)s[pos]]) pos++;
+        break;
+    }
+    *num = (rs_str){s + st, pos - st};
+    if (pos > st) return pos;
+    const size_t left = len - pos;
+    const char *w = s + pos;
+    if (left >= 4 && (memcmp(w, "true", 4) == 0 || memcmp(w, "null", 4) == 0)) return pos + 4;  /* null: no value */
+    if (left >= 5 && memcmp(w, "false", 5) == 0) return pos + 5;
+    return JFAIL;
+}
+
+/* An event of the fast reader, for json_shape_build (type JEV_MAX: one no
+ * shape can hold, an escaped string). */
+static inline void jrecord(jscan *j, size_t a, size_t b, unsigned type, unsigned offers, unsigned n_offers)
+{
+    if (type >= JEV_MAX || j->n_ev >= JEV_MAX) {
+        j->n_ev = JEV_MAX + 1;
+        j->rec = 0;
+        return;
+    }
+    j->p->jev[j->n_ev++] = (jev){a, b, (uint16_t)offers, (uint16_t)n_offers, (uint8_t)type};
+}
+
+static size_t jvalue_at(jscan *j, int node, int depth, int in_array, size_t pos);
+
+/* An object at @pos (its '{') whose keys are children of @node (a prefix
+ * node, or -1): @return the position after its '}'. */
+static size_t jobject_at(jscan *j, int node, int depth, size_t pos)
+{
+    const char *const s = j->s;
+    const size_t len = j->len;
+    pos = jws_at(s, len, pos + 1);
+    if (pos < len && s[pos] == '}') return pos + 1;
+    for (;;) {
+        pos = jws_at(s, len, pos);
+        if (pos >= len || s[pos] != '"') return jfail(j, pos);
         rs_str key;
         int kesc;
-        if (!jstring(j, &key, &kesc)) return 0;
-        jws(j);
-        if (j->pos >= j->len || j->s[j->pos] != ':') return 0;
-        j->pos++;
-        if (!jvalue_at(j, node < 0 ? -1 : jchild(j->p, node, key), depth + 1, 0)) return 0;
-        jws(j);
-        if (j->pos >= j->len) return 0;
-        if (j->s[j->pos] == ',') { j->pos++; continue; }
-        if (j->s[j->pos] == '}') { j->pos++; return 1; }
-        return 0;
+        const size_t e = jstring_at(s, len, j->mask, pos, &key, &kesc);
+        if (e == JFAIL) return jfail(j, pos);
+        if (j->rec) jrecord(j, pos, e - 1, kesc ? JEV_MAX : node >= 0 ? JEV_KEY_CMP : JEV_KEY, 0, 0);
+        pos = jws_at(s, len, e);
+        if (pos >= len || s[pos] != ':') return jfail(j, pos);
+        pos = jvalue_at(j, node < 0 ? -1 : jchild(j->p, node, key), depth + 1, 0, pos + 1);
+        if (pos == JFAIL) return JFAIL;
+        pos = jws_at(s, len, pos);
+        if (pos >= len) return jfail(j, pos);
+        if (s[pos] == ',') { pos++; continue; }
+        if (s[pos] == '}') return pos + 1;
+        return jfail(j, pos);
     }
 }
 
-static int jarray_at(jscan *j, int node, int depth)
+static size_t jarray_at(jscan *j, int node, int depth, size_t pos)
 {
-    j->pos++;   /* [ */
-    jws(j);
-    if (j->pos < j->len && j->s[j->pos] == ']') { j->pos++; return 1; }
+    const char *const s = j->s;
+    const size_t len = j->len;
+    pos = jws_at(s, len, pos + 1);
+    if (pos < len && s[pos] == ']') return pos + 1;
     for (int first = 1;; first = 0) {
-        if (!jvalue_at(j, node, depth + 1, first ? 1 : 2)) return 0;
-        jws(j);
-        if (j->pos >= j->len) return 0;
-        if (j->s[j->pos] == ',') { j->pos++; continue; }
-        if (j->s[j->pos] == ']') { j->pos++; return 1; }
-        return 0;
+        pos = jvalue_at(j, node, depth + 1, first ? 1 : 2, pos);
+        if (pos == JFAIL) return JFAIL;
+        pos = jws_at(s, len, pos);
+        if (pos >= len) return jfail(j, pos);
+        if (s[pos] == ',') { pos++; continue; }
+        if (s[pos] == ']') return pos + 1;
+        return jfail(j, pos);
     }
 }
 
-/* jvalue at @node (-1: none). */
-static int jvalue_at(jscan *j, int node, int depth, int in_array)
+/* jvalue at @node (-1: none) and @pos: @return the position after it. */
+static size_t jvalue_at(jscan *j, int node, int depth, int in_array, size_t pos)
 {
-    if (depth > JSON_MAX_DEPTH) return 0;
-    jws(j);
-    if (j->pos >= j->len) return 0;
-    const char c = j->s[j->pos];
+    if (depth > JSON_MAX_DEPTH) return jfail(j, pos);
+    const char *const s = j->s;
+    const size_t len = j->len;
+    pos = jws_at(s, len, pos);
+    if (pos >= len) return jfail(j, pos);
+    const char c = s[pos];
     if (in_array == 2) node = -1;                    /* matches nothing */
     const jnode *nd = node >= 0 ? &j->p->jnodes[node] : NULL;
-    if (c == '{') return jobject_at(j, in_array || nd == NULL || !nd->prefix ? -1 : node, depth);
-    if (c == '[') return jarray_at(j, node, depth);
+    if (c == '{') return jobject_at(j, in_array || nd == NULL || !nd->prefix ? -1 : node, depth, pos);
+    if (c == '[') return jarray_at(j, node, depth, pos);
     if (c == '"') {
         rs_str v;
         int esc;
-        if (!jstring(j, &v, &esc)) return 0;
+        const size_t e = jstring_at(s, len, j->mask, pos, &v, &esc);
+        if (e == JFAIL) return jfail(j, pos);
+        if (j->rec) jrecord(j, pos, e - 1, esc ? JEV_MAX : JEV_STR, nd ? nd->offers : 0, nd ? nd->n_offers : 0);
         if (nd != NULL && nd->n_offers) jgive(j, j->p->joffers + nd->offers, nd->n_offers, v, 0, esc);
-        return 1;
+        return e;
     }
     rs_str num;
-    if (!jscalar(j, &num)) return 0;
+    const size_t e = jscalar_at(s, len, pos, &num);
+    if (e == JFAIL) return jfail(j, pos);
+    if (j->rec && num.len) jrecord(j, pos, e, JEV_NUM, nd ? nd->offers : 0, nd ? nd->n_offers : 0);
     if (num.len && nd != NULL && nd->n_offers) jgive(j, j->p->joffers + nd->offers, nd->n_offers, num, 1, 0);
+    return e;
+}
+
+/* set_time of a JSON time, through a memo of the last ISO 8601 string
+ * ("YYYY-MM-DDThh:mm:ss[.f]zone", parse_time_iso): a string with the same
+ * bytes but for a valid clock hh:mm:ss has the same date, fraction and
+ * zone, so its epoch is the memo's day plus its clock (parse_time_iso's epoch
+ * is linear in h, m, s; w3c_clock takes what it takes). The walk parses
+ * every time. */
+static int json_time(rs_logparser *p, rs_logrec *r, rs_str v, int number)
+{
+    unsigned secs;
+    if (number || p->json_walk || v.len < 19 || v.len > sizeof p->jtime || v.ptr[2] == '/' || v.ptr[4] != '-' ||
+        !w3c_clock((rs_str){v.ptr + 11, 8}, &secs))
+        return set_time(r, v, number, p->json_walk);
+    int64_t e;
+    if (p->jtime_len == v.len && memcmp(v.ptr, p->jtime, 11) == 0 && memcmp(v.ptr + 19, p->jtime + 19, v.len - 19) == 0) {
+        e = p->jtime_day + secs;
+    } else {
+        if (!rs_log_parse_time(v.ptr, v.len, &e)) return set_time(r, v, number, p->json_walk);
+        memcpy(p->jtime, v.ptr, v.len);
+        p->jtime_len = v.len;
+        p->jtime_day = e - secs;
+    }
+    r->time = v;                            /* as set_time */
+    r->epoch = e;
+    r->flags |= RS_LOGREC_HAS_TIME;
+    return 1;
+}
+
+/* ===== JSON, shapes =====
+ * The lines of a log are alike: the same keys in the same order, with the
+ * same bytes between the strings but for numbers. A line the fast reader
+ * accepted, with no backslash, is kept as a shape (json_shape_build): for
+ * each string, the glue before it (the bytes since the last string, with at
+ * most one number abstracted), whether it is a key whose bytes chose a node
+ * (the keys of objects no wanted path enters choose nothing), and what its
+ * value and the number were offered to. A later line with as many quotes is
+ * first read against it (json_replay): its strings are its quote bits in
+ * pairs, and if every glue has the same bytes (the number: any run of number
+ * bytes), every compared key is the same and no string holds a backslash,
+ * the fast reader would take the same steps on it -- the grammar sees only
+ * the glue and where strings begin and end, the nodes only the compared
+ * keys -- and make the same offers in the same order, which the replay
+ * makes. Else the line is read as before (and may become the shape). */
+
+/* The glue s[a, b) (with the number @num in it, or NULL) fits a jglue. */
+static inline int glue_fits(size_t a, size_t b, const jev *num)
+{
+    const size_t pa = num ? num->a : b, sb = num ? num->b : b;
+    return pa - a <= 16 && b - sb <= 8;
+}
+
+static void glue_make(jglue *g, const char *s, size_t a, size_t b, const jev *num)
+{
+    const size_t pa = num ? num->a : b, sb = num ? num->b : b;
+    assert(glue_fits(a, b, num));
+    g->pl = (uint8_t)(pa - a);
+    g->sl = (uint8_t)(b - sb);
+    char pre[16] = {0}, pcare[16] = {0}, post[8] = {0}, scare[8] = {0};
+    memcpy(pre, s + a, g->pl);
+    memset(pcare, 0xFF, g->pl);
+    memcpy(post + 8 - g->sl, s + sb, g->sl);
+    memset(scare + 8 - g->sl, 0xFF, g->sl);
+    memcpy(g->pre, pre, 16);
+    memcpy(g->pcare, pcare, 16);
+    memcpy(&g->post, post, 8);
+    memcpy(&g->scare, scare, 8);
+    g->num = num != NULL;
+    g->key = g->span = 0;
+    g->klen = g->koff = 0;
+    g->slot = g->nslot = 0xFF;
+}
+
+/* The line j just read (its events) makes a shape: no escaped string, at
+ * most one number between strings, glue and compared keys that fit. */
+static int json_shape_fits(const jscan *j, size_t quotes)
+{
+    const jev *ev = j->p->jev;
+    size_t end = 0, n = 0, keys = 0, slots = 0;
+    const jev *num = NULL;
+    if (j->n_ev > JEV_MAX) return 0;
+    for (size_t k = 0; k < j->n_ev; k++) {
+        const jev *e = &ev[k];
+        if (e->n_offers && ++slots > JSHAPE_SLOTS) return 0;
+        if (e->type == JEV_NUM) {
+            if (num != NULL) return 0;                  /* two numbers between strings */
+            num = e;
+            continue;
+        }
+        if (n++ >= JSHAPE_STR || !glue_fits(end, e->a, num)) return 0;
+        if (e->type == JEV_KEY_CMP && (keys++ >= JSHAPE_KEYS || e->b - e->a - 1 > 32)) return 0;
+        num = NULL;
+        end = e->b + 1;
+    }
+    return glue_fits(end, j->len, num) && 2 * n == quotes;
+}
+
+/* The shape of the line j just read, into @sh (json_shape_fits said it has one). */
+static void json_shape_build(const jscan *j, size_t quotes, jshape *sh)
+{
+    const jev *ev = j->p->jev;
+    const char *s = j->s;
+    size_t end = 0, n = 0, keys = 0, slots = 0;
+    const jev *num = NULL;
+    uint8_t num_slot = 0xFF;
+    memset(sh->wslot, 0xFF, sizeof sh->wslot);
+    memset(sh->wprio, 0xFF, sizeof sh->wprio);
+    for (size_t k = 0; k < j->n_ev; k++) {
+        const jev *e = &ev[k];
+        /* jgive's choice, made once: the offers come in this order on every
+         * line of the shape, and which one wins a field depends on the
+         * prios only */
+        uint8_t slot = 0xFF;
+        if (e->n_offers) {
+            slot = (uint8_t)slots++;
+            const joffer_to *to = j->p->joffers + e->offers;
+            for (size_t o = 0; o < e->n_offers; o++) {
+                if (sh->wprio[to[o].field] <= to[o].prio) continue;
+                sh->wslot[to[o].field] = slot;
+                sh->wprio[to[o].field] = to[o].prio;
+                sh->wnum[to[o].field] = e->type == JEV_NUM;
+            }
+        }
+        if (e->type == JEV_NUM) {
+            num = e;
+            num_slot = slot;
+            continue;
+        }
+        jglue *g = &sh->g[n++];
+        glue_make(g, s, end, e->a, num);
+        g->nslot = num ? num_slot : 0xFF;
+        num = NULL;
+        if (e->type == JEV_KEY_CMP) {
+            const size_t kl = e->b - e->a - 1;
+            char kw[32] = {0}, kc[32] = {0};
+            /* Followed by a string that is no key to compare, with no number
+             * between: the bytes from this glue to that string's opening
+             * quote at once, when 32 or fewer. */
+            const jev *nx = k + 1 < j->n_ev ? &ev[k + 1] : NULL;
+            if (!g->num && nx != NULL && (nx->type == JEV_KEY || nx->type == JEV_STR) && nx->a + 1 - end <= 32) {
+                g->span = (uint8_t)(nx->a + 1 - end);
+                memcpy(kw, s + end, g->span);
+                memset(kc, 0xFF, g->span);
+            } else {
+                memcpy(kw, s + e->a + 1, kl);
+                memset(kc, 0xFF, kl);
+            }
+            memcpy(sh->kw[keys], kw, 32);
+            memcpy(sh->kcare[keys], kc, 32);
+            g->key = 1;
+            g->klen = (uint16_t)kl;
+            g->koff = (uint16_t)keys++;
+        } else if (e->type == JEV_STR) {
+            g->slot = slot;
+        }
+        end = e->b + 1;
+    }
+    glue_make(&sh->g[n], s, end, j->len, num);
+    sh->g[n].nslot = num ? num_slot : 0xFF;
+    assert(2 * n == quotes);
+    sh->n_str = n;
+    sh->quotes = quotes;
+    sh->hits = 0;
+}
+
+/* The 8 bytes at p as one word (one load: a 16-byte copy split in two
+ * words went through the stack, its halves reloaded, which cost more than
+ * the compare). */
+static inline uint64_t ld64(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+/* ld64 with the first byte in the lowest bits. */
+static inline uint64_t ld64le(const char *p)
+{
+    uint64_t x = ld64(p);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
+
+/* s[a, a + pl) == g's pre (a + pl <= len). */
+static inline __attribute__((always_inline)) int glue_pre(const jscan *j, const jglue *g, size_t a)
+{
+    const char *s = j->s;
+    if (RS_LIKELY(a + 16 <= j->len)) {
+        if (g->pl <= 8) return ((ld64(s + a) ^ g->pre[0]) & g->pcare[0]) == 0;
+        return (((ld64(s + a) ^ g->pre[0]) & g->pcare[0]) | ((ld64(s + a + 8) ^ g->pre[1]) & g->pcare[1])) == 0;
+    }
+    char pre[16];
+    memcpy(pre, g->pre, 16);
+    for (size_t k = 0; k < g->pl; k++)
+        if (s[a + k] != pre[k]) return 0;
+    return 1;
+}
+
+/* s[b - sl, b) == g's post (sl <= b). */
+static inline int glue_post(const jscan *j, const jglue *g, size_t b)
+{
+    const char *s = j->s;
+    if (RS_LIKELY(b >= 8)) {
+        return ((ld64(s + b - 8) ^ g->post) & g->scare) == 0;
+    }
+    char post[8];
+    memcpy(post, &g->post, 8);
+    for (size_t k = 8 - g->sl; k < 8; k++)
+        if (s[b - 8 + k] != post[k]) return 0;
+    return 1;
+}
+
+/* Every byte of s[a, b) (a < b) is a number byte (JNUM): digits 8 at a time
+ * (swar_nondigit's false hits, after a byte not a digit, only send a word to
+ * the byte loop), anything else byte by byte. */
+static inline int jnum_all(const char *s, size_t a, size_t b)
+{
+    const size_t n = b - a;
+    if (b >= 8) {
+        uint64_t nd = 0;
+        if (n < 8) {                /* the word ending at b, the bytes before a shifted out */
+            nd = swar_nondigit(ld64le(s + b - 8)) >> (8 * (8 - n));
+        } else {
+            for (size_t k = a; k + 8 < b; k += 8) nd |= swar_nondigit(ld64le(s + k));
+            nd |= swar_nondigit(ld64le(s + b - 8));
+        }
+        if (nd == 0) return 1;
+    }
+    unsigned ok = 1;
+    for (size_t k = a; k < b; k++) ok &= JNUM[(unsigned char)s[k]];
+    return ok;
+}
+
+/* s[a, b) is the glue @g; a number in it is kept in sv[g->nslot]. */
+static inline __attribute__((always_inline)) int glue_same(const jscan *j, const jglue *g, size_t a, size_t b,
+                                                           rs_str *sv)
+{
+    const char *s = j->s;
+    if (!g->num) return b - a == g->pl && glue_pre(j, g, a);
+    if (b - a <= (size_t)g->pl + g->sl || !glue_pre(j, g, a) || !glue_post(j, g, b)) return 0;
+    const size_t na = a + g->pl, nb = b - g->sl;
+    if (!jnum_all(s, na, nb)) return 0;
+    if (g->nslot != 0xFF) sv[g->nslot] = (rs_str){s + na, nb - na};
+    return 1;
+}
+
+/* s[a, a + n) is the shape's key k (a + n <= len): with 32 bytes readable,
+ * four masked words and no branch on the length. */
+static inline int jshape_key(const jscan *j, const jshape *sh, size_t k, size_t a, size_t n)
+{
+    const uint64_t *w = sh->kw[k], *c = sh->kcare[k];
+    if (RS_LIKELY(a + 32 <= j->len)) {
+        const char *p = j->s + a;
+        uint64_t d = (ld64(p) ^ w[0]) & c[0];
+        if (n > 8) {
+            d |= (ld64(p + 8) ^ w[1]) & c[1];
+            if (n > 16) d |= ((ld64(p + 16) ^ w[2]) & c[2]) | ((ld64(p + 24) ^ w[3]) & c[3]);
+        }
+        return d == 0;
+    }
+    char kw[32];
+    memcpy(kw, w, 32);
+    return jeq(j->s + a, kw, n);
+}
+
+/* The line read against shape @sh (1, the fields given), or not (0, nothing given). */
+static int json_replay(jscan *j, const jshape *sh)
+{
+    const char *s = j->s;
+    const uint64_t *m = j->mask;
+    size_t w = 0, end = 0;
+    rs_str sv[JSHAPE_SLOTS];
+    uint64_t cur = m[0];
+#define NEXT_BIT(q) do { while (cur == 0) cur = m[++w]; (q) = (w << 6) + (size_t)__builtin_ctzll(cur); cur &= cur - 1; } while (0)
+    for (size_t n = 0; n < sh->n_str; n++) {
+        size_t q[2];
+        NEXT_BIT(q[0]);                         /* the quote count matched: the bits are there */
+        NEXT_BIT(q[1]);
+        const jglue *g = &sh->g[n];
+        if (g->span) {
+            /* glue, "key", glue and the next string's '"' in one compare. Bits
+             * are taken in order, every one before @end was, and the bitmap
+             * holds exactly the quotes and backslashes: with these bytes
+             * equal, q[0], q[1] and v[0] are their three quotes. */
+            size_t v[2];
+            NEXT_BIT(v[0]);
+            if (!jshape_key(j, sh, g->koff, end, g->span)) return 0;
+            NEXT_BIT(v[1]);
+            if (s[v[1]] != '"') return 0;
+            g++;
+            n++;
+            if (g->slot != 0xFF) sv[g->slot] = (rs_str){s + v[0] + 1, v[1] - v[0] - 1};
+            end = v[1] + 1;
+            continue;
+        }
+        if (s[q[0]] != '"' || s[q[1]] != '"' || !glue_same(j, g, end, q[0], sv)) return 0;
+        if (g->key && (q[1] - q[0] - 1 != g->klen || !jshape_key(j, sh, g->koff, q[0] + 1, g->klen))) return 0;
+        if (g->slot != 0xFF) sv[g->slot] = (rs_str){s + q[0] + 1, q[1] - q[0] - 1};
+        end = q[1] + 1;
+    }
+#undef NEXT_BIT
+    if (!glue_same(j, &sh->g[sh->n_str], end, j->len, sv)) return 0;
+    for (size_t f = 0; f < J_COUNT; f++) {
+        if (sh->wslot[f] == 0xFF) continue;
+        j->val[f] = sv[sh->wslot[f]];
+        j->prio[f] = sh->wprio[f];
+        j->num[f] = sh->wnum[f];
+    }
     return 1;
 }
 
@@ -1188,19 +1697,79 @@ static rs_logline_status json_parse(rs_logparser *p, const char *line, size_t le
     j.p = p;
     j.s = line;
     j.len = len;
-    j.pos = j.path_len = 0;
+    j.pos = j.path_len = j.n_ev = 0;
+    j.rec = 0;
     memset(j.prio, 0xFF, sizeof j.prio);
-    j.mask = line_mask(p, line, len, &JSON_STOP);
+    size_t quotes = 0;
+    j.mask = line_mask(p, line, len, &JSON_STOP, &quotes);
+    jshape *sh = NULL;
+    if (j.mask != NULL && quotes > 0 && (quotes & 1) == 0) {
+        if (p->jshapes == NULL && !p->jshapes_off) {
+            p->jshapes = rs_calloc(JSHAPES, sizeof *p->jshapes);
+            p->jshapes_off = p->jshapes == NULL;
+        }
+        if (p->jshapes != NULL) {
+            sh = &p->jshapes[(quotes >> 1) % JSHAPES];
+            if (sh->skip) {
+                sh->skip--;
+                sh = NULL;
+            } else {
+                if (sh->quotes == quotes) {
+                    if (json_replay(&j, sh)) {
+                        if (RS_UNLIKELY(sh->hits == 0)) {       /* it paid: no more back-off */
+                            sh->hits = 1;
+                            sh->backoff = 0;
+                        }
+                        j.pos = len;
+                        goto fields;
+                    }
+                    memset(j.prio, 0xFF, sizeof j.prio);    /* the offers it made */
+                }
+                j.rec = 1;
+            }
+        }
+    }
     jws(&j);
-    if (j.pos >= len || line[j.pos] != '{' || !(p->json_walk ? jobject(&j, 0) : jobject_at(&j, 0, 0))) {
+    if (j.pos >= len || line[j.pos] != '{') {
         r->error_offset = j.pos;
         return RS_LOGLINE_BAD_JSON;
+    }
+    if (p->json_walk) {
+        if (!jobject(&j, 0)) {
+            r->error_offset = j.pos;
+            return RS_LOGLINE_BAD_JSON;
+        }
+    } else {
+        const size_t e = jobject_at(&j, 0, 0, j.pos);
+        if (e == JFAIL) {
+            r->error_offset = j.pos;
+            return RS_LOGLINE_BAD_JSON;
+        }
+        j.pos = e;
     }
     jws(&j);
     if (j.pos != len) {
         r->error_offset = j.pos;
         return RS_LOGLINE_BAD_JSON;
     }
+    if (j.rec) {
+        /* A shape replaced before any line was read against it (lines of
+         * this slot vary: a key's name, a number of strings), or lines that
+         * make none in a slot without one (two numbers between strings):
+         * recording and making shapes cost more than they save. The slot
+         * then rests for 1, 3, 7 ... 1023 lines, until a shape is used
+         * again. A line that makes no shape (one with an escape) leaves the
+         * slot's shape as it is. */
+        const int fits = json_shape_fits(&j, quotes);
+        if (fits ? sh->quotes != 0 && sh->hits == 0 : sh->quotes == 0) {
+            sh->backoff = RS_MIN(sh->backoff * 2 + 1, 1023u);
+            sh->skip = sh->backoff;
+            sh->quotes = 0;
+        } else if (fits) {
+            json_shape_build(&j, quotes, sh);
+        }
+    }
+fields:
 #define HAVE(f) (j.prio[f] != 0xFF)
 #define VAL(f) (HAVE(f) && !(j.val[f].len == 1 && j.val[f].ptr[0] == '-') ? j.val[f] : (rs_str){line, 0})
     r->client = VAL(J_CLIENT);
@@ -1231,7 +1800,7 @@ static rs_logline_status json_parse(rs_logparser *p, const char *line, size_t le
         r->status = (int)x;
     }
     if (VAL(J_BYTES).len && parse_digits(VAL(J_BYTES), 18, &x)) r->bytes = x;
-    if (HAVE(J_TIME) && !set_time(r, j.val[J_TIME], j.num[J_TIME])) return RS_LOGLINE_BAD_TIME;
+    if (HAVE(J_TIME) && !json_time(p, r, j.val[J_TIME], j.num[J_TIME])) return RS_LOGLINE_BAD_TIME;
 #undef VAL
 #undef HAVE
     return RS_LOGLINE_OK;
@@ -1331,6 +1900,7 @@ void rs_logparser_free(rs_logparser *p)
     rs_free(p->joffers);
     rs_free(p->jedges);
     rs_free(p->jmask);
+    rs_free(p->jshapes);
     rs_free(p->user_fields);
     rs_free(p->user_list);
     rs_free(p->scratch);

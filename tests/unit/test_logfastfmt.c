@@ -1,7 +1,8 @@
 /*
  * test_logfastfmt.c - the fast paths of the JSON and W3C/CloudFront readers of
  * rs_logparser (src/log/logparse.c: a bitmap of each line's quotes and
- * backslashes, paths found by hash, subtrees no wanted path enters skipped)
+ * backslashes, paths found by hash, subtrees no wanted path enters skipped,
+ * lines read against the shape of an earlier line, memos of the last time)
  * against the plain walk they must equal (rs_logparser_set_walk): the shared
  * logs written in every JSON layout (nginx escape=json, Caddy, Cloudflare), as
  * W3C (IIS), CloudFront and ALB lines (the ALB template's item walk finds
@@ -405,4 +406,193 @@ Test(logfastfmt, w3c_times_equal_the_walk)
     pair_free(w3c);
     pair_free(cf);
     pair_free(alb);
+}
+
+/* ===== JSON shapes (json_replay) and times (json_time) ===== */
+
+/* Each line edited at every byte (a byte replaced or inserted from @edits,
+ * or the byte deleted), each edit read right after @base, then @base again:
+ * the fast reader keeps the last accepted line of each quote count as a
+ * shape and reads a line with as many quotes against it first, so edits are
+ * read against the base's shape and the base against an edit's. Runs of 1-4
+ * backslashes and an escaped quote go in near each 64-byte word edge of the
+ * quote bitmap. */
+static void shape_edits(pair p, const char *base, const char *edits)
+{
+    const size_t n = strlen(base), ne = strlen(edits);
+    char *buf = malloc(n + 8);
+    cr_assert_not_null(buf);
+    both_copy(p, base, n);
+    for (size_t at = 0; at < n; at++) {
+        for (size_t e = 0; e <= ne; e++) {
+            for (int op = 0; op < 2; op++) {
+                size_t m = n;
+                memcpy(buf, base, n);
+                if (e == ne) {                                  /* delete */
+                    if (op) continue;
+                    memmove(buf + at, buf + at + 1, n - at - 1);
+                    m--;
+                } else if (op == 0) {
+                    buf[at] = edits[e];
+                } else {
+                    memmove(buf + at + 1, buf + at, n - at);
+                    buf[at] = edits[e];
+                    m++;
+                }
+                both_copy(p, buf, m);
+                both_copy(p, base, n);
+            }
+        }
+    }
+    static const char *const runs[] = { "\\", "\\\\", "\\\\\\", "\\\\\\\\", "\\\"", "\\\\\\\"" };
+    for (size_t edge = 64; edge < n + 64; edge += 64)
+        for (size_t at = edge >= 5 ? edge - 5 : 0; at < edge + 5 && at < n; at++)
+            for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+                const size_t rl = strlen(runs[r]);
+                memcpy(buf, base, at);
+                memcpy(buf + at, runs[r], rl);
+                memcpy(buf + at + rl, base + at, n - at);
+                both_copy(p, buf, n + rl);
+                both_copy(p, base, n);
+                memcpy(buf, base, n);                           /* in place: the quote count kept */
+                memcpy(buf + at, runs[r], RS_MIN(rl, n - at));
+                both_copy(p, buf, n);
+                both_copy(p, base, n);
+            }
+    free(buf);
+}
+
+static const char CADDY_LINE[] =
+    "{\"level\":\"info\",\"ts\":1431857103.000001,\"logger\":\"http.log.access.log0\",\"msg\":\"handled request\","
+    "\"request\":{\"remote_ip\":\"83.149.9.216\",\"remote_port\":\"41342\",\"client_ip\":\"83.149.9.216\","
+    "\"proto\":\"HTTP/1.1\",\"method\":\"GET\",\"host\":\"semicomplete.com\",\"uri\":\"/presentations/kibana.png\","
+    "\"headers\":{\"User-Agent\":[\"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_9_1) Chrome/32.0.1700.77\"],"
+    "\"Accept\":[\"*/*\"],\"Referer\":[\"http://semicomplete.com/a/\"]},\"tls\":{\"resumed\":false,\"version\":772}},"
+    "\"bytes_read\":0,\"user_id\":\"\",\"duration\":0.000929675,\"size\":203023,\"status\":200,"
+    "\"resp_headers\":{\"Server\":[\"Caddy\"]}}";
+static const char CLOUDFLARE_LINE[] =
+    "{\"ClientIP\":\"83.149.9.216\",\"ClientRequestHost\":\"semicomplete.com\",\"ClientRequestMethod\":\"GET\","
+    "\"ClientRequestURI\":\"/presentations/kibana.png\",\"ClientRequestScheme\":\"https\","
+    "\"ClientRequestProtocol\":\"HTTP/1.1\",\"ClientRequestReferer\":\"http://semicomplete.com/a/\","
+    "\"ClientRequestUserAgent\":\"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_9_1) Chrome/32.0.1700.77\","
+    "\"EdgeStartTimestamp\":1431857103123456789,\"EdgeEndTimestamp\":1431857103123456789,"
+    "\"EdgeResponseStatus\":200,\"EdgeResponseBytes\":203023,\"RayID\":\"7d2b4b9c8e1f0a01\"}";
+static const char NGINX_LINE[] =
+    "{\"time_iso8601\":\"2015-05-17T10:05:03+00:00\",\"remote_addr\":\"83.149.9.216\",\"remote_user\":\"\","
+    "\"host\":\"semicomplete.com\",\"scheme\":\"https\",\"request\":\"GET /presentations/kibana.png HTTP/1.1\","
+    "\"status\":\"200\",\"body_bytes_sent\":\"203023\",\"http_referer\":\"http://semicomplete.com/a/\","
+    "\"http_user_agent\":\"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_9_1) Chrome/32.0.1700.77\"}";
+/* whitespace, literals and numbers between strings, unwanted values with
+ * braces and nested arrays and objects, a wanted path under an array */
+static const char ODD_LINE[] =
+    " { \"uri\" : \"/a{b}[c]\" ,\"x\":\"{[}]:,\", \"status\":\t200 ,\"t\":true,\"n\":null,"
+    "\"skip\":{\"a\":[{\"b\":\"}\"},[1,[2]],{}],\"c\":[]},\"request\":[{\"uri\":\"/no\"},\"x\"],"
+    "\"ts\":-1.5e3 , \"host\":\"h:8080\",\"size\":12 }";
+
+/* keys given twice: the first value of equal prio wins (the shape decides
+ * the winners once, from the order of the offers) */
+static const char DUP_LINE[] =
+    "{\"uri\":\"/a\",\"host\":\"h1\",\"ts\":1431857103,\"uri\":\"/b\",\"host\":\"h2\",\"status\":200,"
+    "\"ts\":\"2015-05-17T10:05:03Z\",\"status\":404,\"request\":{\"uri\":\"/c\"},\"url\":\"/d\"}";
+
+Test(logfastfmt, json_shapes_replayed_equal_the_walk)
+{
+    static const char edits[] = "\"\\{}[],: x0.-e\tZtn";
+    pair p = pair_of("json", NULL, 0);
+    shape_edits(p, CADDY_LINE, edits);
+    shape_edits(p, NGINX_LINE, edits);
+    shape_edits(p, ODD_LINE, edits);
+    shape_edits(p, DUP_LINE, edits);
+    pair_free(p);
+    p = pair_of("cloudflare", NULL, 0);
+    shape_edits(p, CLOUDFLARE_LINE, edits);
+    pair_free(p);
+    /* user paths into nested objects and arrays, keys of other lengths */
+    const char *const fields[] = { "url=request.uri", "user_agent=request.headers.User-Agent", "status=status",
+                                   "host=request.host", "time=ts" };
+    p = pair_of("json", fields, sizeof fields / sizeof fields[0]);
+    shape_edits(p, CADDY_LINE, "\"\\:,x0");
+    pair_free(p);
+    /* lines of several shapes in turn (quote counts in the same slot and not),
+     * each read many times */
+    p = pair_of("json", NULL, 0);
+    const char *const mixed[] = { CADDY_LINE, NGINX_LINE, ODD_LINE, "{\"uri\":\"/a\"}", "{\"uri\":\"/a\",\"x\":1}",
+                                  "{\"x\":1,\"uri\":\"/a\"}", "{\"uri\":\"/a\",\"a\":\"\",\"b\":\"\",\"c\":\"\",\"d\":\"\"}",
+                                  "{\"uri\":\"/a\",\"a\":\"\",\"b\":\"\",\"c\":\"\",\"d\":1}",
+                                  "{\"uri\":\"/a\",\"a\":[\"\",\"\"],\"b\":{\"c\":\"\",\"d\":\"\"}}" };
+    unsigned seed = 25;
+    for (int round = 0; round < 3000; round++) {
+        const char *l = mixed[(size_t)rand_r(&seed) % (sizeof mixed / sizeof mixed[0])];
+        both_copy(p, l, strlen(l));
+    }
+    /* a key that changes from line to line (shapes never used: the slot's
+     * back-off), now and then the line it came from and a wanted key there */
+    char line[sizeof CADDY_LINE + 16];
+    for (int round = 0; round < 5000; round++) {
+        const int k = rand_r(&seed) % 100, what = round % 7;
+        const char *name = what == 0 ? "msg" : what == 1 ? "uri" : NULL;
+        char key[8];
+        snprintf(key, sizeof key, "m%02d", k);
+        const char *at = strstr(CADDY_LINE, "\"msg\"");
+        const size_t pre = (size_t)(at - CADDY_LINE) + 1;
+        const int len = snprintf(line, sizeof line, "%.*s%s%s", (int)pre, CADDY_LINE, name ? name : key, at + 4);
+        both_copy(p, line, (size_t)len);
+    }
+    pair_free(p);
+}
+
+/* JSON time strings: the fast reader keeps the day of the last ISO 8601 one
+ * and reads only the clock of a string alike but for it; the walk parses
+ * each whole. Clocks at and past their limits, dates and zones that change,
+ * fractions, other layouts, in a shuffled order. */
+Test(logfastfmt, json_times_equal_the_walk)
+{
+    static const char *const times[] = {
+        "2015-05-17T10:05:03+00:00", "2015-05-17T10:05:04+00:00", "2015-05-17T00:00:00+00:00",
+        "2015-05-17T23:59:59+00:00", "2015-05-17T23:59:60+00:00", "2015-05-17T23:59:61+00:00",
+        "2015-05-17T24:00:00+00:00", "2015-05-17T10:60:00+00:00", "2015-05-17T1a:05:03+00:00",
+        "2015-05-17T10-05:03+00:00", "2015-05-17T10:05:03+02:00", "2015-05-17T10:05:03-0130",
+        "2015-05-17T10:05:03.123Z", "2015-05-17T10:05:04.123Z", "2015-05-17T10:05:04.Z", "2015-05-17 10:05:04Z", "2015-05-17 10:05:04+00:00",
+        "2015-05-18T10:05:03+00:00", "2015-02-29T10:05:03+00:00", "2016-02-29T10:05:03+00:00",
+        "2015-05-17T10:05:03", "2015-05-17T10:05:03+00:0x", "2015-05-17T10:05:03+00:00 ", "17/May/2015:10:05:03 +0000",
+        "12/4-2015T10:05:03+00:00", "1431857103.5", "1431857103", "2015-05-17T10:05:03Zx",
+    };
+    pair p = pair_of("json", NULL, 0);
+    unsigned seed = 3;
+    char line[256];
+    const size_t nt = sizeof times / sizeof times[0];
+    for (int round = 0; round < 6000; round++) {
+        const char *t = times[(size_t)rand_r(&seed) % (round % 3 ? 5 : nt)];   /* mostly one day */
+        const int len = snprintf(line, sizeof line, "{\"time_iso8601\":\"%s\",\"request\":\"GET /a HTTP/1.1\","
+                                 "\"host\":\"h\",\"http_user_agent\":\"Bot/1\"}", t);
+        both_copy(p, line, (size_t)len);
+    }
+    pair_free(p);
+    /* Cloudflare's integer times (16-19 digits read 8 at a time), around the
+     * limits: more digits, a byte not a digit at each place, 2^63 and past */
+    p = pair_of("cloudflare", NULL, 0);
+    static const char *const nums[] = {
+        "1431857103123456789", "143185710312345678", "14318571031234567", "1431857103123456", "143185710312345",
+        "14318571031234567890", "0000000000000000000", "0000000000000001", "8999999999999999999",
+        "9223372036854775807", "9999999999999999999", "1431857103.123456789", "1431857103123456789e0",
+        "-1431857103123456789", "1431857103123456789.5",
+    };
+    static const char bad[] = ":/0a9.e-+ ";
+    for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
+        char num[32];
+        const size_t nl = strlen(nums[k]);
+        for (size_t at = 0; at <= nl; at++)
+            for (size_t b = 0; b < sizeof bad - 1; b++) {
+                memcpy(num, nums[k], nl + 1);
+                if (at < nl) num[at] = bad[b];
+                else if (b) break;
+                const int len = snprintf(line, sizeof line, "{\"ClientRequestURI\":\"/a\",\"EdgeStartTimestamp\":%s,"
+                                         "\"ClientRequestUserAgent\":\"Bot/1\"}", num);
+                both_copy(p, line, (size_t)len);
+                const int len2 = snprintf(line, sizeof line, "{\"ClientRequestURI\":\"/a\",\"EdgeStartTimestamp\":\"%s\"}",
+                                          num);
+                both_copy(p, line, (size_t)len2);
+            }
+    }
+    pair_free(p);
 }
