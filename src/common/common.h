@@ -49,6 +49,48 @@ void  rs_advise_huge(void *p, size_t size);
 
 static inline int rs_ascii_lower(int c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 
+/*
+ * a[0, n) == b[0, n) for the short strings of hot loops (trie labels, log
+ * keys): two overlapping words of the size below n, no loop under 17 bytes
+ * and no call (a tail loop's varying counts mispredict, and memcmp is a
+ * call); longer, 8 bytes a step, then the last 8 overlapping.
+ */
+static inline int rs_short_eq(const char *a, const char *b, size_t n)
+{
+    if (n >= 8) {
+        uint64_t a0, b0;
+        for (size_t i = 0; i + 16 < n; i += 8) {
+            memcpy(&a0, a + i, 8);
+            memcpy(&b0, b + i, 8);
+            if (a0 != b0) return 0;
+        }
+        uint64_t a1, b1;
+        const size_t k = n > 16 ? n - 16 : 0;     /* the last 16 (or all n), as two words */
+        memcpy(&a0, a + k, 8);
+        memcpy(&b0, b + k, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n >= 4) {
+        uint32_t a0, a1, b0, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n >= 2) {
+        uint16_t a0, a1, b0, b1;
+        memcpy(&a0, a, 2);
+        memcpy(&b0, b, 2);
+        memcpy(&a1, a + n - 2, 2);
+        memcpy(&b1, b + n - 2, 2);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    return n == 0 || a[0] == b[0];
+}
+
 /* ASCII case-insensitive equality of two slices. */
 static inline int rs_ieq(const char *a, size_t alen, const char *b, size_t blen)
 {

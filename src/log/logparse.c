@@ -1030,33 +1030,6 @@ static rs_str junescape(jscan *j, rs_str raw)
     return (rs_str){d, n};
 }
 
-/* a[0, n) == b[0, n), for the short keys of log lines: whole words, then the
- * last word (or half word) overlapping, without a loop over the tail bytes
- * (whose varying counts mispredicted). */
-static inline int jeq(const char *a, const char *b, size_t n)
-{
-    uint64_t x, y;
-    if (n >= 8) {
-        for (size_t i = 0; i + 8 < n; i += 8) {
-            memcpy(&x, a + i, 8);
-            memcpy(&y, b + i, 8);
-            if (x != y) return 0;
-        }
-        memcpy(&x, a + n - 8, 8);
-        memcpy(&y, b + n - 8, 8);
-        return x == y;
-    }
-    if (n >= 4) {
-        uint32_t u, v, u2, v2;
-        memcpy(&u, a, 4);
-        memcpy(&v, b, 4);
-        memcpy(&u2, a + n - 4, 4);
-        memcpy(&v2, b + n - 4, 4);
-        return ((u ^ v) | (u2 ^ v2)) == 0;
-    }
-    return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
-}
-
 /* The bytes a JSON number is read as: digits, '-', '+', '.', 'e', 'E'. */
 static const uint8_t JNUM[256] = {
     ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
@@ -1116,7 +1089,7 @@ static void joffer(jscan *j, rs_str v, int number, int escaped)
     int decoded = !escaped;
     for (size_t k = 0; k < p->n_paths; k++) {
         const jpath *w = &p->paths[k];
-        if (w->len != pl || !jeq(w->path, p->pathbuf, pl) || j->prio[w->field] <= w->prio) continue;
+        if (w->len != pl || !rs_short_eq(w->path, p->pathbuf, pl) || j->prio[w->field] <= w->prio) continue;
         if (!decoded) {
             v = junescape(j, v);
             decoded = 1;
@@ -1224,7 +1197,7 @@ static inline int jchild(const rs_logparser *p, int node, rs_str key)
     for (;; h = (h + 1) & p->jedge_mask) {
         const jedge *e = &p->jedges[h];
         if (e->child == 0) return -1;
-        if (e->parent == node && e->klen == key.len && jeq(e->key, key.ptr, key.len)) return e->child;
+        if (e->parent == node && e->klen == key.len && rs_short_eq(e->key, key.ptr, key.len)) return e->child;
     }
 }
 
@@ -1642,7 +1615,7 @@ static inline int jshape_key(const jscan *j, const jshape *sh, size_t k, size_t 
     }
     char kw[32];
     memcpy(kw, w, 32);
-    return jeq(j->s + a, kw, n);
+    return rs_short_eq(j->s + a, kw, n);
 }
 
 /* The line read against shape @sh (1, the fields given), or not (0, nothing given). */

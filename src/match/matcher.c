@@ -1140,37 +1140,6 @@ static inline int64_t find_child(const rs_matcher *m, const trie_node *node, uns
     return (int64_t)(node->first_child + before + popcount64(word & below));
 }
 
-/* a[0, n) == b[0, n): overlapping word compares below 17 bytes (labels are short), no loop. */
-static inline int label_matches(const char *a, const char *b, size_t n)
-{
-    if (n > 16) return memcmp(a, b, n) == 0;
-    if (n >= 8) {
-        uint64_t a0, a1, b0, b1;
-        memcpy(&a0, a, 8);
-        memcpy(&b0, b, 8);
-        memcpy(&a1, a + n - 8, 8);
-        memcpy(&b1, b + n - 8, 8);
-        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
-    if (n >= 4) {
-        uint32_t a0, a1, b0, b1;
-        memcpy(&a0, a, 4);
-        memcpy(&b0, b, 4);
-        memcpy(&a1, a + n - 4, 4);
-        memcpy(&b1, b + n - 4, 4);
-        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
-    if (n >= 2) {
-        uint16_t a0, a1, b0, b1;
-        memcpy(&a0, a, 2);
-        memcpy(&b0, b, 2);
-        memcpy(&a1, a + n - 2, 2);
-        memcpy(&b1, b + n - 2, 2);
-        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
-    return n == 0 || a[0] == b[0];
-}
-
 /* byte_mask() of the path from where it was first needed, computed then:
  * tails checked deeper only search a part of that. */
 typedef struct {
@@ -1191,7 +1160,7 @@ static inline __attribute__((always_inline)) int tail_matches(const wild_rule *w
     const char *tail = text + w->tail_off;
     const size_t tlen = w->tail_len;
     if (!w->one_seg) return match_after_star(path, plen, depth, tail, tlen, w->anchored);
-    if (w->anchored) return plen - depth >= tlen && label_matches(path + plen - tlen, tail, tlen);
+    if (w->anchored) return plen - depth >= tlen && rs_short_eq(path + plen - tlen, tail, tlen);
     return find_segment(path + depth, plen - depth, tail, tlen) != NULL;
 }
 
@@ -1269,8 +1238,8 @@ static inline __attribute__((always_inline)) void match_google(const rs_matcher 
         const size_t rest = child->label_len - 1;
         if (rest) {            /* most labels are one byte (a branch), the rest at most INLINE_LABEL */
             if (plen - depth <= rest) break;
-            if (!(rest <= INLINE_LABEL ? label_matches(path + depth + 1, child->inl, rest)
-                                       : label_matches(path + depth + 1, M_TEXT(m) + child->label_off + 1, rest)))
+            if (!(rest <= INLINE_LABEL ? rs_short_eq(path + depth + 1, child->inl, rest)
+                                       : rs_short_eq(path + depth + 1, M_TEXT(m) + child->label_off + 1, rest)))
                 break;
         }
         depth += rest + 1;
@@ -1305,7 +1274,7 @@ static __attribute__((noinline)) void match_list(const rs_matcher *m, const char
         if (RS_LIKELY((head & nonzero_bytes(h)) != h)) continue;
         const cand *c = &cands[i];
         const uint32_t pl = c->prefix_len;     /* NO_PREFIX: longer than any path */
-        if (pl > plen || (pl > 8 && !label_matches(path + 8, text + c->off + 8, pl - 8))) continue;
+        if (pl > plen || (pl > 8 && !rs_short_eq(path + 8, text + c->off + 8, pl - 8))) continue;
         best_match *b = &best[c->type != RS_RULE_ALLOW];
         if (!beats((int32_t)c->len, c->line, b)) continue;
         if (c->wildcard) {

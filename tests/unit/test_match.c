@@ -439,3 +439,19 @@ Test(match, compat_any_first_byte_and_empty_paths_match_naive_reference)
         rs_matcher_free(m);
     }
 }
+
+/* rs_short_eq (trie labels, log keys) against memcmp: every length to 40, a
+ * difference at every position, and the equal case. */
+Test(match, short_eq_is_memcmp)
+{
+    char a[48], b[48];
+    for (size_t n = 0; n <= 40; n++) {
+        for (size_t i = 0; i < n; i++) a[i] = b[i] = (char)('a' + (i * 7) % 26);
+        cr_assert(rs_short_eq(a, b, n), "equal, n %zu", n);
+        for (size_t d = 0; d < n; d++) {
+            b[d] ^= 0x20;
+            cr_assert_eq(rs_short_eq(a, b, n), memcmp(a, b, n) == 0, "n %zu, differs at %zu", n, d);
+            b[d] ^= 0x20;
+        }
+    }
+}
