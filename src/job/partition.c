@@ -1,8 +1,9 @@
 /*
  * partition.c - a urls job when the sites of an input do not fit the memory
  * budget (RS_JOB_MEMORY_LIMIT, default 1 GiB): the input is partitioned by a
- * hash of each URL's host into temporary zstd spill files (src/scan/spill.c:
- * anonymous, so removed whatever ends the process), the partitions are run
+ * hash of each URL's host into temporary spill files (src/scan/spill.c:
+ * anonymous, so removed whatever ends the process; stored as written when
+ * the spill directory has room, zstd otherwise), the partitions are run
  * by -j N workers over the job's robots sources with only some partitions'
  * sites loaded at a time, each partition's output goes to a spill file of
  * its own, and the outputs are merged back into input order by line number:
@@ -34,6 +35,7 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #define XXH_INLINE_ALL
@@ -41,7 +43,15 @@
 
 #define NPART_MIN 16
 #define NPART_MAX 256
-#define RUN_BLOCK ((size_t)1 << 20)     /* text per block in a run */
+/* Text per block in a run: a sixteenth of the budget over the workers, 1 to 32 MiB. A
+ * partition's URLs of one site come in one block when the partition fits it (one cold
+ * fetch of the site's matcher for all of them, its trie built when they are many): at
+ * 1M sites, 40 URLs a site, -j 2, a partition is ~30 MiB, and 32 MiB blocks took ~15%
+ * less CPU than 1 MiB ones. Each line costs about twice its text again in the run's
+ * arrays (line numbers, ends, the scanner's entries), so the blocks in flight stay
+ * under about a quarter of the budget. */
+#define RUN_BLOCK_MIN ((size_t)1 << 20)
+#define RUN_BLOCK_MAX ((size_t)32 << 20)
 #define OVERSIZED_MARK UINT32_MAX
 
 /* ===== Distinct keys (a set of 64-bit hashes) ===== */
@@ -161,9 +171,10 @@ static uint64_t hll_count(const hll *c)
 
 typedef struct {
     int np, shift;              /* partitions; a hash's partition is h >> shift */
+    int stored;                 /* spills stored as written, not compressed (spill_stored) */
     rs_spill *in[NPART_MAX], *out[NPART_MAX];
     hll keys[NPART_MAX];
-    _Atomic uint64_t bytes;     /* compressed bytes written to spill files */
+    _Atomic uint64_t bytes;     /* bytes written to spill files */
 } spill_set;
 
 static void set_free(spill_set *s)
@@ -207,6 +218,7 @@ typedef struct {
     const spill_config *cfg;
     spill_set *s;
     uint64_t cap;               /* host keys the budget holds loaded */
+    size_t block;               /* text per block in a run */
     _Atomic int next;           /* the next partition to run */
     _Atomic int stop;           /* a worker failed */
     pthread_mutex_t mu;         /* all below; totals, the first error */
@@ -288,7 +300,7 @@ static int run_partition(run_shared *sh, worker *w, int p, int per_line)
     char err[512] = "";
     rs_status st = rs_spill_rewind(s->in[p], err, sizeof err);
     atomic_fetch_add(&s->bytes, rs_spill_bytes(s->in[p]));
-    if (st == RS_OK) st = rs_spill_open(cfg->dir, &s->out[p], err, sizeof err);
+    if (st == RS_OK) st = rs_spill_open_ex(cfg->dir, s->stored, &s->out[p], err, sizeof err);
     if (st != RS_OK) {
         run_fail(sh, NULL, 0, "%s", err[0] ? err : rs_status_str(st));
         return 2;
@@ -301,7 +313,7 @@ static int run_partition(run_shared *sh, worker *w, int p, int per_line)
         size_t n = 0;
         uint64_t over_no = 0, over_len = 0;
         int over = 0, full = 0;
-        while (text->len < RUN_BLOCK && !full) {
+        while (text->len < sh->block && !full) {
             char head[12];
             st = rs_spill_read(s->in[p], head, 12);
             if (st == RS_ERR_EOF) { done = 1; break; }
@@ -326,7 +338,8 @@ static int run_partition(run_shared *sh, worker *w, int p, int per_line)
             }
             const size_t at = text->len;
             if (text->cap < at + len + 1 + 64) {  /* the line, its newline, 64 readable bytes */
-                const size_t c = (at + len + 65) * 2 > RUN_BLOCK * 2 ? (at + len + 65) * 2 : RUN_BLOCK * 2;
+                const size_t c = at + len + 65 + sh->block / 8 > sh->block + sh->block / 8
+                                     ? at + len + 65 + sh->block / 8 : sh->block + sh->block / 8;
                 char *g = rs_realloc(text->ptr, c);
                 if (g == NULL) goto nomem;
                 text->ptr = g;
@@ -503,6 +516,8 @@ static int run_all(const spill_config *cfg, spill_set *s, pipeline_totals *tot, 
     if (jobs > s->np) jobs = s->np;
     sh.cap = cfg->memory_limit / 2 / SPILL_SITE_COST;
     if (sh.cap < 1) sh.cap = 1;
+    const uint64_t block = cfg->memory_limit / 16 / (uint64_t)jobs;
+    sh.block = block < RUN_BLOCK_MIN ? RUN_BLOCK_MIN : block > RUN_BLOCK_MAX ? RUN_BLOCK_MAX : (size_t)block;
     atomic_init(&sh.next, 0);
     atomic_init(&sh.stop, 0);
     pthread_mutex_init(&sh.mu, NULL);
@@ -794,6 +809,29 @@ static rs_status split_line(splitter *sp, const rs_line *ln, pipeline_counts *co
     return put(sp, p, rec, 12, ln->text.ptr, len, err, err_cap);
 }
 
+/*
+ * Whether the spills can be stored uncompressed: when the input's size is known (a
+ * regular file; a compressed one by the ratio read so far) and the spill directory
+ * has room for 8 times what is left of it (the lines with their headers, the records
+ * of a run that prints them) and 1 GiB over. Compressing (zstd level 1) cost the
+ * 1M-site job ~9 of its ~50 CPU-s and halved the bytes spilled. RS_SPILL=zstd or
+ * stored decides instead (tests).
+ */
+static int spill_stored(const spill_config *cfg, const rs_reader *r)
+{
+    const char *env = getenv("RS_SPILL");
+    if (env && strcmp(env, "zstd") == 0) return 0;
+    if (env && strcmp(env, "stored") == 0) return 1;
+    rs_reader_stats rs;
+    rs_reader_stats_get(r, &rs);
+    if (rs.file_size == 0 || rs.bytes_in > rs.file_size) return 0;
+    const double ratio = rs.bytes_in ? (double)rs.bytes_out / (double)rs.bytes_in : 1.0;
+    const double left = (double)(rs.file_size - rs.bytes_in) * (ratio < 1.0 ? 1.0 : ratio);
+    struct statvfs v;
+    if (statvfs(cfg->dir && cfg->dir[0] ? cfg->dir : "/tmp", &v) != 0) return 0;
+    return (double)v.f_bavail * (double)v.f_frsize >= 8.0 * left + (double)(1u << 30);
+}
+
 int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pipeline_totals *tot,
               spill_stats *stats)
 {
@@ -811,8 +849,10 @@ int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pi
         s.shift--;
     }
     const int np = s.np;
+    s.stored = spill_stored(cfg, r);
+    stats->stored = s.stored;
     for (int p = 0; p < np; p++) {
-        if (rs_spill_open(cfg->dir, &s.in[p], err, sizeof err) != RS_OK) {
+        if (rs_spill_open_ex(cfg->dir, s.stored, &s.in[p], err, sizeof err) != RS_OK) {
             rs_io_error(cfg->io, RS_ERR_IO, "%s", err[0] ? err : "out of memory");
             set_free(&s);
             return 2;

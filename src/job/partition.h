@@ -51,7 +51,8 @@ typedef struct {
     uint64_t switch_line;           /* the first line partitioned (1: from the start) */
     const char *switch_input;       /* its input; NULL: nothing was partitioned */
     double seconds[3];              /* wall time of split, run and merge */
-    uint64_t spill_bytes;           /* compressed bytes written to spill files */
+    uint64_t spill_bytes;           /* bytes written to spill files */
+    int stored;                     /* the spills were stored uncompressed */
 } spill_stats;
 
 /* Runs the rest of an input: @pending (may be NULL) then @r's blocks to its end (the
