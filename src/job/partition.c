@@ -273,7 +273,7 @@ static void evict_locked(run_shared *sh, worker *w)
         hset_clear(&w->loaded);
         w->epoch = sh->epoch + 1;
     }
-    sh->cfg->release(sh->cfg->ctx);
+    sh->cfg->release(sh->cfg->ctx, 1);
     sh->epoch++;
     sh->held = 0;
 }
@@ -535,7 +535,7 @@ static int run_all(const spill_config *cfg, spill_set *s, pipeline_totals *tot, 
     args[0].index = 0;
     run_worker(&args[0]);
     for (int i = 1; i <= started; i++) pthread_join(th[i], NULL);
-    cfg->release(cfg->ctx);
+    cfg->release(cfg->ctx, 0);
     pthread_cond_destroy(&sh.cv);
     pthread_mutex_destroy(&sh.mu);
     stats->workers = (unsigned)(started + 1);

@@ -31,8 +31,9 @@ typedef struct {
     void (*run_close)(void *ctx, void *state);
     /* Drops what a state keeps that refers to loaded sites (its scanner, caches). */
     void (*reset)(void *ctx, void *state);
-    /* Frees every site loaded (no worker runs a partition meanwhile). */
-    void (*release)(void *ctx);
+    /* Frees every site loaded (no worker runs a partition meanwhile); with @reuse, the
+     * memory they took stays for the next loads (rs_sites_recycle). */
+    void (*release)(void *ctx, int reuse);
     /* Decides @block, whose line i is input line @line_nos[i]; after line i,
      * ends[2i] and ends[2i+1] hold res->out.len and res->diag.len. */
     rs_status (*process)(void *ctx, void *state, const rs_block *block, const uint64_t *line_nos,

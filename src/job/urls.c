@@ -1125,10 +1125,11 @@ static void spill_reset(void *ctx, void *state)
     rec_cache_clear(&w->recs); /* its keys are the scanner's site numbers */
 }
 
-static void spill_release(void *ctx)
+static void spill_release(void *ctx, int reuse)
 {
     const urls_job *job = ctx;
-    rs_sites_release(job->sites);
+    if (reuse) rs_sites_recycle(job->sites);
+    else rs_sites_release(job->sites);
 }
 
 static void spill_run_close(void *ctx, void *state)

@@ -166,6 +166,7 @@ rs_status rs_map_insert_entry(rs_map *m, uint64_t hash, const char *key, size_t 
 struct rs_marena_chunk {
     rs_marena_chunk *next;
     size_t size;             /* of the whole block */
+    int own;                 /* one large matcher's, not filled by others (not kept spare) */
 };
 
 #define MARENA_FIRST_CHUNK ((size_t)256 << 10)
@@ -178,17 +179,40 @@ static void marena_init(rs_marena *a)
     pthread_mutex_init(&a->lock, NULL);
 }
 
-/* Frees every chunk; the arena is empty and usable. Only while no lookup runs. */
-static void marena_clear(rs_marena *a)
+static void free_chunks(rs_marena_chunk *c)
 {
-    for (rs_marena_chunk *c = a->chunks, *next; c != NULL; c = next) {
+    for (rs_marena_chunk *next; c != NULL; c = next) {
         next = c->next;
         rs_free(c);
     }
-    a->chunks = NULL;
+}
+
+/* Frees every chunk; the arena is empty and usable. Only while no lookup runs. */
+static void marena_clear(rs_marena *a)
+{
+    free_chunks(a->chunks);
+    free_chunks(a->spare);
+    a->chunks = a->spare = NULL;
     a->next = a->end = NULL;
     a->chunk_size = 0;
     a->bytes = 0;
+}
+
+/* Empties the arena, keeping its shared chunks as spares (their pages stay mapped). */
+static void marena_recycle(rs_marena *a)
+{
+    for (rs_marena_chunk *c = a->chunks, *next; c != NULL; c = next) {
+        next = c->next;
+        if (c->own) {
+            a->bytes -= c->size;
+            rs_free(c);
+        } else {
+            c->next = a->spare;
+            a->spare = c;
+        }
+    }
+    a->chunks = NULL;
+    a->next = a->end = NULL;
 }
 
 static char *chunk_data(rs_marena_chunk *c)
@@ -231,10 +255,27 @@ static void *marena_alloc(void *ctx, size_t size)
     p = NULL;
     const size_t cap = a->chunk_size ? a->chunk_size : MARENA_FIRST_CHUNK;
     const int own = size > cap / 4;         /* a large matcher: a block of its own */
+    while (!own && a->spare != NULL) {      /* a kept chunk, its pages mapped already */
+        rs_marena_chunk *c = a->spare;
+        a->spare = c->next;
+        p = chunk_data(c);
+        if ((size_t)((char *)c + c->size - p) < size) {   /* too small for it: dropped */
+            a->bytes -= c->size;
+            rs_free(c);
+            p = NULL;
+            continue;
+        }
+        c->next = a->chunks;
+        a->chunks = c;
+        a->next = p + size;
+        a->end = (char *)c + c->size;
+        goto out;
+    }
     const size_t bytes = own ? sizeof(rs_marena_chunk) + MARENA_ALIGN + size : cap;
     rs_marena_chunk *c = rs_malloc(bytes);
     if (c == NULL) goto out;
     c->size = bytes;
+    c->own = own;
     c->next = a->chunks;
     a->chunks = c;
     a->bytes += bytes;
@@ -351,11 +392,24 @@ void rs_sites_free(rs_sites *s)
     rs_free(s);
 }
 
-/* Visits only the documents given matchers since the last release (s->held), so a
- * release costs what was loaded, not the size of the sources' indexes. */
+static rs_status release(rs_sites *s, int recycle);
+
 rs_status rs_sites_release(rs_sites *s)
 {
     RS_RETURN_IF(s == NULL, RS_ERR_USAGE);
+    return release(s, 0);
+}
+
+rs_status rs_sites_recycle(rs_sites *s)
+{
+    RS_RETURN_IF(s == NULL, RS_ERR_USAGE);
+    return release(s, 1);
+}
+
+/* Visits only the documents given matchers since the last release (s->held), so a
+ * release costs what was loaded, not the size of the sources' indexes. */
+static rs_status release(rs_sites *s, int recycle)
+{
     if (s->held_all) {
         for (size_t i = 0; i < s->nsources; i++) rs_source_unload(&s->sources[i]);
     } else {
@@ -363,7 +417,9 @@ rs_status rs_sites_release(rs_sites *s)
     }
     s->n_held = 0;
     s->held_all = 0;
-    marena_clear(&s->marena);  /* every matcher in it belonged to a document unloaded here */
+    /* every matcher in it belonged to a document unloaded here */
+    if (recycle) marena_recycle(&s->marena);
+    else marena_clear(&s->marena);
     rs_map_slots *keep = atomic_load_explicit(&s->origins.cur, memory_order_relaxed);
     rs_map_slots *fresh = slots_new(1024);
     if (fresh == NULL) {
