@@ -31,8 +31,9 @@ typedef struct {
     void (*run_close)(void *ctx, void *state);
     /* Drops what a state keeps that refers to loaded sites (its scanner, caches). */
     void (*reset)(void *ctx, void *state);
-    /* Frees every site loaded (no worker runs a partition meanwhile). */
-    void (*release)(void *ctx);
+    /* Frees every site loaded (no worker runs a partition meanwhile); with @reuse, the
+     * memory they took stays for the next loads (rs_sites_recycle). */
+    void (*release)(void *ctx, int reuse);
     /* Decides @block, whose line i is input line @line_nos[i]; after line i,
      * ends[2i] and ends[2i+1] hold res->out.len and res->diag.len. */
     rs_status (*process)(void *ctx, void *state, const rs_block *block, const uint64_t *line_nos,
@@ -51,7 +52,8 @@ typedef struct {
     uint64_t switch_line;           /* the first line partitioned (1: from the start) */
     const char *switch_input;       /* its input; NULL: nothing was partitioned */
     double seconds[3];              /* wall time of split, run and merge */
-    uint64_t spill_bytes;           /* compressed bytes written to spill files */
+    uint64_t spill_bytes;           /* bytes written to spill files */
+    int stored;                     /* the spills were stored uncompressed */
 } spill_stats;
 
 /* Runs the rest of an input: @pending (may be NULL) then @r's blocks to its end (the

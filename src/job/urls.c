@@ -985,9 +985,10 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
 {
     const urls_job *job = ctx;
     worker_state *w = state;
-    /* Only counts: the block's summary, and the records of the lines to report. A worker
-     * state serves one kind of call (the main pipeline's, or a partition run's). */
-    const int counts_only = job->quiet && !job->want_tallies && line_nos == NULL && ends == NULL;
+    /* Only counts: the block's summary, and the records of the lines to report (in a
+     * partition run too: its ends then change only at those lines). A worker state serves
+     * one kind of call (the main pipeline's, or a partition run's). */
+    const int counts_only = job->quiet && !job->want_tallies;
     if (w->sc == NULL) {
         rs_scan_config cfg;
         memset(&cfg, 0, sizeof cfg);
@@ -1018,11 +1019,21 @@ static rs_status process_lines(void *ctx, void *state, const rs_block *block, co
     w->block_end = block->ptr + block->len;
     if (counts_only) {
         const rs_scan_summary sum = add_block_counts(w->sc, res);
-        if (sum.malformed + sum.oversized == 0) return RS_OK;
+        if (sum.malformed + sum.oversized == 0) {
+            for (size_t i = 0; ends && i < n; i++) {
+                ends[2 * i] = res->out.len;
+                ends[2 * i + 1] = res->diag.len;
+            }
+            return RS_OK;
+        }
         for (size_t i = 0; i < n; i++) {
             const rs_scan_kind kind = rs_scan_line_kind(w->sc, i);
             if (kind == RS_SCAN_MALFORMED || kind == RS_SCAN_OVERSIZED)
-                RS_FORWARD(not_a_url(job, w, res, i, NULL));
+                RS_FORWARD(not_a_url(job, w, res, i, line_nos));
+            if (ends) {
+                ends[2 * i] = res->out.len;
+                ends[2 * i + 1] = res->diag.len;
+            }
         }
         return RS_OK;
     }
@@ -1114,10 +1125,11 @@ static void spill_reset(void *ctx, void *state)
     rec_cache_clear(&w->recs); /* its keys are the scanner's site numbers */
 }
 
-static void spill_release(void *ctx)
+static void spill_release(void *ctx, int reuse)
 {
     const urls_job *job = ctx;
-    rs_sites_release(job->sites);
+    if (reuse) rs_sites_recycle(job->sites);
+    else rs_sites_release(job->sites);
 }
 
 static void spill_run_close(void *ctx, void *state)
@@ -1446,9 +1458,10 @@ static rs_status urls_finish(rs_job *jb)
     const spill_stats *ss = &job->ss;
     if (ss->switch_input && job->verbose)
         rs_io_diagf(&jb->io, "memory limit %llu bytes: partitioned from %s:%llu on: %u partitions, %u workers, "
-                    "%u evictions, %llu bytes spilled; split %.2f s, run %.2f s, merge %.2f s\n",
+                    "%u evictions, %llu bytes spilled (%s); split %.2f s, run %.2f s, merge %.2f s\n",
                     (unsigned long long)ss->memory_limit, ss->switch_input, (unsigned long long)ss->switch_line,
                     ss->partitions, ss->workers, ss->evictions, (unsigned long long)ss->spill_bytes,
+                    ss->stored ? "stored" : "zstd",
                     ss->seconds[0], ss->seconds[1], ss->seconds[2]);
     if (rs_io_flush(&jb->io, 0) != 0) return RS_ERR_IO;
     rs_job_totals t;

@@ -1,7 +1,8 @@
 /*
  * spill.c - temporary zstd spill files (see spill.h): anonymous files,
  * unlinked at creation, written as one zstd stream with a small window
- * (so that many can be open at once), read back sequentially.
+ * (so that many can be open at once), or stored as written, read back
+ * sequentially.
  */
 #include "scan/spill.h"
 
@@ -17,7 +18,7 @@
 struct rs_spill {
     int fd;
     char *dir;
-    ZSTD_CCtx *cc;
+    ZSTD_CCtx *cc;             /* NULL when stored */
     ZSTD_DCtx *dc;
     char *buf;                 /* compressed bytes: write staging, then read buffer */
     size_t pos, len;           /* read: consumed / filled */
@@ -25,6 +26,7 @@ struct rs_spill {
     size_t ppos, plen;
     uint64_t written;
     int eof;
+    int stored;                /* bytes as written: buf stages writes and reads, no zstd */
 };
 
 static void seterr(char *err, size_t cap, const char *what, const char *dir, int e)
@@ -33,6 +35,11 @@ static void seterr(char *err, size_t cap, const char *what, const char *dir, int
 }
 
 rs_status rs_spill_open(const char *dir, rs_spill **out, char *err, size_t err_cap)
+{
+    return rs_spill_open_ex(dir, 0, out, err, err_cap);
+}
+
+rs_status rs_spill_open_ex(const char *dir, int stored, rs_spill **out, char *err, size_t err_cap)
 {
     *out = NULL;
     if (dir == NULL || dir[0] == '\0') dir = "/tmp";
@@ -62,16 +69,19 @@ rs_status rs_spill_open(const char *dir, rs_spill **out, char *err, size_t err_c
         return RS_ERR_NOMEM;
     }
     s->fd = fd;
+    s->stored = stored != 0;
     s->dir = rs_malloc(strlen(dir) + 1);
     s->buf = rs_malloc(SPILL_BUF);
-    s->cc = ZSTD_createCCtx();
-    if (s->dir == NULL || s->buf == NULL || s->cc == NULL) {
+    if (!s->stored) s->cc = ZSTD_createCCtx();
+    if (s->dir == NULL || s->buf == NULL || (s->cc == NULL && !s->stored)) {
         rs_spill_close(s);
         return RS_ERR_NOMEM;
     }
     memcpy(s->dir, dir, strlen(dir) + 1);
-    ZSTD_CCtx_setParameter(s->cc, ZSTD_c_compressionLevel, 1);
-    ZSTD_CCtx_setParameter(s->cc, ZSTD_c_windowLog, 17);
+    if (s->cc) {
+        ZSTD_CCtx_setParameter(s->cc, ZSTD_c_compressionLevel, 1);
+        ZSTD_CCtx_setParameter(s->cc, ZSTD_c_windowLog, 17);
+    }
     *out = s;
     return RS_OK;
 }
@@ -114,29 +124,62 @@ static rs_status compress(rs_spill *s, const void *p, size_t n, ZSTD_EndDirectiv
 rs_status rs_spill_write(rs_spill *s, const void *p, size_t n, char *err, size_t err_cap)
 {
     if (n == 0) return RS_OK;
-    return compress(s, p, n, ZSTD_e_continue, err, err_cap);
+    if (!s->stored) return compress(s, p, n, ZSTD_e_continue, err, err_cap);
+    const char *q = p;
+    while (n) {
+        const size_t k = RS_MIN(n, SPILL_BUF - s->pos);
+        memcpy(s->buf + s->pos, q, k);
+        s->pos += k;
+        q += k;
+        n -= k;
+        if (s->pos == SPILL_BUF) RS_FORWARD(flush_buf(s, err, err_cap));
+    }
+    return RS_OK;
 }
 
 rs_status rs_spill_rewind(rs_spill *s, char *err, size_t err_cap)
 {
-    RS_FORWARD(compress(s, "", 0, ZSTD_e_end, err, err_cap));
+    if (!s->stored) RS_FORWARD(compress(s, "", 0, ZSTD_e_end, err, err_cap));
     RS_FORWARD(flush_buf(s, err, err_cap));
     if (lseek(s->fd, 0, SEEK_SET) != 0) {
         seterr(err, err_cap, "rewind", s->dir, errno);
         return RS_ERR_IO;
     }
+    s->pos = s->len = s->ppos = s->plen = 0;
+    if (s->stored) return RS_OK;
     ZSTD_freeCCtx(s->cc);
     s->cc = NULL;
     s->dc = ZSTD_createDCtx();
     s->plain = rs_malloc(SPILL_BUF);
     RS_RETURN_IF(s->dc == NULL || s->plain == NULL, RS_ERR_NOMEM);
-    s->pos = s->len = s->ppos = s->plen = 0;
+    return RS_OK;
+}
+
+/* Reads a stored spill: the file's bytes through s->buf. */
+static rs_status read_stored(rs_spill *s, char *dst, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        if (s->pos == s->len) {
+            ssize_t r;
+            do r = read(s->fd, s->buf, SPILL_BUF); while (r < 0 && errno == EINTR);
+            if (r < 0) return RS_ERR_IO;
+            if (r == 0) return got == 0 ? RS_ERR_EOF : RS_ERR_CORRUPT;
+            s->pos = 0;
+            s->len = (size_t)r;
+        }
+        const size_t k = RS_MIN(n - got, s->len - s->pos);
+        memcpy(dst + got, s->buf + s->pos, k);
+        s->pos += k;
+        got += k;
+    }
     return RS_OK;
 }
 
 rs_status rs_spill_read(rs_spill *s, void *p, size_t n)
 {
     char *dst = p;
+    if (s->stored) return read_stored(s, dst, n);
     size_t got = 0;
     while (got < n) {
         if (s->ppos < s->plen) {

@@ -186,6 +186,7 @@ static int mutex_init_short(pthread_mutex_t *m)
 struct rs_marena_chunk {
     rs_marena_chunk *next;
     size_t size;             /* of the whole block */
+    int own;                 /* one large matcher's, not filled by others (not kept spare) */
 };
 
 #define MARENA_FIRST_CHUNK ((size_t)256 << 10)
@@ -198,17 +199,40 @@ static void marena_init(rs_marena *a)
     (void)mutex_init_short(&a->lock);
 }
 
-/* Frees every chunk; the arena is empty and usable. Only while no lookup runs. */
-static void marena_clear(rs_marena *a)
+static void free_chunks(rs_marena_chunk *c)
 {
-    for (rs_marena_chunk *c = a->chunks, *next; c != NULL; c = next) {
+    for (rs_marena_chunk *next; c != NULL; c = next) {
         next = c->next;
         rs_free(c);
     }
-    a->chunks = NULL;
+}
+
+/* Frees every chunk; the arena is empty and usable. Only while no lookup runs. */
+static void marena_clear(rs_marena *a)
+{
+    free_chunks(a->chunks);
+    free_chunks(a->spare);
+    a->chunks = a->spare = NULL;
     a->next = a->end = a->mapped = NULL;
     a->chunk_size = 0;
     a->bytes = 0;
+}
+
+/* Empties the arena, keeping its shared chunks as spares (their pages stay mapped). */
+static void marena_recycle(rs_marena *a)
+{
+    for (rs_marena_chunk *c = a->chunks, *next; c != NULL; c = next) {
+        next = c->next;
+        if (c->own) {
+            a->bytes -= c->size;
+            rs_free(c);
+        } else {
+            c->next = a->spare;
+            a->spare = c;
+        }
+    }
+    a->chunks = NULL;
+    a->next = a->end = a->mapped = NULL;
 }
 
 static char *chunk_data(rs_marena_chunk *c)
@@ -235,11 +259,21 @@ static void prefault(void *p, size_t size)
 #endif
 }
 
-/* A chunk's pages are mapped this far ahead of the allocations, a window at a
- * time, by the thread whose allocation comes near the mapped end, outside the
- * lock: the other loading threads go on allocating meanwhile (mapping a whole
- * 32 MiB chunk under the lock made -j 2 loading wait on it). */
+/* A new chunk's pages are mapped this far ahead of the allocations, a window
+ * at a time, by the thread whose allocation comes near the mapped end, outside
+ * the lock: the other loading threads go on allocating meanwhile (mapping a
+ * whole 32 MiB chunk under the lock made -j 2 loading wait on it). */
 #define MARENA_WINDOW ((size_t)1 << 20)
+
+/* The newest chunk becomes @c, @size bytes of it taken: *@p. Under a->lock. */
+static void marena_use(rs_marena *a, rs_marena_chunk *c, size_t size, char **p)
+{
+    c->next = a->chunks;
+    a->chunks = c;
+    *p = chunk_data(c);
+    a->next = *p + size;
+    a->end = (char *)c + c->size;
+}
 
 /* @size bytes, MARENA_ALIGN-aligned, or NULL (no memory). Any thread. */
 static void *marena_alloc(void *ctx, size_t size)
@@ -251,26 +285,39 @@ static void *marena_alloc(void *ctx, size_t size)
     char *p = a->next;
     if (RS_LIKELY(p != NULL && (size_t)(a->end - p) >= size)) {
         a->next = p + size;
-    } else {
-        p = NULL;
-        const size_t cap = a->chunk_size ? a->chunk_size : MARENA_FIRST_CHUNK;
-        const int own = size > cap / 4;         /* a large matcher: a block of its own */
-        const size_t bytes = own ? sizeof(rs_marena_chunk) + MARENA_ALIGN + size : cap;
-        rs_marena_chunk *c = rs_malloc(bytes);  /* large: mapped, not yet faulted */
-        if (c != NULL) {
-            c->size = bytes;
-            c->next = a->chunks;
-            a->chunks = c;
-            a->bytes += bytes;
-            p = chunk_data(c);
-            if (!own) {
-                a->next = p + size;
-                a->end = (char *)c + bytes;
-                a->mapped = (char *)c;
-                a->chunk_size = RS_MIN(cap * 2, MARENA_MAX_CHUNK);
-            }
-        }
+        goto window;
     }
+    p = NULL;
+    const size_t cap = a->chunk_size ? a->chunk_size : MARENA_FIRST_CHUNK;
+    const int own = size > cap / 4;         /* a large matcher: a block of its own */
+    while (!own && a->spare != NULL) {      /* a kept chunk, its pages mapped already */
+        rs_marena_chunk *c = a->spare;
+        a->spare = c->next;
+        if ((size_t)((char *)c + c->size - chunk_data(c)) < size) {   /* too small for it: dropped */
+            a->bytes -= c->size;
+            rs_free(c);
+            continue;
+        }
+        marena_use(a, c, size, &p);
+        a->mapped = a->end;
+        goto window;
+    }
+    const size_t bytes = own ? sizeof(rs_marena_chunk) + MARENA_ALIGN + size : cap;
+    rs_marena_chunk *c = rs_malloc(bytes);  /* large: mapped, not yet faulted */
+    if (c == NULL) goto window;
+    c->size = bytes;
+    c->own = own;
+    a->bytes += bytes;
+    if (own) {                              /* not the newest: nothing else goes in it */
+        c->next = a->chunks;
+        a->chunks = c;
+        p = chunk_data(c);
+    } else {
+        marena_use(a, c, size, &p);
+        a->mapped = (char *)c;
+        a->chunk_size = RS_MIN(cap * 2, MARENA_MAX_CHUNK);
+    }
+window:;
     char *from = NULL, *to = NULL;
     if (a->mapped < a->end && (a->mapped <= a->next || (size_t)(a->mapped - a->next) < MARENA_WINDOW / 2)) {
         from = a->mapped > a->next ? a->mapped : a->next;   /* behind next: being written already */
@@ -384,11 +431,24 @@ void rs_sites_free(rs_sites *s)
     rs_free(s);
 }
 
-/* Visits only the documents given matchers since the last release (s->held), so a
- * release costs what was loaded, not the size of the sources' indexes. */
+static rs_status release(rs_sites *s, int recycle);
+
 rs_status rs_sites_release(rs_sites *s)
 {
     RS_RETURN_IF(s == NULL, RS_ERR_USAGE);
+    return release(s, 0);
+}
+
+rs_status rs_sites_recycle(rs_sites *s)
+{
+    RS_RETURN_IF(s == NULL, RS_ERR_USAGE);
+    return release(s, 1);
+}
+
+/* Visits only the documents given matchers since the last release (s->held), so a
+ * release costs what was loaded, not the size of the sources' indexes. */
+static rs_status release(rs_sites *s, int recycle)
+{
     if (s->held_all) {
         for (size_t i = 0; i < s->nsources; i++) rs_source_unload(&s->sources[i]);
     } else {
@@ -396,7 +456,9 @@ rs_status rs_sites_release(rs_sites *s)
     }
     s->n_held = 0;
     s->held_all = 0;
-    marena_clear(&s->marena);  /* every matcher in it belonged to a document unloaded here */
+    /* every matcher in it belonged to a document unloaded here */
+    if (recycle) marena_recycle(&s->marena);
+    else marena_clear(&s->marena);
     rs_map_slots *keep = atomic_load_explicit(&s->origins.cur, memory_order_relaxed);
     rs_map_slots *fresh = slots_new(1024);
     if (fresh == NULL) {

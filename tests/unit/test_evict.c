@@ -13,6 +13,7 @@
 
 #include "robotscan.h"
 #include "common/fixture.h"
+#include "sites/sites.h"
 
 #define NSITES 120
 
@@ -65,6 +66,37 @@ Test(evict, verdicts_survive_any_number_of_evictions, .init = make_sites, .fini 
     rs_sites_get_stats(ev, &b);
     cr_assert_eq(a.bodies_parsed, NSITES, "the reference parses each file once (%zu)", a.bodies_parsed);
     cr_assert_gt(b.bodies_parsed, 10 * NSITES, "evicted sites are parsed again (%zu)", b.bodies_parsed);
+    cr_assert_gt(evictions, 100);
+    rs_sites_free(ref);
+    rs_sites_free(ev);
+}
+
+/* rs_sites_recycle (partition.c's evictions) keeps the matcher arena's chunks and
+ * fills them again; mixed with releases, and with a matcher too large to share a
+ * chunk (a chunk of its own, freed), verdicts stay those of a handle that never evicts. */
+Test(evict, verdicts_survive_recycled_arenas, .init = make_sites, .fini = remove_sites)
+{
+    static char big[6000 * 40];
+    size_t n = (size_t)snprintf(big, sizeof big, "User-agent: *\n");
+    for (int i = 0; i < 6000; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "Disallow: /p%d/deep/%d/*.x$\n", i % 7, i);
+    write_file("big.example.com.txt", big);
+    rs_sites *ref = open_sites(), *ev = open_sites();
+    unsigned evictions = 0;
+    for (unsigned i = 0; i < 5000; i++) {
+        cr_assert_eq(verdict_of(ev, i), verdict_of(ref, i), "URL %u", i);
+        char url[64];
+        snprintf(url, sizeof url, "https://big.example.com/p%u/deep/%u/a.x", i % 7, i % 6000);
+        rs_site_verdict a, b;
+        cr_assert_eq(rs_site_check(ev, url, strlen(url), "Googlebot", 9, RS_SEMANTICS_GOOGLE, 0, &a), RS_OK);
+        cr_assert_eq(rs_site_check(ref, url, strlen(url), "Googlebot", 9, RS_SEMANTICS_GOOGLE, 0, &b), RS_OK);
+        cr_assert_eq(a.verdict.disallowed, b.verdict.disallowed, "URL %s", url);
+        cr_assert_eq(a.verdict.line, b.verdict.line, "URL %s", url);
+        if (i % 37 == 36) {
+            cr_assert_eq(evictions % 5 == 4 ? rs_sites_release(ev) : rs_sites_recycle(ev), RS_OK);
+            evictions++;
+        }
+    }
     cr_assert_gt(evictions, 100);
     rs_sites_free(ref);
     rs_sites_free(ev);
