@@ -2,14 +2,13 @@
  * partition.c - a urls job when the sites of an input do not fit the memory
  * budget (RS_JOB_MEMORY_LIMIT, default 1 GiB): the input is partitioned by a
  * hash of each URL's host into temporary spill files (src/scan/spill.c:
- * anonymous, so removed whatever ends the process; stored as written when
- * the spill directory has room, zstd otherwise), the partitions are run
+ * anonymous, so removed whatever ends the process; zstd-compressed), the partitions are run
  * by -j N workers over the job's robots sources with only some partitions'
  * sites loaded at a time, each partition's output goes to a spill file of
  * its own, and the outputs are merged back into input order by line number:
  * the records and diagnostics are the same as without a limit.
  *
- * 1. split (N threads; for zstd spills one, N - 1 compressing): lines -> P partition
+ * 1. split (N threads, each compressing its pieces into zstd frames): lines -> P partition
  *    spills (line number, bytes); P is a power of two from 16 to 256, enough
  *    for the sites the robots sources know to fit half the budget / N about
  *    twice per partition; blank and comment lines are only counted; distinct
@@ -35,7 +34,6 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <time.h>
 
 #define XXH_INLINE_ALL
@@ -634,60 +632,10 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
  * block buffer of their own), stage the block's lines per partition and, in the order
  * the blocks were taken (a ticket), append the staged bytes to the partitions' spills,
  * so every spill holds its lines in input order while the lines are read, hashed and
- * staged on every thread. Stored spills take the appends on the thread that holds the
- * ticket: with -j N, N threads split. Compressed ones (zstd) keep one splitting thread
- * and hand the compression to N - 1 threads: each staged piece is queued to the thread
- * that owns its partition (p mod N - 1), so every spill is still written by one
- * thread, in line order.
+ * staged on every thread: with -j N, N threads split. A zstd spill's pieces are
+ * compressed by the thread that staged them, before it waits for its ticket, each
+ * into a frame of its own (rs_spill_frame): the ticket's holder only appends bytes.
  */
-#define QUEUE_MAX ((size_t)8 << 20)     /* queued bytes per compressor before the splitter waits */
-
-typedef struct stage_chunk {
-    struct stage_chunk *next;
-    int p;
-    size_t len;
-    char data[];
-} stage_chunk;
-
-typedef struct {
-    spill_set *s;
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;          /* work queued, or room made, or done */
-    stage_chunk *head, *tail;
-    size_t queued;
-    int done;
-    rs_status st;               /* the first failure */
-    char err[512];
-} compressor;
-
-static void *compress_main(void *arg)
-{
-    compressor *c = arg;
-    pthread_mutex_lock(&c->mu);
-    for (;;) {
-        while (c->head == NULL && !c->done) pthread_cond_wait(&c->cv, &c->mu);
-        stage_chunk *k = c->head;
-        if (k == NULL) break;
-        c->head = k->next;
-        if (c->head == NULL) c->tail = NULL;
-        const int ok = c->st == RS_OK;
-        pthread_mutex_unlock(&c->mu);
-        char err[512] = "";
-        const rs_status st = ok ? rs_spill_write(c->s->in[k->p], k->data, k->len, err, sizeof err) : RS_OK;
-        pthread_mutex_lock(&c->mu);
-        if (st != RS_OK) {      /* kept for splitter_finish; later chunks are dropped */
-            c->st = st;
-            memcpy(c->err, err, sizeof err);
-        }
-        c->queued -= k->len;
-        rs_free(k);
-        pthread_cond_broadcast(&c->cv);
-    }
-    pthread_mutex_unlock(&c->mu);
-    return NULL;
-}
-
 struct splitter;
 
 /* One splitting thread: its block buffer, a block's lines staged per partition, its
@@ -696,6 +644,9 @@ typedef struct {
     struct splitter *sp;
     rs_blockbuf *buf;
     rs_outbuf stage[NPART_MAX];
+    void *framer;               /* zstd spills: compresses the staged pieces */
+    rs_buf framed;              /* zstd spills: the block's frames, partition by partition */
+    size_t frame_end[NPART_MAX]; /* where each partition's frame ends in framed */
     hll *keys;                  /* NPART_MAX */
     pipeline_counts counts;
     pthread_t th;
@@ -705,8 +656,6 @@ typedef struct splitter {
     spill_set *s;
     const spill_config *cfg;
     rs_reader *r;
-    int nc;                     /* compressor threads; 0: spills written by the ticket's holder */
-    compressor *c;
     pthread_mutex_t rmu;        /* the reader */
     pthread_mutex_t mu;         /* the tickets and the first failure */
     pthread_cond_t cv;          /* a block's lines reached the spills, or a failure */
@@ -728,47 +677,42 @@ static void split_fail(splitter *sp, rs_status st, const char *err)
     pthread_mutex_unlock(&sp->mu);
 }
 
-/* Queues partition @p's staged bytes of @w to its compressor. */
-static rs_status stage_queue(splitter *sp, split_worker *w, int p)
+/* zstd spills: compresses what @w staged for each partition into a frame (before
+ * the ticket: on every splitting thread at once). */
+static rs_status frame_block(split_worker *w, char *err, size_t err_cap)
 {
-    rs_outbuf *b = &w->stage[p];
-    stage_chunk *k = rs_malloc(sizeof *k + b->len);
-    RS_RETURN_IF(k == NULL, RS_ERR_NOMEM);
-    k->next = NULL;
-    k->p = p;
-    k->len = b->len;
-    memcpy(k->data, b->ptr, b->len);
-    compressor *c = &sp->c[p % sp->nc];
-    pthread_mutex_lock(&c->mu);
-    while (c->queued > QUEUE_MAX && c->st == RS_OK) pthread_cond_wait(&c->cv, &c->mu);
-    const rs_status failed = c->st;
-    if (failed != RS_OK) {      /* stop splitting: splitter_finish reports it */
-        pthread_mutex_unlock(&c->mu);
-        rs_free(k);
-        return failed;
+    w->framed.len = 0;
+    for (int p = 0; p < w->sp->s->np; p++) {
+        rs_outbuf *b = &w->stage[p];
+        if (b->len) RS_FORWARD(rs_spill_frame(w->framer, b->ptr, b->len, &w->framed, err, err_cap));
+        b->len = 0;
+        w->frame_end[p] = w->framed.len;
     }
-    if (c->tail) c->tail->next = k;
-    else c->head = k;
-    c->tail = k;
-    c->queued += k->len;
-    pthread_cond_broadcast(&c->cv);
-    pthread_mutex_unlock(&c->mu);
     return RS_OK;
 }
 
-/* Appends what @w staged to the spills (the caller holds the block's ticket). */
+/* Appends what @w staged (or framed) to the spills (the caller holds the block's ticket). */
 static rs_status commit_block(splitter *sp, split_worker *w, char *err, size_t err_cap)
 {
     for (int p = 0; p < sp->s->np; p++) {
+        if (!sp->s->stored) {
+            const size_t from = p ? w->frame_end[p - 1] : 0;
+            if (w->frame_end[p] > from)
+                RS_FORWARD(rs_spill_write_frame(sp->s->in[p], w->framed.ptr + from, w->frame_end[p] - from,
+                                                err, err_cap));
+            continue;
+        }
         rs_outbuf *b = &w->stage[p];
         if (b->len == 0) continue;
-        const rs_status st = sp->nc ? stage_queue(sp, w, p)
-                                    : rs_spill_write(sp->s->in[p], b->ptr, b->len, err, err_cap);
+        const rs_status st = rs_spill_write(sp->s->in[p], b->ptr, b->len, err, err_cap);
         b->len = 0;
         RS_FORWARD(st);
     }
     return RS_OK;
 }
+
+/* Stages @b's lines, then frames them for zstd spills (no ticket needed). */
+static rs_status prepare_block(split_worker *w, const rs_block *b, char *err, size_t err_cap);
 
 static rs_status stage(rs_outbuf *o, const void *a, size_t na, const void *b, size_t nb)
 {
@@ -812,6 +756,12 @@ static rs_status split_block(split_worker *w, const rs_block *b)
     return RS_OK;
 }
 
+static rs_status prepare_block(split_worker *w, const rs_block *b, char *err, size_t err_cap)
+{
+    RS_FORWARD(split_block(w, b));
+    return w->sp->s->stored ? RS_OK : frame_block(w, err, err_cap);
+}
+
 /* A splitting thread: blocks from the reader until its end or a failure. */
 static void *split_main(void *arg)
 {
@@ -834,7 +784,7 @@ static void *split_main(void *arg)
         pthread_mutex_unlock(&sp->mu);
         pthread_mutex_unlock(&sp->rmu);
         if (rst != RS_OK) break;
-        rs_status st = split_block(w, &b);
+        rs_status st = prepare_block(w, &b, err, sizeof err);
         pthread_mutex_lock(&sp->mu);
         while (sp->written != ticket && !sp->failed) pthread_cond_wait(&sp->cv, &sp->mu);
         const int failed = sp->failed;
@@ -856,49 +806,10 @@ static void *split_main(void *arg)
 static void split_worker_free(split_worker *w)
 {
     for (int p = 0; p < NPART_MAX; p++) rs_outbuf_free(&w->stage[p]);
+    rs_buf_free(&w->framed);
+    rs_spill_framer_free(w->framer);
     rs_free(w->keys);
     rs_blockbuf_free(w->buf);
-}
-
-static void splitter_start_compressors(splitter *sp, int n)
-{
-    sp->c = n > 0 ? rs_calloc((size_t)n, sizeof *sp->c) : NULL;
-    if (sp->c == NULL) return;    /* the splitter writes itself */
-    for (int i = 0; i < n; i++) {
-        compressor *c = &sp->c[i];
-        c->s = sp->s;
-        pthread_mutex_init(&c->mu, NULL);
-        pthread_cond_init(&c->cv, NULL);
-        if (pthread_create(&c->th, NULL, compress_main, c) != 0) {
-            pthread_mutex_destroy(&c->mu);
-            pthread_cond_destroy(&c->cv);
-            break;
-        }
-        sp->nc = i + 1;
-    }
-}
-
-/* Stops the compressors. @return the first failure (@st, else theirs). */
-static rs_status splitter_stop_compressors(splitter *sp, rs_status st, char *err, size_t err_cap)
-{
-    for (int i = 0; i < sp->nc; i++) {
-        compressor *c = &sp->c[i];
-        pthread_mutex_lock(&c->mu);
-        c->done = 1;
-        pthread_cond_broadcast(&c->cv);
-        pthread_mutex_unlock(&c->mu);
-        pthread_join(c->th, NULL);
-        if (c->st != RS_OK && (st == RS_OK || st == c->st)) {
-            st = c->st;
-            snprintf(err, err_cap, "%s", c->err);
-        }
-        pthread_mutex_destroy(&c->mu);
-        pthread_cond_destroy(&c->cv);
-    }
-    rs_free(sp->c);
-    sp->c = NULL;
-    sp->nc = 0;
-    return st;
 }
 
 /*
@@ -918,8 +829,7 @@ static rs_status split_all(const spill_config *cfg, spill_set *s, rs_reader *r, 
     pthread_mutex_init(&sp.rmu, NULL);
     pthread_mutex_init(&sp.mu, NULL);
     pthread_cond_init(&sp.cv, NULL);
-    const int nw = s->stored ? (jobs < SPILL_MAX_JOBS ? jobs : SPILL_MAX_JOBS) : 1;
-    if (!s->stored) splitter_start_compressors(&sp, jobs - 1);
+    const int nw = jobs < SPILL_MAX_JOBS ? jobs : SPILL_MAX_JOBS;
     split_worker *w = rs_calloc((size_t)nw, sizeof *w);
     rs_status st = w ? RS_OK : RS_ERR_NOMEM;
     int made = 0;
@@ -927,10 +837,11 @@ static rs_status split_all(const spill_config *cfg, spill_set *s, rs_reader *r, 
         w[made].sp = &sp;
         w[made].keys = rs_calloc(NPART_MAX, sizeof *w[made].keys);
         if (w[made].keys == NULL || rs_blockbuf_create(r, &w[made].buf) != RS_OK) st = RS_ERR_NOMEM;
+        if (st == RS_OK && !s->stored && (w[made].framer = rs_spill_framer()) == NULL) st = RS_ERR_NOMEM;
     }
     /* the refused block first (no other thread runs yet), then the rest of the input */
     if (st == RS_OK && pending) {
-        st = split_block(&w[0], pending);
+        st = prepare_block(&w[0], pending, err, err_cap);
         if (st == RS_OK) st = commit_block(&sp, &w[0], err, err_cap);
     }
     int started = 1;
@@ -944,7 +855,6 @@ static rs_status split_all(const spill_config *cfg, spill_set *s, rs_reader *r, 
             snprintf(err, err_cap, "%s", sp.err);
         }
     }
-    st = splitter_stop_compressors(&sp, st, err, err_cap);
     for (int i = 0; w && i < made; i++) {
         for (int p = 0; w[i].keys && p < s->np; p++)
             for (unsigned k = 0; k < HLL_M; k++)
@@ -961,26 +871,16 @@ static rs_status split_all(const spill_config *cfg, spill_set *s, rs_reader *r, 
 }
 
 /*
- * Whether the spills can be stored uncompressed: when the input's size is known (a
- * regular file; a compressed one by the ratio read so far) and the spill directory
- * has room for 8 times what is left of it (the lines with their headers, the records
- * of a run that prints them) and 1 GiB over. Compressing (zstd level 1) cost the
- * 1M-site job ~9 of its ~50 CPU-s and halved the bytes spilled. RS_SPILL=zstd or
- * stored decides instead (tests).
+ * Whether the spills are stored uncompressed: only when RS_SPILL=stored asks
+ * (benchmarks and tests). SPEC 7 spills zstd-compressed; with the split's
+ * frames compressed on every thread, zstd -5 costs the 1M-site job ~5 of its
+ * ~36 CPU-seconds and writes 1.5 GB where stored spills write 2.4 GB
+ * (bench/RESULTS.md).
  */
-static int spill_stored(const spill_config *cfg, const rs_reader *r)
+static int spill_stored(void)
 {
     const char *env = getenv("RS_SPILL");
-    if (env && strcmp(env, "zstd") == 0) return 0;
-    if (env && strcmp(env, "stored") == 0) return 1;
-    rs_reader_stats rs;
-    rs_reader_stats_get(r, &rs);
-    if (rs.file_size == 0 || rs.bytes_in > rs.file_size) return 0;
-    const double ratio = rs.bytes_in ? (double)rs.bytes_out / (double)rs.bytes_in : 1.0;
-    const double left = (double)(rs.file_size - rs.bytes_in) * (ratio < 1.0 ? 1.0 : ratio);
-    struct statvfs v;
-    if (statvfs(cfg->dir && cfg->dir[0] ? cfg->dir : "/tmp", &v) != 0) return 0;
-    return (double)v.f_bavail * (double)v.f_frsize >= 8.0 * left + (double)(1u << 30);
+    return env != NULL && strcmp(env, "stored") == 0;
 }
 
 int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pipeline_totals *tot,
@@ -1000,7 +900,7 @@ int spill_run(const spill_config *cfg, rs_reader *r, const rs_block *pending, pi
         s.shift--;
     }
     const int np = s.np;
-    s.stored = spill_stored(cfg, r);
+    s.stored = spill_stored();
     stats->stored = s.stored;
     for (int p = 0; p < np; p++) {
         if (rs_spill_open_ex(cfg->dir, s.stored, &s.in[p], err, sizeof err) != RS_OK) {

@@ -322,6 +322,47 @@ Test(scan, spill_roundtrip_leaves_no_file, .init = make_tmpdir, .fini = remove_t
     cr_assert_eq(dir_entries(tmpdir), 0);
 }
 
+/* A spill written as frames compressed apart (two framers, as two splitting
+ * threads would) reads back as the pieces end to end, across frame edges; a
+ * spill takes one way of writing only. */
+Test(scan, spill_frames_read_back_as_one_stream, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    rs_spill *sp = NULL;
+    char err[256] = "";
+    cr_assert_eq(rs_spill_open(tmpdir, &sp, err, sizeof err), RS_OK, "%s", err);
+    void *fr[2] = { rs_spill_framer(), rs_spill_framer() };
+    cr_assert(fr[0] != NULL && fr[1] != NULL);
+    rs_buf frames[2] = { { 0 }, { 0 } };
+    char piece[3000];
+    size_t total = 0;
+    for (int i = 0; i < 200; i++) {
+        const size_t n = (size_t)(i * 37 % 3000) + (i % 7 == 0 ? 0 : 1);   /* empty ones too */
+        for (size_t k = 0; k < n; k++) piece[k] = (char)('a' + (total + k) % 23);
+        rs_buf *f = &frames[i % 2];
+        f->len = 0;
+        cr_assert_eq(rs_spill_frame(fr[i % 2], piece, n, f, err, sizeof err), RS_OK, "%s", err);
+        cr_assert_eq(rs_spill_write_frame(sp, f->ptr, f->len, err, sizeof err), RS_OK, "%s", err);
+        total += n;
+    }
+    cr_assert_eq(rs_spill_write(sp, "x", 1, err, sizeof err), RS_OK);      /* the stream, after frames: */
+    cr_assert_eq(rs_spill_write_frame(sp, frames[0].ptr, frames[0].len, err, sizeof err), RS_ERR_USAGE);
+    cr_assert_eq(rs_spill_rewind(sp, err, sizeof err), RS_OK, "%s", err);
+    for (size_t at = 0; at < total;) {
+        const size_t n = RS_MIN((size_t)1000, total - at);
+        cr_assert_eq(rs_spill_read(sp, piece, n), RS_OK, "at %zu", at);
+        for (size_t k = 0; k < n; k++) cr_assert_eq(piece[k], (char)('a' + (at + k) % 23), "byte %zu", at + k);
+        at += n;
+    }
+    cr_assert_eq(rs_spill_read(sp, piece, 1), RS_OK);                      /* the streamed byte */
+    cr_assert_eq(piece[0], 'x');
+    cr_assert_eq(rs_spill_read(sp, piece, 1), RS_ERR_EOF);
+    for (int i = 0; i < 2; i++) {
+        rs_buf_free(&frames[i]);
+        rs_spill_framer_free(fr[i]);
+    }
+    rs_spill_close(sp);
+}
+
 Test(scan, spill_bad_directory_names_it)
 {
     rs_spill *sp = (rs_spill *)1;
