@@ -175,10 +175,6 @@ typedef struct {
     _Atomic(rs_matcher *) trie;
     uint32_t n_wild;           /* wildcard candidates */
     uint32_t text_len;
-    uint32_t heads_at;         /* uint64_t[n]: each candidate's first 8 pattern bytes, those
-                                  past its literal prefix zeroed (a pattern has no NUL: its
-                                  nonzero bytes are its prefix's) */
-    uint32_t pad_;
 } list_head;
 #define M_LIST(m)    ((list_head *)(void *)((char *)(uintptr_t)(m) + (m)->terms_at))
 
@@ -746,28 +742,6 @@ typedef struct {
 /* A list candidate's prefix_len when its rule cannot match a path: longer than any path. */
 #define NO_PREFIX UINT32_MAX
 
-/* 0xff in each nonzero byte of @x, 0 in the others (no carry crosses a byte). */
-static inline uint64_t nonzero_bytes(uint64_t x)
-{
-    const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
-    const uint64_t high = (((x & lo7) + lo7) | x) & ~lo7;   /* each nonzero byte's top bit */
-    return (high >> 7) * 0xff;
-}
-
-/* The mask of a loaded 8-byte word's first @k bytes (k <= 8), in load order. */
-static inline uint64_t prefix_mask(unsigned k)
-{
-    static const uint64_t MASKS[9] = {
-        0, 0xffull, 0xffffull, 0xffffffull, 0xffffffffull, 0xffffffffffull, 0xffffffffffffull,
-        0xffffffffffffffull, ~0ull,
-    };
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    return __builtin_bswap64(MASKS[k]);
-#else
-    return MASKS[k];
-#endif
-}
-
 /* Whether @c is its rule's own candidate (not the index.htm one derived from it,
  * whose pattern lies after the rules' patterns). */
 static inline int is_rule_cand(const rule_list *l, const cand *c)
@@ -870,11 +844,9 @@ static rs_status build_trie(const rule_list *l, int google, void *(*alloc)(void 
 /*
  * The rule-list matcher of @l: the header, its own fields (list_head), one
  * candidate a rule (in rule order, so that rule k's is the k-th: it serves as the
- * rule table too), the derived candidates, what the walk reads of each (its first
- * 8 prefix bytes, back to back, where the candidate and its text would be two cold
- * places), then the text: no sort, no trie, and 32 bytes a rule besides its
- * pattern (matchers of every site a job meets are kept: fresh memory costs about
- * as much as building them).
+ * rule table too), the derived candidates, then the text: no sort, no trie, and
+ * about 24 bytes a rule besides its pattern (matchers of every site a job meets
+ * are kept, and fresh memory costs more than the walk's few extra loads).
  */
 static rs_status build_list(const rule_list *l, void *(*alloc)(void *ctx, size_t size), void *alloc_ctx,
                             rs_matcher **out)
@@ -884,8 +856,7 @@ static rs_status build_list(const rule_list *l, void *(*alloc)(void *ctx, size_t
     const size_t n = (size_t)l->n_rules + n_derived;
     const size_t head = ALIGN8(sizeof(rs_matcher));
     const size_t cands_len = n * sizeof(cand);
-    const size_t total = head + ALIGN8(sizeof(list_head)) + ALIGN8(cands_len) + n * sizeof(uint64_t)
-                         + ALIGN8(l->text_len + 8);
+    const size_t total = head + ALIGN8(sizeof(list_head)) + ALIGN8(cands_len) + ALIGN8(l->text_len + 8);
     char *b = alloc(alloc_ctx, total);
     RS_RETURN_IF(b == NULL, RS_ERR_NOMEM);
     rs_matcher h;
@@ -911,11 +882,6 @@ static rs_status build_list(const rule_list *l, void *(*alloc)(void *ctx, size_t
         lc[is_rule_cand(l, c) ? (uint32_t)c->rule : d++] = *c;
     }
     off += ALIGN8(cands_len);
-    lh->heads_at = (uint32_t)off;
-    uint64_t *heads = (uint64_t *)(void *)(b + off);
-    off += n * sizeof(uint64_t);
-    for (size_t i = 0; i < n; i++)   /* NO_PREFIX: 8 bytes not starting with '/' or '*' */
-        heads[i] = load64(l->text + lc[i].off) & prefix_mask(RS_MIN(lc[i].prefix_len, 8u));
     h.text_at = (uint32_t)off;
     memcpy(b + off, l->text, l->text_len);
     memset(b + off + l->text_len, 0, ALIGN8(l->text_len + 8) - l->text_len);
@@ -1259,21 +1225,22 @@ static __attribute__((noinline)) void match_list(const rs_matcher *m, const char
 {
     best_match best[2] = { { -1, 0, -1 }, { -1, 0, -1 } }; /* [0] allow, [1] disallow */
     const cand *const cands = (const cand *)(const void *)M_NODES(m);
-    const list_head *lh = M_LIST(m);
-    const uint64_t *heads = (const uint64_t *)(const void *)((const char *)m + lh->heads_at);
     uint64_t path_mask = 0;   /* byte_mask() of the whole path, once a tail needs it */
     int path_known = 0;
     const uint32_t n = m->n_nodes;
     const char *text = M_TEXT(m);
     /* the path's first 8 bytes against each candidate's, in one compare (bytes past
-     * a prefix masked off): most candidates end there, their records unread */
+     * a prefix masked off): most candidates end there */
     uint64_t head = 0;   /* zeros past a short path: a longer prefix is refused below */
     memcpy(&head, path, plen < 8 ? plen : 8);
     for (uint32_t i = 0; i < n; i++) {
-        const uint64_t h = heads[i];
-        if (RS_LIKELY((head & nonzero_bytes(h)) != h)) continue;
         const cand *c = &cands[i];
-        const uint32_t pl = c->prefix_len;     /* NO_PREFIX: longer than any path */
+        const uint32_t pl = c->prefix_len;     /* NO_PREFIX: all 8 compared, then refused */
+        uint64_t mask = pl >= 8 ? ~0ull : (1ull << (8 * pl)) - 1;
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+        mask = __builtin_bswap64(mask);
+#endif
+        if (RS_LIKELY(((head ^ load64(text + c->off)) & mask) != 0)) continue;
         if (pl > plen || (pl > 8 && !rs_short_eq(path + 8, text + c->off + 8, pl - 8))) continue;
         best_match *b = &best[c->type != RS_RULE_ALLOW];
         if (!beats((int32_t)c->len, c->line, b)) continue;
