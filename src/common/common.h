@@ -49,6 +49,24 @@ void  rs_advise_huge(void *p, size_t size);
 
 static inline int rs_ascii_lower(int c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 
+/* 8 bytes at @p, unaligned: in memory order (rs_load64), or with the byte at
+ * @p lowest on any host (rs_load64le, for SWAR byte positions). */
+static inline uint64_t rs_load64(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+static inline uint64_t rs_load64le(const char *p)
+{
+    uint64_t x = rs_load64(p);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x);
+#endif
+    return x;
+}
+
 /*
  * a[0, n) == b[0, n) for the short strings of hot loops (trie labels, log
  * keys): two overlapping words of the size below n, no loop under 17 bytes

@@ -719,13 +719,6 @@ static const rs_byteset quote_backslash_tab = {
 
 /* parse_time_local through @tc: a line of the cached date and zone reads only
  * hh:mm:ss (the date was validated when cached; only the clock can be wrong). */
-static inline uint64_t load64(const char *p)
-{
-    uint64_t x;
-    memcpy(&x, p, 8);
-    return x;
-}
-
 static inline uint32_t load32(const char *p)
 {
     uint32_t x;
@@ -742,7 +735,7 @@ static inline int is_clock(const char *c)
         if (k == 2 || k == 5 ? c[k] != ':' : (unsigned)((unsigned char)c[k] - '0') > 9) return 0;
     return 1;
 #endif
-    const uint64_t x = load64(c);
+    const uint64_t x = rs_load64(c);
     const uint64_t colons = 0x0000FF0000FF0000ull;           /* bytes 2 and 5 (little-endian lanes) */
     const uint64_t want = 0x00003A00003A0000ull;             /* ':' there */
     if (((x & colons) ^ want) != 0) return 0;
@@ -754,7 +747,7 @@ static inline int is_clock(const char *c)
 
 static int time_local_cached(rs_logtime_cache *tc, const char *s, size_t len, int64_t *epoch)
 {
-    if (tc != NULL && len == 26 && tc->valid && load64(s) == load64(tc->date) && load32(s + 8) == load32(tc->date + 8)
+    if (tc != NULL && len == 26 && tc->valid && rs_load64(s) == rs_load64(tc->date) && load32(s + 8) == load32(tc->date + 8)
         && load32(s + 20) == load32(tc->zone) && s[24] == tc->zone[4] && s[25] == tc->zone[5]) {
         const unsigned char *c = (const unsigned char *)s + 12;
         if (!is_clock(s + 12)) return parse_time_local(s, len, epoch);
@@ -796,7 +789,7 @@ static inline const char *find_space(const char *p, const char *end)
 {
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
     for (; end - p >= 8; p += 8) {
-        const uint64_t x = load64(p) ^ 0x2020202020202020ull;   /* a space becomes 0 */
+        const uint64_t x = rs_load64(p) ^ 0x2020202020202020ull;   /* a space becomes 0 */
         const uint64_t z = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
         if (z) return p + (__builtin_ctzll(z) >> 3);   /* the lowest zero byte is exact */
     }
@@ -996,7 +989,7 @@ static int time_iso_cached(rs_logtime_cache *tc, const char *s, size_t len, int6
     const unsigned char *c = (const unsigned char *)s + 11;
     const unsigned h = (c[0] - '0') * 10u + (c[1] - '0'), mi = (c[3] - '0') * 10u + (c[4] - '0'),
                    sec = (c[6] - '0') * 10u + (c[7] - '0');
-    if (tc->iso_valid && load64(s) == load64(tc->iso_date) && s[8] == tc->iso_date[8] && s[9] == tc->iso_date[9]) {
+    if (tc->iso_valid && rs_load64(s) == rs_load64(tc->iso_date) && s[8] == tc->iso_date[8] && s[9] == tc->iso_date[9]) {
         if (h > 23 || mi > 59 || sec > 60) return 0;
         *epoch = tc->iso_base + (int64_t)h * 3600 + (int64_t)mi * 60 + sec;
         return 1;

@@ -368,24 +368,20 @@ static inline uint64_t digits8(const char *p)
     return (v & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32;
 }
 
-/* Not 0 when a byte of x is not an ASCII digit: a digit has the high nibble
- * 3 before and after adding 6 (0x3A..0x3F cross into 4). When every byte has
- * the high nibble 3, no byte carries into the next, so the second test is
- * exact. */
-static inline uint64_t nondigits8(uint64_t x)
+/* Bytes of the 8 at x (little-endian order) that are not ASCII digits: the
+ * top bit of each; exact up to the first one. */
+static inline uint64_t swar_nondigit(uint64_t x)
 {
-    const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, three = 0x3030303030303030ull;
-    return ((x & hi) ^ three) | (((x + 0x0606060606060606ull) & hi) ^ three);
+    const uint64_t t = x ^ 0x3030303030303030ull;       /* digits: 0..9 */
+    return (t | (t + 0x7676767676767676ull)) & 0x8080808080808080ull;
 }
 
-/* s[0, n) are all ASCII digits (16 <= n <= 24). */
+/* s[0, n) are all ASCII digits (16 <= n <= 24): a false hit of swar_nondigit
+ * follows a byte that is not a digit, so "none" is exact. */
 static inline int all_digits(const char *s, size_t n)
 {
-    uint64_t a, b, c;
-    memcpy(&a, s, 8);
-    memcpy(&b, s + 8, 8);
-    memcpy(&c, s + n - 8, 8);
-    return (nondigits8(a) | nondigits8(b) | nondigits8(c)) == 0;
+    return (swar_nondigit(rs_load64le(s)) | swar_nondigit(rs_load64le(s + 8))
+            | swar_nondigit(rs_load64le(s + n - 8))) == 0;
 }
 
 /* A JSON number of seconds, or an integer of ms/us/ns since the epoch;
@@ -1219,14 +1215,6 @@ static inline size_t jfail(jscan *j, size_t pos)
     return JFAIL;
 }
 
-/* Bytes of the 8 at x (little-endian order) that are not ASCII digits: the
- * top bit of each; exact up to the first one. */
-static inline uint64_t swar_nondigit(uint64_t x)
-{
-    const uint64_t t = x ^ 0x3030303030303030ull;       /* digits: 0..9 */
-    return (t | (t + 0x7676767676767676ull)) & 0x8080808080808080ull;
-}
-
 /* jscalar at @pos: @return the position after the number or literal, or
  * JFAIL (nothing there); *num as jscalar's. Digits 8 at a time. */
 static inline size_t jscalar_at(const char *s, size_t len, size_t pos, rs_str *num)
@@ -1516,33 +1504,16 @@ static void json_shape_build(const jscan *j, size_t quotes, jshape *sh)
     sh->hits = 0;
 }
 
-/* The 8 bytes at p as one word (one load: a 16-byte copy split in two
+/* (Words are read with rs_load64: one load; a 16-byte copy split in two
  * words went through the stack, its halves reloaded, which cost more than
- * the compare). */
-static inline uint64_t ld64(const char *p)
-{
-    uint64_t x;
-    memcpy(&x, p, 8);
-    return x;
-}
-
-/* ld64 with the first byte in the lowest bits. */
-static inline uint64_t ld64le(const char *p)
-{
-    uint64_t x = ld64(p);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    x = __builtin_bswap64(x);
-#endif
-    return x;
-}
-
+ * the compare.) */
 /* s[a, a + pl) == g's pre (a + pl <= len). */
 static inline __attribute__((always_inline)) int glue_pre(const jscan *j, const jglue *g, size_t a)
 {
     const char *s = j->s;
     if (RS_LIKELY(a + 16 <= j->len)) {
-        if (g->pl <= 8) return ((ld64(s + a) ^ g->pre[0]) & g->pcare[0]) == 0;
-        return (((ld64(s + a) ^ g->pre[0]) & g->pcare[0]) | ((ld64(s + a + 8) ^ g->pre[1]) & g->pcare[1])) == 0;
+        if (g->pl <= 8) return ((rs_load64(s + a) ^ g->pre[0]) & g->pcare[0]) == 0;
+        return (((rs_load64(s + a) ^ g->pre[0]) & g->pcare[0]) | ((rs_load64(s + a + 8) ^ g->pre[1]) & g->pcare[1])) == 0;
     }
     char pre[16];
     memcpy(pre, g->pre, 16);
@@ -1556,7 +1527,7 @@ static inline int glue_post(const jscan *j, const jglue *g, size_t b)
 {
     const char *s = j->s;
     if (RS_LIKELY(b >= 8)) {
-        return ((ld64(s + b - 8) ^ g->post) & g->scare) == 0;
+        return ((rs_load64(s + b - 8) ^ g->post) & g->scare) == 0;
     }
     char post[8];
     memcpy(post, &g->post, 8);
@@ -1574,10 +1545,10 @@ static inline int jnum_all(const char *s, size_t a, size_t b)
     if (b >= 8) {
         uint64_t nd = 0;
         if (n < 8) {                /* the word ending at b, the bytes before a shifted out */
-            nd = swar_nondigit(ld64le(s + b - 8)) >> (8 * (8 - n));
+            nd = swar_nondigit(rs_load64le(s + b - 8)) >> (8 * (8 - n));
         } else {
-            for (size_t k = a; k + 8 < b; k += 8) nd |= swar_nondigit(ld64le(s + k));
-            nd |= swar_nondigit(ld64le(s + b - 8));
+            for (size_t k = a; k + 8 < b; k += 8) nd |= swar_nondigit(rs_load64le(s + k));
+            nd |= swar_nondigit(rs_load64le(s + b - 8));
         }
         if (nd == 0) return 1;
     }
@@ -1606,10 +1577,10 @@ static inline int jshape_key(const jscan *j, const jshape *sh, size_t k, size_t 
     const uint64_t *w = sh->kw[k], *c = sh->kcare[k];
     if (RS_LIKELY(a + 32 <= j->len)) {
         const char *p = j->s + a;
-        uint64_t d = (ld64(p) ^ w[0]) & c[0];
+        uint64_t d = (rs_load64(p) ^ w[0]) & c[0];
         if (n > 8) {
-            d |= (ld64(p + 8) ^ w[1]) & c[1];
-            if (n > 16) d |= ((ld64(p + 16) ^ w[2]) & c[2]) | ((ld64(p + 24) ^ w[3]) & c[3]);
+            d |= (rs_load64(p + 8) ^ w[1]) & c[1];
+            if (n > 16) d |= ((rs_load64(p + 16) ^ w[2]) & c[2]) | ((rs_load64(p + 24) ^ w[3]) & c[3]);
         }
         return d == 0;
     }

@@ -275,13 +275,6 @@ typedef struct {
 #define CHUNK 7u
 #define KEY_MORE 9u            /* key & 0xff: the prefix goes on after the chunk */
 
-static inline uint64_t load64(const char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 /* The key of @c's prefix for the chunk at @from (the prefix has at least
  * from - 1 bytes); the text has 8 readable bytes after its end. */
 static inline uint64_t sort_key(const cand *c, const char *text, uint32_t from)
@@ -289,9 +282,9 @@ static inline uint64_t sort_key(const cand *c, const char *text, uint32_t from)
     const uint32_t rest = c->prefix_len + 1 - from;
     if (rest <= 1) return rest;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t k = __builtin_bswap64(load64(text + c->off + from));
+    uint64_t k = __builtin_bswap64(rs_load64(text + c->off + from));
 #else
-    uint64_t k = load64(text + c->off + from);
+    uint64_t k = rs_load64(text + c->off + from);
 #endif
     k &= rest > CHUNK ? ~0ull << 8 : ~(~0ull >> (8 * (rest - 1)));
     return k | (rest > CHUNK + 1 ? KEY_MORE : rest);
@@ -350,7 +343,7 @@ static void merge_sort(sort_item *a, sort_item *tmp, size_t n)
 static inline uint32_t common_prefix(const char *a, const char *b, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i += 8) {
-        const uint64_t x = load64(a + i) ^ load64(b + i);
+        const uint64_t x = rs_load64(a + i) ^ rs_load64(b + i);
         if (x) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
             const uint32_t d = i + (uint32_t)(__builtin_ctzll(x) >> 3);
@@ -578,7 +571,7 @@ static inline void init_node(trie_node *n, const char *text, uint32_t label_off,
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* label bytes 1..k in one load (8 readable bytes follow the text), the rest zeros */
     if (k) {
-        const uint64_t v = load64(text + label_off + 1) & (~0ull >> (64 - 8 * k));
+        const uint64_t v = rs_load64(text + label_off + 1) & (~0ull >> (64 - 8 * k));
         memcpy(n->inl, &v, INLINE_LABEL);
     }
 #else
@@ -1240,7 +1233,7 @@ static __attribute__((noinline)) void match_list(const rs_matcher *m, const char
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
         mask = __builtin_bswap64(mask);
 #endif
-        if (RS_LIKELY(((head ^ load64(text + c->off)) & mask) != 0)) continue;
+        if (RS_LIKELY(((head ^ rs_load64(text + c->off)) & mask) != 0)) continue;
         if (pl > plen || (pl > 8 && !rs_short_eq(path + 8, text + c->off + 8, pl - 8))) continue;
         best_match *b = &best[c->type != RS_RULE_ALLOW];
         if (!beats((int32_t)c->len, c->line, b)) continue;

@@ -47,20 +47,10 @@ static const key_form KEY_FORMS[] = {
  * ASCII case of letters; of the other bytes of the forms, '-' also takes
  * '\r' and ' ' also takes NUL, and neither can be in a key (lines end at
  * '\r', their content at NUL), so the result is rs_ieq's. */
-static inline uint64_t load_le64(const char *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w);
-#endif
-    return w;
-}
-
 /* @w0, @w1: the key's bytes 0-7 and 8-9, folded (see above). */
 static inline int form_matches_folded(const key_form *f, uint64_t w0, uint32_t w1)
 {
-    const uint64_t fw = load_le64(f->prefix);
+    const uint64_t fw = rs_load64le(f->prefix);
     if (f->len <= 8) {
         const uint64_t mask = f->len == 8 ? ~0ull : (1ull << (8 * f->len)) - 1;
         return ((w0 ^ fw) & mask) == 0;
@@ -74,7 +64,7 @@ static rs_directive classify_key(const char *key, size_t len, uint32_t *flags)
 {
     if (len == 0) return RS_DIRECTIVE_UNKNOWN;
     /* Most keys are "disallow", the first 'd' form: one compare. */
-    if (len >= 8 && (load_le64(key) | 0x2020202020202020ull) == load_le64("disallow"))
+    if (len >= 8 && (rs_load64le(key) | 0x2020202020202020ull) == rs_load64le("disallow"))
         return RS_DIRECTIVE_DISALLOW;
     size_t from, to;        /* the forms starting with key[0], KEY_FORMS[from, to) */
     switch (rs_ascii_lower((unsigned char)key[0])) {
@@ -85,7 +75,7 @@ static rs_directive classify_key(const char *key, size_t len, uint32_t *flags)
     default: return RS_DIRECTIVE_UNKNOWN;
     }
     if (len >= 8) {
-        const uint64_t w0 = load_le64(key) | 0x2020202020202020ull;
+        const uint64_t w0 = rs_load64le(key) | 0x2020202020202020ull;
         uint32_t w1 = 0;
         if (len > 8) w1 |= (uint32_t)(unsigned char)key[8];
         if (len > 9) w1 |= (uint32_t)(unsigned char)key[9] << 8;

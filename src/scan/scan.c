@@ -299,13 +299,6 @@ static rs_status grow(void **p, size_t *cap, size_t need, size_t elem)
     return RS_OK;
 }
 
-static inline uint64_t ld64(const char *p)
-{
-    uint64_t x;
-    memcpy(&x, p, 8);
-    return x;
-}
-
 #ifdef __SSE2__
 static inline __m128i ld128(const char *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
 #endif
@@ -330,15 +323,15 @@ static inline __attribute__((always_inline)) int same_key(const char *a, const c
     if (RS_LIKELY(n - 16 <= 32)) return same_16_48(a, b, n);
 #endif
     if (RS_LIKELY(n - 8 <= 40)) {
-        uint64_t d = (ld64(a) ^ ld64(b)) | (ld64(a + n - 8) ^ ld64(b + n - 8));
-        if (n > 16) d |= (ld64(a + 8) ^ ld64(b + 8)) | (ld64(a + n - 16) ^ ld64(b + n - 16));
-        if (n > 32) d |= (ld64(a + 16) ^ ld64(b + 16)) | (ld64(a + 24) ^ ld64(b + 24));
+        uint64_t d = (rs_load64(a) ^ rs_load64(b)) | (rs_load64(a + n - 8) ^ rs_load64(b + n - 8));
+        if (n > 16) d |= (rs_load64(a + 8) ^ rs_load64(b + 8)) | (rs_load64(a + n - 16) ^ rs_load64(b + n - 16));
+        if (n > 32) d |= (rs_load64(a + 16) ^ rs_load64(b + 16)) | (rs_load64(a + 24) ^ rs_load64(b + 24));
         return d == 0;
     }
     if (n < 8) return memcmp(a, b, n) == 0;
     uint64_t diff = 0;
-    for (size_t i = 0; i + 8 < n; i += 8) diff |= ld64(a + i) ^ ld64(b + i);
-    return (diff | (ld64(a + n - 8) ^ ld64(b + n - 8))) == 0;
+    for (size_t i = 0; i + 8 < n; i += 8) diff |= rs_load64(a + i) ^ rs_load64(b + i);
+    return (diff | (rs_load64(a + n - 8) ^ rs_load64(b + n - 8))) == 0;
 }
 
 /* The 128-bit product of a and b, its halves xored (as XXH3 and wyhash mix). */
@@ -364,14 +357,14 @@ static inline uint64_t key_hash(const char *p, size_t n)
 {
     uint64_t h;
     if (RS_LIKELY(n - 16 <= 32)) {
-        uint64_t a = ld64(p) ^ ld64(p + n - 16) ^ n, b = ld64(p + 8) ^ ld64(p + n - 8);
+        uint64_t a = rs_load64(p) ^ rs_load64(p + n - 16) ^ n, b = rs_load64(p + 8) ^ rs_load64(p + n - 8);
         if (n > 32) {
-            a ^= rotl64(ld64(p + 16), 23);
-            b ^= rotl64(ld64(p + 24), 41);
+            a ^= rotl64(rs_load64(p + 16), 23);
+            b ^= rotl64(rs_load64(p + 24), 41);
         }
         h = mul_fold(a ^ 0xbe4ba423396cfeb8ull, b ^ 0x1cad21f72c81017cull);
     } else if (n - 8 < 8) {
-        h = mul_fold(ld64(p) ^ 0xdb979083e96dd4deull, ld64(p + n - 8) ^ n ^ 0x1f67b3b7a4a44072ull);
+        h = mul_fold(rs_load64(p) ^ 0xdb979083e96dd4deull, rs_load64(p + n - 8) ^ n ^ 0x1f67b3b7a4a44072ull);
     } else {
         h = XXH3_64bits(p, n);
     }
@@ -694,7 +687,7 @@ static __attribute__((noinline)) rs_status pass_lines(rs_scanner *sc, const rs_b
         size_t ae;              /* authority end (rs_url_split) */
         uint32_t poff, plen;
         int keyable;            /* the origin depends on the raw key's bytes only */
-        const uint64_t w0 = len >= 8 ? ld64(u) : 0;
+        const uint64_t w0 = len >= 8 ? rs_load64(u) : 0;
         const size_t a = (w0 == HTTPS) ? 8 : (w0 & 0x00ffffffffffffffull) == HTTP ? 7 : 0;
         if (RS_LIKELY(a)) {
             /* rs_url_split and rs_url_path_of from the block's bitmaps */
