@@ -711,9 +711,6 @@ static rs_status commit_block(splitter *sp, split_worker *w, char *err, size_t e
     return RS_OK;
 }
 
-/* Stages @b's lines, then frames them for zstd spills (no ticket needed). */
-static rs_status prepare_block(split_worker *w, const rs_block *b, char *err, size_t err_cap);
-
 static rs_status stage(rs_outbuf *o, const void *a, size_t na, const void *b, size_t nb)
 {
     RS_FORWARD(rs_outbuf_append(o, a, na));
@@ -756,6 +753,7 @@ static rs_status split_block(split_worker *w, const rs_block *b)
     return RS_OK;
 }
 
+/* Stages @b's lines, then frames them for zstd spills (no ticket needed). */
 static rs_status prepare_block(split_worker *w, const rs_block *b, char *err, size_t err_cap)
 {
     RS_FORWARD(split_block(w, b));

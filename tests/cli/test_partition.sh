@@ -112,6 +112,12 @@ for j in 1 2; do
     [ "${e:-0}" -gt "${p:-0}" ] || fail "small_j$j: ${e:-?} evictions for ${p:-?} partitions: none inside a partition"
 done
 
+# spills zstd-compressed by default (frames from every splitting thread); stored as
+# written with RS_SPILL=stored (benchmarks): both give the reference's output
+grep -q '(zstd)' "$T/small_j2.mem" || fail "small_j2: spills not zstd: $(cat "$T/small_j2.mem")"
+RS_SPILL=stored run stored_j2 --format tsv -j 2 --memory-limit 1M "$D/in.txt";   same stored_j2 ref
+grep -q '(stored)' "$T/stored_j2.mem" || fail "stored_j2: spills not stored: $(cat "$T/stored_j2.mem")"
+
 # a random first block over 800 hosts does not fit 1 MiB: partitioned from line 1
 run rnd_ref --format tsv --memory-limit none "$D/urls.txt"
 run rnd --format tsv -j 2 --memory-limit 1M "$D/urls.txt";        same rnd rnd_ref
